@@ -1,6 +1,19 @@
-//! fleetc: one `fleet.kdl` compiled into deterministic artifacts.
+//! fleetc: one `fleet.kdl` compiled into deterministic artifacts: OpenTofu roots, Talos
+//! machine configs, Cluster API manifests, Argo CD applications and Image Factory schematics.
 //!
 //! The pipeline is visible in the module tree: [`syntax`] → [`model`] → [`check`] →
-//! [`emit`] → [`artifacts`] → [`apply`]. See ARCHITECTURE.md for the map.
+//! [`emit`] → [`artifacts`]; [`compile`] runs it end to end and [`run`] is the command line.
+//! See ARCHITECTURE.md for the map and the invariants.
 
+pub mod artifacts;
+pub mod check;
+pub mod cli;
+pub mod compile;
+pub mod diag;
+pub mod emit;
+pub mod model;
+mod run;
 pub mod schematic;
+pub mod syntax;
+
+pub use run::{EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, run};

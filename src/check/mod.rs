@@ -1,0 +1,27 @@
+//! Check: the invariants of the domain, run over the resolved [`Fleet`]. One file per rule
+//! family; every check runs, whatever the others found, and only pushes diagnostics: the
+//! model is never changed here. Each diagnostic's help says why the rule exists (its R-id).
+
+mod discovery;
+mod names;
+mod network;
+mod quorum;
+mod references;
+mod runtimes;
+mod versions;
+
+use crate::diag::Diagnostics;
+use crate::model::Fleet;
+
+pub use versions::{kubernetes_range, talos_supported};
+
+/// Runs every check.
+pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
+    names::check(fleet, diags);
+    references::check(fleet, diags);
+    quorum::check(fleet, diags);
+    network::check(fleet, diags);
+    versions::check(fleet, diags);
+    runtimes::check(fleet, diags);
+    discovery::check(fleet, diags);
+}

@@ -1,0 +1,89 @@
+//! Names are DNS-1123 labels and unique in their scope: they become hostnames, Kubernetes
+//! object names, OpenTofu addresses and paths under out/.
+
+use std::collections::BTreeMap;
+
+use crate::diag::{Diagnostic, Diagnostics, Span, Spanned, codes};
+use crate::model::Fleet;
+use crate::model::values::is_dns_label;
+
+fn label(name: &Spanned<String>, what: &str, diags: &mut Diagnostics) {
+    if !is_dns_label(&name.value) {
+        diags.push(
+            Diagnostic::new(&codes::INVALID_NAME, format!("{what} name `{}` is not a DNS-1123 label", name.value))
+                .at(name.span)
+                .label("not a DNS label"),
+        );
+    }
+}
+
+fn unique<'a>(what: &str, names: impl IntoIterator<Item = &'a Spanned<String>>, diags: &mut Diagnostics) {
+    let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
+    for n in names {
+        if let Some(first) = seen.get(n.value.as_str()) {
+            if *first != n.span {
+                diags.push(
+                    Diagnostic::new(&codes::DUPLICATE_NAME, format!("{what} `{}` is declared twice", n.value))
+                        .at(n.span)
+                        .label("declared again here")
+                        .related(*first, "first declared here")
+                        .help(format!("names become paths and addresses; give each {what} its own name")),
+                );
+            }
+        } else {
+            seen.insert(&n.value, n.span);
+        }
+    }
+}
+
+pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
+    label(&fleet.name, "fleet", diags);
+    for s in fleet.schematics.values() {
+        label(&s.name, "schematic", diags);
+    }
+    for a in fleet.addons.values() {
+        label(&a.name, "add-on", diags);
+    }
+    unique("environment", fleet.environments.iter().map(|e| &e.name), diags);
+    for env in &fleet.environments {
+        label(&env.name, "environment", diags);
+        unique("cluster", env.clusters.iter().map(|c| &c.name), diags);
+        unique("postgres instance", env.postgres.iter().map(|p| &p.name), diags);
+        unique("bucket", env.buckets.iter().map(|b| &b.name), diags);
+        unique("registry", env.registries.iter().map(|r| &r.name), diags);
+        unique("secret", env.secrets.iter().map(|s| &s.name), diags);
+        for n in env.postgres.iter().map(|p| &p.name).chain(env.buckets.iter().map(|b| &b.name)) {
+            label(n, "service", diags);
+        }
+        for n in env.registries.iter().map(|r| &r.name).chain(env.secrets.iter().map(|s| &s.name)) {
+            label(n, "service", diags);
+        }
+        for cluster in &env.clusters {
+            label(&cluster.name, "cluster", diags);
+            unique("pool", cluster.pools().map(|p| &p.name), diags);
+            unique("app", cluster.apps.iter().map(|a| &a.name), diags);
+            for pool in &cluster.workers {
+                label(&pool.name, "pool", diags);
+            }
+            for app in &cluster.apps {
+                label(&app.name, "app", diags);
+                label(&app.namespace, "namespace", diags);
+            }
+            for pool in cluster.pools() {
+                if let Some(m) = pool.machines.last()
+                    && !is_dns_label(&m.hostname)
+                {
+                    diags.push(
+                            Diagnostic::new(
+                                &codes::INVALID_NAME,
+                                format!("node name `{}` (cluster-pool-index) is not a DNS-1123 label", m.hostname),
+                            )
+                            .at(pool.name.span)
+                            .label("makes a hostname too long")
+                            .help("node hostnames are `<cluster>-<pool>-<n>`, at most 63 characters: shorten the cluster or pool name"),
+                        );
+                }
+            }
+        }
+    }
+}

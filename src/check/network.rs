@@ -1,0 +1,111 @@
+//! Addresses: static addresses and endpoints are unique and inside the private network (R18);
+//! pod and service CIDRs overlap neither the private network nor each other.
+
+use std::collections::BTreeMap;
+use std::net::Ipv4Addr;
+
+use crate::diag::{Diagnostic, Diagnostics, Span, codes};
+use crate::model::{Fleet, Provider};
+
+pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
+    for env in &fleet.environments {
+        let net = env.network.value;
+        let mut seen: BTreeMap<Ipv4Addr, Span> = BTreeMap::new();
+        let mut claim = |ip: Ipv4Addr, span: Span, what: &str, diags: &mut Diagnostics| {
+            if !net.contains(ip) || ip == net.addr || ip == net.broadcast() {
+                diags.push(
+                    Diagnostic::new(
+                        &codes::ADDRESS_OUTSIDE_NETWORK,
+                        format!("{what} `{ip}` is not a host address of the private network `{net}`"),
+                    )
+                    .at(span)
+                    .label(format!("outside {net}"))
+                    .related(env.network.span, "the private network"),
+                );
+            }
+            match seen.get(&ip) {
+                Some(first) if *first != span => diags.push(
+                    Diagnostic::new(
+                        &codes::DUPLICATE_ADDRESS,
+                        format!("address `{ip}` is used twice in environment `{}`", env.name),
+                    )
+                    .at(span)
+                    .label("used again here")
+                    .related(*first, "first used here"),
+                ),
+                Some(_) => {}
+                None => {
+                    seen.insert(ip, span);
+                }
+            }
+        };
+        if let Provider::Proxmox(p) = &env.provider {
+            claim(p.gateway.value, p.gateway.span, "the gateway", diags);
+        }
+        for cluster in &env.clusters {
+            claim(cluster.endpoint.address.value, cluster.endpoint.address.span, "the API endpoint", diags);
+            for pool in cluster.pools() {
+                for m in &pool.machines {
+                    if let Some(a) = &m.address {
+                        claim(a.value, a.span, "node address", diags);
+                    }
+                }
+            }
+            if let Some(range) = &cluster.ip_pool {
+                for ip in [range.value.first, range.value.last] {
+                    if !net.contains(ip) {
+                        diags.push(
+                            Diagnostic::new(
+                                &codes::ADDRESS_OUTSIDE_NETWORK,
+                                format!("the IP pool `{}` leaves the private network `{net}`", range.value),
+                            )
+                            .at(range.span)
+                            .label(format!("outside {net}")),
+                        );
+                        break;
+                    }
+                }
+                let nodes: u32 = cluster.pools().map(|p| p.count.value).sum();
+                if range.value.len() < nodes {
+                    diags.push(
+                        Diagnostic::new(&codes::INVALID_VALUE, format!("the IP pool `{}` holds {} addresses for {nodes} nodes", range.value, range.value.len()))
+                            .at(range.span)
+                            .label("too small")
+                            .help("a rolling update creates a new machine before it removes the old one (R26): leave room for at least one more node per pool"),
+                    );
+                }
+            }
+            let (pods, services) = (&cluster.pod_cidr, &cluster.service_cidr);
+            for (cidr, what) in [(pods, "pod"), (services, "service")] {
+                if cidr.value.overlaps(&net) {
+                    diags.push(
+                        Diagnostic::new(
+                            &codes::CIDR_OVERLAP,
+                            format!(
+                                "the {what} CIDR `{}` of cluster `{}` overlaps the private network `{net}`",
+                                cidr.value, cluster.name
+                            ),
+                        )
+                        .at(cidr.span)
+                        .label("overlaps the nodes' network")
+                        .related(env.network.span, "the private network"),
+                    );
+                }
+            }
+            if pods.value.overlaps(&services.value) {
+                diags.push(
+                    Diagnostic::new(
+                        &codes::CIDR_OVERLAP,
+                        format!(
+                            "the pod CIDR `{}` and the service CIDR `{}` of cluster `{}` overlap",
+                            pods.value, services.value, cluster.name
+                        ),
+                    )
+                    .at(services.span)
+                    .label("overlaps the pod CIDR")
+                    .related(pods.span, "pod CIDR"),
+                );
+            }
+        }
+    }
+}

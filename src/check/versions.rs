@@ -1,0 +1,57 @@
+//! The Talos ↔ Kubernetes support matrix: each Talos minor supports a window of Kubernetes
+//! minors, and fleetc emits configuration only for the Talos minors whose schema it knows.
+
+use crate::diag::{Diagnostic, Diagnostics, codes};
+use crate::model::{Fleet, Version};
+
+/// (Talos minor, first and last supported Kubernetes minor).
+const MATRIX: &[((u32, u32), (u32, u32), (u32, u32))] =
+    &[((1, 12), (1, 30), (1, 35)), ((1, 13), (1, 31), (1, 36)), ((1, 14), (1, 32), (1, 37))];
+
+/// Whether fleetc can emit configuration for this Talos version.
+pub fn talos_supported(talos: Version) -> bool {
+    MATRIX.iter().any(|(t, _, _)| *t == talos.minor_version())
+}
+
+/// The Kubernetes minors a Talos version supports, first and last.
+pub fn kubernetes_range(talos: Version) -> Option<((u32, u32), (u32, u32))> {
+    MATRIX.iter().find(|(t, _, _)| *t == talos.minor_version()).map(|(_, lo, hi)| (*lo, *hi))
+}
+
+pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
+    for (_, cluster) in fleet.clusters() {
+        let (talos, k8s) = (&cluster.talos, &cluster.kubernetes);
+        let Some((lo, hi)) = kubernetes_range(talos.value) else {
+            diags.push(
+                Diagnostic::new(
+                    &codes::TALOS_UNSUPPORTED,
+                    format!("Talos {} is not a version fleetc can configure", talos.value.v()),
+                )
+                .at(talos.span)
+                .label("unsupported Talos minor"),
+            );
+            continue;
+        };
+        let minor = k8s.value.minor_version();
+        if minor < lo || minor > hi {
+            diags.push(
+                Diagnostic::new(
+                    &codes::KUBERNETES_UNSUPPORTED,
+                    format!(
+                        "Talos {} does not support Kubernetes {} (cluster `{}`)",
+                        talos.value.v(),
+                        k8s.value,
+                        cluster.name
+                    ),
+                )
+                .at(k8s.span)
+                .label(format!("supported: {}.{}–{}.{}", lo.0, lo.1, hi.0, hi.1))
+                .related(talos.span, "Talos version")
+                .help(format!(
+                    "Talos {}.{} runs Kubernetes {}.{} to {}.{}; change one of the two versions",
+                    talos.value.major, talos.value.minor, lo.0, lo.1, hi.0, hi.1
+                )),
+            );
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! The pipeline, end to end: text → [`syntax`](crate::syntax) → [`model`](crate::model) →
+//! [`check`](crate::check) → [`emit`](crate::emit). Errors at any stage are collected; emit
+//! runs only when no error was found, so a run with errors produces nothing to write.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::artifacts::ArtifactSet;
+use crate::diag::{Diagnostics, Sources};
+use crate::model::{Fleet, Loader};
+
+/// The result of compiling one fleet.kdl: its sources, the model if one could be built,
+/// every diagnostic, and the artifacts when there was no error.
+pub struct Compilation {
+    pub sources: Sources,
+    pub fleet: Option<Fleet>,
+    pub diags: Diagnostics,
+    pub artifacts: Option<ArtifactSet>,
+}
+
+/// Compiles `text` (shown in diagnostics as `name`), reading referenced files with `loader`.
+pub fn compile(name: &str, text: &str, loader: &dyn Loader) -> Compilation {
+    let mut sources = Sources::default();
+    let file = sources.add(name, text);
+    let mut diags = Diagnostics::new();
+    let fleet = match crate::syntax::parse(file, text) {
+        Ok(nodes) => crate::model::resolve(&nodes, loader, &mut diags),
+        Err(d) => {
+            diags.extend(d);
+            None
+        }
+    };
+    if let Some(f) = &fleet {
+        crate::check::run(f, &mut diags);
+    }
+    let artifacts = match &fleet {
+        Some(f) if !diags.has_errors() => match crate::emit::all(f) {
+            Ok(set) => Some(set),
+            Err(d) => {
+                diags.extend(d);
+                None
+            }
+        },
+        _ => None,
+    };
+    Compilation { sources, fleet, diags, artifacts }
+}
+
+/// Reads referenced files from the fleet's directory on disk. A path must stay inside that
+/// directory, links included.
+pub struct FsLoader {
+    root: PathBuf,
+}
+
+impl FsLoader {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        FsLoader { root: root.into() }
+    }
+}
+
+impl Loader for FsLoader {
+    fn read(&self, rel: &str) -> Result<String, String> {
+        let rel_path = Path::new(rel);
+        if rel_path.components().any(|c| !matches!(c, Component::Normal(_))) {
+            return Err("not a relative path inside the fleet's directory".to_owned());
+        }
+        let full = self.root.join(rel_path);
+        let root = self.root.canonicalize().map_err(|e| e.to_string())?;
+        let real = full.canonicalize().map_err(|e| e.to_string().to_lowercase())?;
+        if !real.starts_with(&root) {
+            return Err("it resolves (through a link) outside the fleet's directory".to_owned());
+        }
+        let bytes = std::fs::read(&real).map_err(|e| e.to_string().to_lowercase())?;
+        String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_owned())
+    }
+}
+
+/// Reads files from an in-memory map: for tests and for builds of a git revision.
+#[derive(Default)]
+pub struct MapLoader {
+    pub files: std::collections::BTreeMap<String, String>,
+}
+
+impl Loader for MapLoader {
+    fn read(&self, rel: &str) -> Result<String, String> {
+        self.files.get(rel).cloned().ok_or_else(|| "no such file".to_owned())
+    }
+}

@@ -1,0 +1,174 @@
+//! Rendering diagnostics for people (miette's graphical report) and for machines (JSON).
+//! Rendering is deterministic: file names are as the user wrote them, the width is fixed
+//! unless a terminal says otherwise, and colour is a caller's choice.
+
+use std::fmt::Write as _;
+
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
+use serde::Serialize;
+
+use super::{Diagnostic, Diagnostics, Severity, Sources};
+
+/// How text diagnostics look.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    pub color: bool,
+    pub width: usize,
+}
+
+impl Style {
+    /// The style of golden files: no colour, 80 columns.
+    pub const PLAIN: Style = Style { color: false, width: 80 };
+}
+
+/// Renders every diagnostic, sorted by place, followed by a summary line.
+pub fn text(diags: &Diagnostics, sources: &Sources, style: Style) -> String {
+    let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
+    let mut out = String::new();
+    for d in diags.sorted() {
+        let report = Report::new(d, sources);
+        let _ = handler.render_report(&mut out, &report);
+        out.push('\n');
+    }
+    out.push_str(&summary(diags));
+    out.push('\n');
+    out
+}
+
+/// "2 errors, 1 warning" (or "no problems").
+pub fn summary(diags: &Diagnostics) -> String {
+    let (e, w) = (diags.error_count(), diags.warning_count());
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    match (e, w) {
+        (0, 0) => "no problems".to_owned(),
+        (e, 0) => plural(e, "error"),
+        (0, w) => plural(w, "warning"),
+        (e, w) => format!("{}, {}", plural(e, "error"), plural(w, "warning")),
+    }
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    code: &'a str,
+    severity: &'a str,
+    message: &'a str,
+    file: Option<&'a str>,
+    line: Option<usize>,
+    column: Option<usize>,
+    end_line: Option<usize>,
+    end_column: Option<usize>,
+    label: Option<&'a str>,
+    help: Option<&'a str>,
+    rule: Option<&'a str>,
+}
+
+/// A JSON array of diagnostics, one object each, sorted by place.
+pub fn json(diags: &Diagnostics, sources: &Sources) -> String {
+    let items: Vec<JsonDiagnostic<'_>> = diags
+        .sorted()
+        .into_iter()
+        .map(|d| {
+            let place = d.span.map(|s| {
+                let (line, column) = sources.line_col(s.file, s.start);
+                let (end_line, end_column) = sources.line_col(s.file, s.end());
+                (sources.get(s.file).name.as_str(), line, column, end_line, end_column)
+            });
+            JsonDiagnostic {
+                code: d.code.name,
+                severity: d.severity.as_str(),
+                message: &d.message,
+                file: place.map(|p| p.0),
+                line: place.map(|p| p.1),
+                column: place.map(|p| p.2),
+                end_line: place.map(|p| p.3),
+                end_column: place.map(|p| p.4),
+                label: d.label.as_deref(),
+                help: d.help.as_deref(),
+                rule: d.code.rule,
+            }
+        })
+        .collect();
+    let mut s = serde_json::to_string_pretty(&items).expect("diagnostics serialize");
+    s.push('\n');
+    s
+}
+
+/// One line per diagnostic: `file:line:column: severity[code]: message`, for `--quiet` logs
+/// and editors.
+pub fn short(diags: &Diagnostics, sources: &Sources) -> String {
+    let mut out = String::new();
+    for d in diags.sorted() {
+        match d.span {
+            Some(s) => {
+                let (line, col) = sources.line_col(s.file, s.start);
+                let _ = write!(out, "{}:{line}:{col}: ", sources.get(s.file).name);
+            }
+            None => out.push_str("fleetc: "),
+        }
+        let _ = writeln!(out, "{}[{}]: {}", d.severity.as_str(), d.code.name, d.message);
+    }
+    out
+}
+
+/// Adapter from a [`Diagnostic`] to miette's view of one.
+struct Report<'a> {
+    diag: &'a Diagnostic,
+    source: Option<NamedSource<String>>,
+}
+
+impl<'a> Report<'a> {
+    fn new(diag: &'a Diagnostic, sources: &Sources) -> Self {
+        let source = diag.span.map(|s| {
+            let f = sources.get(s.file);
+            NamedSource::new(f.name.clone(), f.text.clone())
+        });
+        Report { diag, source }
+    }
+}
+
+impl std::fmt::Debug for Report<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.diag.message)
+    }
+}
+
+impl std::fmt::Display for Report<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.diag.message)
+    }
+}
+
+impl std::error::Error for Report<'_> {}
+
+impl miette::Diagnostic for Report<'_> {
+    fn code<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
+        Some(Box::new(self.diag.code.name))
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.diag.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+        })
+    }
+    fn help<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
+        self.diag.help.as_ref().map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn miette::SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let primary = self.diag.span?;
+        let mut labels = vec![LabeledSpan::new_primary_with_span(
+            self.diag.label.clone(),
+            SourceSpan::new(primary.start.into(), primary.len),
+        )];
+        for (span, text) in &self.diag.related {
+            if span.file == primary.file {
+                labels
+                    .push(LabeledSpan::new_with_span(Some(text.clone()), SourceSpan::new(span.start.into(), span.len)));
+            }
+        }
+        Some(Box::new(labels.into_iter()))
+    }
+}

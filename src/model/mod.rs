@@ -1,0 +1,436 @@
+//! Model: the typed, resolved fleet. [`resolve`] reads the syntax tree, applies inheritance
+//! (an environment's `from=`, then fleet → environment → cluster → pool defaults), parses
+//! every value once (addresses, versions, sizes), reads and pins vendored files, computes
+//! schematic IDs, and reports unknown names, wrong types and dangling references. What comes
+//! out is complete: every emitter reads plain values from it and never re-derives a default.
+//! The model holds no KDL type; user-named values keep their [`Spanned`] place so that
+//! `check` can point at them.
+
+mod resolve;
+pub mod values;
+
+use std::collections::BTreeMap;
+use std::net::Ipv4Addr;
+
+use crate::diag::Span;
+pub use crate::diag::Spanned;
+pub use resolve::{Loader, resolve};
+pub use values::{ApplyMode, Bytes, Ipv4Net, Ipv4Range, Runtime, TaintEffect, Version};
+
+/// The whole fleet: pins, schematics, add-ons, and environments in declaration order.
+#[derive(Debug, Clone)]
+pub struct Fleet {
+    pub name: Spanned<String>,
+    /// The git repository Argo CD reads, and the revision it follows.
+    pub gitops: Option<Gitops>,
+    /// Argo CD's pinned version and vendored install manifest.
+    pub argocd: Option<ArgoCd>,
+    pub schematics: BTreeMap<String, Schematic>,
+    pub addons: BTreeMap<String, Addon>,
+    pub environments: Vec<Environment>,
+}
+
+impl Fleet {
+    pub fn environment(&self, name: &str) -> Option<&Environment> {
+        self.environments.iter().find(|e| e.name.value == name)
+    }
+    /// Every cluster with its environment, in declaration order.
+    pub fn clusters(&self) -> impl Iterator<Item = (&Environment, &Cluster)> {
+        self.environments.iter().flat_map(|e| e.clusters.iter().map(move |c| (e, c)))
+    }
+    pub fn schematic(&self, name: &str) -> Option<&Schematic> {
+        self.schematics.get(name)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Gitops {
+    pub repo: Spanned<String>,
+    pub revision: Spanned<String>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct ArgoCd {
+    pub version: Spanned<Version>,
+    /// Argo CD's namespace (`argocd` unless stated).
+    pub namespace: Spanned<String>,
+    pub manifest: Vendored,
+    pub span: Span,
+}
+
+/// A file vendored beside fleet.kdl and pinned by sha256. Its content is read once, by the
+/// model; fleetc never downloads anything.
+#[derive(Debug, Clone)]
+pub struct Vendored {
+    /// Relative to the fleet's directory, with `/` separators.
+    pub path: Spanned<String>,
+    pub sha256: Spanned<String>,
+    pub content: String,
+}
+
+/// A pre-rendered add-on manifest (Cilium, a cloud controller manager, a CSI driver, …),
+/// embedded into control-plane configs (R11) or delivered otherwise by the emitters.
+#[derive(Debug, Clone)]
+pub struct Addon {
+    pub name: Spanned<String>,
+    pub version: Spanned<String>,
+    pub manifest: Vendored,
+    pub span: Span,
+}
+
+/// An Image Factory schematic, normalised (extensions sorted and de-duplicated), with its
+/// canonical bytes and ID computed once for every emitter.
+#[derive(Debug, Clone)]
+pub struct Schematic {
+    pub name: Spanned<String>,
+    pub spec: crate::schematic::Schematic,
+    /// The exact bytes the factory hashes.
+    pub canonical: String,
+    /// Hex SHA-256 of `canonical`: the schematic ID.
+    pub id: String,
+    pub span: Span,
+}
+
+/// The Image Factory host every reference points at.
+pub const IMAGE_FACTORY: &str = "factory.talos.dev";
+
+impl Schematic {
+    pub fn has_extension(&self, ext: &str) -> bool {
+        self.spec.customization.system_extensions.iter().any(|e| e == ext)
+    }
+    /// The installer image for a platform (`scaleway`, `nocloud`, `metal`) and Talos version:
+    /// `factory.talos.dev/<platform>-installer/<id>:<version>` (R17).
+    pub fn installer(&self, platform: &str, talos: Version) -> String {
+        format!("{IMAGE_FACTORY}/{platform}-installer/{}:{}", self.id, talos.v())
+    }
+    /// The disk image URL, e.g. `https://factory.talos.dev/image/<id>/v1.13.9/scaleway-amd64.qcow2`.
+    pub fn image_url(&self, platform: &str, talos: Version, file: &str) -> String {
+        format!("https://{IMAGE_FACTORY}/image/{}/{}/{platform}-amd64.{file}", self.id, talos.v())
+    }
+    /// The name under which the image pipeline stores the image in a cloud, and under which
+    /// the infrastructure looks it up: it carries the schematic ID and the Talos version, so
+    /// that a run reuses what an earlier run left (R22).
+    pub fn image_name(&self, talos: Version) -> String {
+        format!("talos-{}-{}", talos.v(), &self.id[..12])
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Environment {
+    pub name: Spanned<String>,
+    /// The environment this one inherits from, if any (already applied).
+    pub from: Option<Spanned<String>>,
+    pub provider: Provider,
+    pub state: StateBackend,
+    /// The private network the nodes live on.
+    pub network: Spanned<Ipv4Net>,
+    /// The public address through which the Talos API is reached (the gateway on Scaleway,
+    /// R13/R16); it goes into every node's certificate SANs.
+    pub gateway: Option<Spanned<Ipv4Addr>>,
+    /// Source ranges allowed through the Talos API switch and to the Kubernetes API (R13).
+    pub admin_ranges: Vec<Spanned<Ipv4Net>>,
+    /// age recipients (x25519 public keys) that sealed inputs are encrypted to.
+    pub recipients: Vec<Spanned<String>>,
+    pub postgres: Vec<Postgres>,
+    pub buckets: Vec<Bucket>,
+    pub registries: Vec<Registry>,
+    pub secrets: Vec<SecretItem>,
+    pub clusters: Vec<Cluster>,
+    pub span: Span,
+}
+
+impl Environment {
+    pub fn cluster(&self, name: &str) -> Option<&Cluster> {
+        self.clusters.iter().find(|c| c.name.value == name)
+    }
+    /// The Talos platform name of this environment's machines (installer and image names).
+    pub fn platform(&self) -> &'static str {
+        match self.provider {
+            Provider::Scaleway(_) => "scaleway",
+            Provider::Proxmox(_) => "nocloud",
+        }
+    }
+    pub fn size(&self, name: &str) -> Option<&Size> {
+        self.provider.sizes().get(name)
+    }
+}
+
+/// The one infrastructure provider of an environment.
+#[derive(Debug, Clone)]
+pub enum Provider {
+    Scaleway(Scaleway),
+    Proxmox(Proxmox),
+}
+
+impl Provider {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Provider::Scaleway(_) => "scaleway",
+            Provider::Proxmox(_) => "proxmox",
+        }
+    }
+    /// Size classes: pools name a size, each provider says what it means (R27: moving a
+    /// cluster between providers changes the provider block only).
+    pub fn sizes(&self) -> &BTreeMap<String, Size> {
+        match self {
+            Provider::Scaleway(s) => &s.sizes,
+            Provider::Proxmox(p) => &p.sizes,
+        }
+    }
+    pub fn span(&self) -> Span {
+        match self {
+            Provider::Scaleway(s) => s.span,
+            Provider::Proxmox(p) => p.span,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Scaleway {
+    pub project: Spanned<String>,
+    pub region: Spanned<String>,
+    pub zone: Spanned<String>,
+    pub sizes: BTreeMap<String, Size>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct Proxmox {
+    /// The Proxmox VE API URL (`https://pve.lab.example:8006`).
+    pub endpoint: Spanned<String>,
+    /// The Proxmox node VMs are created on.
+    pub node: Spanned<String>,
+    /// The bridge VMs' network interfaces attach to (`vmbr0`).
+    pub bridge: Spanned<String>,
+    /// The datastore for VM disks (`local-lvm`).
+    pub datastore: Spanned<String>,
+    /// The private network's router, the nodes' default gateway.
+    pub gateway: Spanned<Ipv4Addr>,
+    pub dns: Vec<Spanned<Ipv4Addr>>,
+    pub sizes: BTreeMap<String, Size>,
+    pub span: Span,
+}
+
+/// What a size class means on the environment's provider.
+#[derive(Debug, Clone)]
+pub struct Size {
+    pub name: Spanned<String>,
+    /// Scaleway: the commercial instance type (`PRO2-S`).
+    pub instance_type: Option<Spanned<String>>,
+    /// Proxmox: vCPUs and memory of the VM.
+    pub cores: Option<Spanned<u32>>,
+    pub memory: Option<Spanned<Bytes>>,
+    /// The instance exposes hardware virtualization (`/dev/kvm`), which Kata needs (F6).
+    pub kvm: bool,
+    pub span: Span,
+}
+
+/// The S3-compatible bucket that holds OpenTofu state, with locking (R3).
+#[derive(Debug, Clone)]
+pub struct StateBackend {
+    pub bucket: Spanned<String>,
+    pub region: Spanned<String>,
+    /// The S3 endpoint (`https://s3.fr-par.scw.cloud` by default on Scaleway).
+    pub endpoint: Spanned<String>,
+    /// Whether the backend skips the S3 checksum (needed by some S3-compatible stores, R3).
+    pub skip_checksum: bool,
+    pub span: Span,
+}
+
+/// A managed PostgreSQL instance, reachable only from the private network (R6).
+#[derive(Debug, Clone)]
+pub struct Postgres {
+    pub name: Spanned<String>,
+    pub node_type: Spanned<String>,
+    pub engine: Spanned<String>,
+    /// One input both generates the password and versions the secret (R10).
+    pub password_version: Spanned<u32>,
+    pub former_name: Option<Spanned<String>>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct Bucket {
+    /// The logical name (an OpenTofu address part).
+    pub name: Spanned<String>,
+    /// The bucket's global name (`<fleet>-<env>-<name>` unless stated).
+    pub bucket_name: Spanned<String>,
+    pub former_name: Option<Spanned<String>>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct Registry {
+    pub name: Spanned<String>,
+    /// The registry namespace's global name (`<fleet>-<env>-<name>` unless stated).
+    pub namespace: Spanned<String>,
+    pub former_name: Option<Spanned<String>>,
+    pub span: Span,
+}
+
+/// A Secret Manager secret (its value is written write-only at apply time, R10).
+#[derive(Debug, Clone)]
+pub struct SecretItem {
+    pub name: Spanned<String>,
+    pub former_name: Option<Spanned<String>>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    pub name: Spanned<String>,
+    /// The environment's name.
+    pub env: String,
+    /// The management cluster (same environment) whose Cluster API manages this one.
+    pub managed_by: Option<Spanned<String>>,
+    pub former_name: Option<Spanned<String>>,
+    pub talos: Spanned<Version>,
+    pub kubernetes: Spanned<Version>,
+    pub endpoint: Endpoint,
+    /// Extra certificate SANs the user asked for (the endpoint and gateway are always added).
+    pub cert_sans: Vec<Spanned<String>>,
+    pub discovery: Spanned<bool>,
+    pub apply_mode: Spanned<ApplyMode>,
+    /// The add-on that provides the CNI (e.g. `cilium`), or `None` for Talos's default.
+    pub cni: Option<Spanned<String>>,
+    /// Add-ons embedded in this cluster, in the order stated.
+    pub addons: Vec<Spanned<String>>,
+    pub runtimes: Vec<Spanned<Runtime>>,
+    pub pod_cidr: Spanned<Ipv4Net>,
+    pub service_cidr: Spanned<Ipv4Net>,
+    /// Explicitly a single-node lab: a control plane of one is accepted (R29).
+    pub single_node: Option<Spanned<bool>>,
+    pub control_plane: Pool,
+    pub workers: Vec<Pool>,
+    pub apps: Vec<App>,
+    /// Set when this cluster is a management cluster running Cluster API.
+    pub cluster_api: Option<ClusterApi>,
+    /// For a managed cluster: the addresses IPAM hands to its nodes.
+    pub ip_pool: Option<Spanned<Ipv4Range>>,
+    /// Names of the sealed inputs this cluster needs at apply time (secrets bundle, API keys).
+    pub sealed: Vec<Spanned<String>>,
+    pub span: Span,
+}
+
+impl Cluster {
+    /// The control-plane pool first, then worker pools in declaration order.
+    pub fn pools(&self) -> impl Iterator<Item = &Pool> {
+        std::iter::once(&self.control_plane).chain(self.workers.iter())
+    }
+    pub fn is_managed(&self) -> bool {
+        self.managed_by.is_some()
+    }
+    /// `https://<endpoint>:<port>`
+    pub fn endpoint_url(&self) -> String {
+        format!("https://{}:{}", self.endpoint.address.value, self.endpoint.port)
+    }
+}
+
+/// Where the Kubernetes API is reached: a private load balancer on Scaleway (R12), a shared
+/// virtual IP on Proxmox.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    pub address: Spanned<Ipv4Addr>,
+    pub port: u16,
+    /// Reachable from the internet. Fleets in the domain keep it private (R12, R21).
+    pub public: bool,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    ControlPlane,
+    Worker,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::ControlPlane => "controlplane",
+            Role::Worker => "worker",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Pool {
+    /// `cp` for the control plane, the declared name for worker pools.
+    pub name: Spanned<String>,
+    pub role: Role,
+    pub count: Spanned<u32>,
+    pub size: Spanned<String>,
+    pub schematic: Spanned<String>,
+    /// Minimum size of the data disk that carries the EPHEMERAL volume (F5, R15).
+    pub ephemeral_min_size: Spanned<Bytes>,
+    /// Size of the data disk the infrastructure creates for it.
+    pub data_disk_size: Spanned<Bytes>,
+    /// Size of the system disk.
+    pub system_disk_size: Spanned<Bytes>,
+    pub labels: BTreeMap<String, Spanned<String>>,
+    pub taints: Vec<Taint>,
+    pub machines: Vec<Machine>,
+    pub former_name: Option<Spanned<String>>,
+    pub span: Span,
+}
+
+/// One node of a pool, named `<cluster>-<pool>-<n>` (1-based).
+#[derive(Debug, Clone)]
+pub struct Machine {
+    pub hostname: String,
+    pub index: u32,
+    /// The static address, where the fleet gives one (Proxmox needs them).
+    pub address: Option<Spanned<Ipv4Addr>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Taint {
+    pub key: String,
+    pub value: Option<String>,
+    pub effect: TaintEffect,
+    pub span: Span,
+}
+
+/// An Argo CD application delivered to a cluster (R23).
+#[derive(Debug, Clone)]
+pub struct App {
+    pub name: Spanned<String>,
+    pub source: AppSource,
+    pub namespace: Spanned<String>,
+    /// Apps this one waits for.
+    pub after: Vec<Spanned<String>>,
+    /// An explicit sync wave, instead of one derived from `after`.
+    pub wave: Option<Spanned<i64>>,
+    /// `syncPolicy.automated` with prune and selfHeal (the default).
+    pub auto_sync: bool,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub enum AppSource {
+    /// A directory of the fleet's git repository.
+    Path(Spanned<String>),
+    /// A Helm chart from a chart repository, pinned.
+    Chart {
+        repo: Spanned<String>,
+        chart: Spanned<String>,
+        version: Option<Spanned<String>>,
+        /// A values file in the fleet's repository.
+        values: Option<Spanned<String>>,
+    },
+}
+
+/// The Cluster API provider set of a management cluster, with pinned versions (R24).
+#[derive(Debug, Clone)]
+pub struct ClusterApi {
+    pub core: Spanned<Version>,
+    pub bootstrap_talos: Spanned<Version>,
+    pub control_plane_talos: Spanned<Version>,
+    pub infrastructure_proxmox: Spanned<Version>,
+    pub ipam_in_cluster: Spanned<Version>,
+    pub operator: Spanned<Version>,
+    /// Vendored, rendered manifests (fleetc never runs helm).
+    pub cert_manager: Option<Vendored>,
+    pub operator_manifest: Option<Vendored>,
+    pub span: Span,
+}

@@ -1,0 +1,1235 @@
+//! From the syntax tree to the [`Fleet`]: `from=` inheritance between environments
+//! ([`inherit`]), layered defaults (fleet → environment → cluster → pool), typed values, and
+//! vendored files read through a [`Loader`].
+
+mod inherit;
+mod reader;
+
+use std::collections::BTreeMap;
+use std::net::Ipv4Addr;
+
+use reader::{Reader, missing, unknown_child};
+use sha2::{Digest, Sha256};
+
+use super::values;
+use super::*;
+use crate::diag::{Diagnostic, Diagnostics, Span, codes};
+use crate::syntax::{Node, ValueKind};
+
+/// Reads files that fleet.kdl references, by their path relative to the fleet's directory.
+/// The build reads the working tree; `diff --base` reads a git revision.
+pub trait Loader {
+    /// The file's text, or a message saying why it cannot be read.
+    fn read(&self, rel_path: &str) -> Result<String, String>;
+}
+
+/// Resolves the parsed `fleet.kdl` into a [`Fleet`]. Returns `None` when the fleet is too
+/// broken to build a model; every problem is in `diags` either way.
+pub fn resolve(nodes: &[Node], loader: &dyn Loader, diags: &mut Diagnostics) -> Option<Fleet> {
+    let mut fleet_node = None;
+    for n in nodes {
+        if n.name.value == "fleet" && fleet_node.is_none() {
+            fleet_node = Some(n);
+        } else if n.name.value == "fleet" {
+            diags.push(
+                Diagnostic::new(&codes::DUPLICATE_NAME, "a file describes one fleet")
+                    .at(n.name.span)
+                    .label("second `fleet`")
+                    .help("put every environment in the first `fleet` block"),
+            );
+        } else {
+            unknown_child(n, "the top level", &["fleet"], diags);
+        }
+    }
+    let Some(node) = fleet_node else {
+        diags.push(
+            Diagnostic::new(&codes::MISSING_VALUE, "fleet.kdl has no `fleet` node")
+                .at(Span::default())
+                .help("start with `fleet \"<name>\" { … }` (docs/fleet-language.md)"),
+        );
+        return None;
+    };
+    Resolver { loader, diags }.fleet(node)
+}
+
+struct Resolver<'a> {
+    loader: &'a dyn Loader,
+    diags: &'a mut Diagnostics,
+}
+
+/// Settings that inherit fleet → environment → cluster (the nearest wins).
+#[derive(Clone, Default)]
+struct Settings {
+    talos: Option<Spanned<Version>>,
+    kubernetes: Option<Spanned<Version>>,
+    apply_mode: Option<Spanned<ApplyMode>>,
+    discovery: Option<Spanned<bool>>,
+    cni: Option<Spanned<String>>,
+    addons: Option<Vec<Spanned<String>>>,
+    runtimes: Option<Vec<Spanned<Runtime>>>,
+    pod_cidr: Option<Spanned<Ipv4Net>>,
+    service_cidr: Option<Spanned<Ipv4Net>>,
+    pool: PoolDefaults,
+}
+
+/// Pool values that inherit fleet → environment → cluster → pool.
+#[derive(Clone, Default)]
+struct PoolDefaults {
+    size: Option<Spanned<String>>,
+    schematic: Option<Spanned<String>>,
+    ephemeral_min_size: Option<Spanned<Bytes>>,
+    data_disk_size: Option<Spanned<Bytes>>,
+    system_disk_size: Option<Spanned<Bytes>>,
+}
+
+const SETTINGS: &[&str] = &[
+    "talos",
+    "kubernetes",
+    "apply-mode",
+    "discovery",
+    "cni",
+    "addons",
+    "runtimes",
+    "pod-cidr",
+    "service-cidr",
+    "pool-defaults",
+];
+
+const POOL_PROPS: &[&str] = &[
+    "count",
+    "size",
+    "schematic",
+    "ephemeral-min-size",
+    "data-disk-size",
+    "system-disk-size",
+    "was",
+    "ephemeral-disk",
+    "install-disk",
+];
+const POOL_DEFAULT_PROPS: &[&str] = &[
+    "size",
+    "schematic",
+    "ephemeral-min-size",
+    "data-disk-size",
+    "system-disk-size",
+    "ephemeral-disk",
+    "install-disk",
+];
+
+fn one_of<T: Copy>(
+    table: &[(&'static str, T)],
+    s: &Spanned<String>,
+    what: &str,
+    diags: &mut Diagnostics,
+) -> Option<Spanned<T>> {
+    match table.iter().find(|(k, _)| *k == s.value) {
+        Some((_, v)) => Some(Spanned::new(*v, s.span)),
+        None => {
+            let names: Vec<&str> = table.iter().map(|(k, _)| *k).collect();
+            diags.push(
+                Diagnostic::new(&codes::INVALID_VALUE, format!("`{}` is not {what}", s.value))
+                    .at(s.span)
+                    .label("unknown value")
+                    .help(match crate::diag::did_you_mean(&s.value, names.iter().copied()) {
+                        Some(m) => format!("did you mean `{m}`?"),
+                        None => format!("use one of {}", reader::list(&names)),
+                    }),
+            );
+            None
+        }
+    }
+}
+
+impl Resolver<'_> {
+    fn fleet(&mut self, node: &Node) -> Option<Fleet> {
+        let mut r = Reader::new(node, &[], self.diags);
+        let name = r.name_arg(self.diags);
+        r.finish(true, self.diags);
+        let mut settings = Settings::default();
+        let mut gitops = None;
+        let mut argocd = None;
+        let mut schematics: BTreeMap<String, Schematic> = BTreeMap::new();
+        let mut addons: BTreeMap<String, Addon> = BTreeMap::new();
+        let mut env_nodes: Vec<&Node> = Vec::new();
+        for child in node.children() {
+            if self.setting(child, &mut settings) {
+                continue;
+            }
+            match child.name.value.as_str() {
+                "gitops" => gitops = self.gitops(child),
+                "argocd" => argocd = self.argocd(child),
+                "schematic" => {
+                    if let Some(s) = self.schematic(child) {
+                        if let Some(prev) = schematics.get(&s.name.value) {
+                            self.duplicate("schematic", &s.name, prev.name.span);
+                        } else {
+                            schematics.insert(s.name.value.clone(), s);
+                        }
+                    }
+                }
+                "addon" => {
+                    if let Some(a) = self.addon(child) {
+                        if let Some(prev) = addons.get(&a.name.value) {
+                            self.duplicate("add-on", &a.name, prev.name.span);
+                        } else {
+                            addons.insert(a.name.value.clone(), a);
+                        }
+                    }
+                }
+                "environment" => env_nodes.push(child),
+                _ => unknown_child(
+                    child,
+                    "fleet",
+                    &[SETTINGS, &["gitops", "argocd", "schematic", "addon", "environment"]].concat(),
+                    self.diags,
+                ),
+            }
+        }
+        let name = name?;
+        let fleet_name = name.value.clone();
+        let mut environments = Vec::new();
+        for env in &env_nodes {
+            let merged = self.inherited_env(env, &env_nodes, &mut Vec::new());
+            if let Some(e) = self.environment(&merged, env, &fleet_name, &settings) {
+                environments.push(e);
+            }
+        }
+        Some(Fleet { name, gitops, argocd, schematics, addons, environments })
+    }
+
+    fn duplicate(&mut self, what: &str, name: &Spanned<String>, first: Span) {
+        self.diags.push(
+            Diagnostic::new(&codes::DUPLICATE_NAME, format!("{what} `{}` is declared twice", name.value))
+                .at(name.span)
+                .label("declared again here")
+                .related(first, "first declared here")
+                .help(format!("names become paths and addresses; give each {what} its own name")),
+        );
+    }
+
+    /// The environment's tree with its `from=` chain applied.
+    fn inherited_env(&mut self, env: &Node, all: &[&Node], chain: &mut Vec<String>) -> Node {
+        let Some(from) = env.prop("from") else { return env.clone() };
+        let ValueKind::String(base_name) = &from.value.kind else { return env.clone() };
+        let own = env.args.first().and_then(|a| match &a.kind {
+            ValueKind::String(s) => Some(s.clone()),
+            _ => None,
+        });
+        if let Some(own) = &own {
+            chain.push(own.clone());
+        }
+        if chain.contains(base_name) {
+            self.diags.push(
+                Diagnostic::new(
+                    &codes::INHERITANCE_CYCLE,
+                    format!("environments inherit in a circle: {} → {base_name}", chain.join(" → ")),
+                )
+                .at(from.value.span)
+                .label("closes the circle"),
+            );
+            return env.clone();
+        }
+        let base = all
+            .iter()
+            .find(|n| n.args.first().is_some_and(|a| matches!(&a.kind, ValueKind::String(s) if s == base_name)));
+        let Some(base) = base else {
+            let names: Vec<String> = all
+                .iter()
+                .filter_map(|n| match n.args.first().map(|a| &a.kind) {
+                    Some(ValueKind::String(s)) => Some(s.clone()),
+                    _ => None,
+                })
+                .collect();
+            let mut d =
+                Diagnostic::new(&codes::DANGLING_REFERENCE, format!("no environment `{base_name}` to inherit from"))
+                    .at(from.value.span)
+                    .label("unknown environment");
+            if let Some(m) = crate::diag::did_you_mean(base_name, names.iter().map(String::as_str)) {
+                d.help = Some(format!("did you mean `{m}`?"));
+            }
+            self.diags.push(d);
+            return env.clone();
+        };
+        let base_tree = self.inherited_env(base, all, chain);
+        let mut merged = inherit::merge_node(&base_tree, env);
+        merged.props.retain(|p| p.name.value == "from");
+        merged.props.clone_from(&env.props);
+        merged
+    }
+
+    /// Reads `node` into `settings` when it is a setting; false otherwise.
+    fn setting(&mut self, node: &Node, s: &mut Settings) -> bool {
+        let d = &mut *self.diags;
+        match node.name.value.as_str() {
+            "talos" | "kubernetes" => {
+                let mut r = Reader::new(node, &[], d);
+                let v = r.arg_parsed::<Version>(d, "a version");
+                r.finish(false, d);
+                if node.name.value == "talos" {
+                    s.talos = v.or(s.talos.take());
+                } else {
+                    s.kubernetes = v.or(s.kubernetes.take());
+                }
+            }
+            "apply-mode" => {
+                let mut r = Reader::new(node, &[], d);
+                if let Some(v) = r.arg_str(d, "an apply mode") {
+                    s.apply_mode = one_of(&ApplyMode::ALL, &v, "an apply mode", d).or(s.apply_mode.take());
+                }
+                r.finish(false, d);
+            }
+            "discovery" => {
+                let mut r = Reader::new(node, &[], d);
+                s.discovery = r.arg_bool(d).or(s.discovery.take());
+                r.finish(false, d);
+            }
+            "cni" => {
+                let mut r = Reader::new(node, &[], d);
+                s.cni = r.arg_str(d, "the add-on that provides the CNI, or \"default\"").or(s.cni.take());
+                r.finish(false, d);
+            }
+            "addons" => {
+                let mut r = Reader::new(node, &[], d);
+                s.addons = Some(r.rest_str(d, "add-on names"));
+                r.finish(false, d);
+            }
+            "runtimes" => {
+                let mut r = Reader::new(node, &[], d);
+                let names = r.rest_str(d, "runtime names");
+                s.runtimes = Some(names.iter().filter_map(|n| one_of(&Runtime::ALL, n, "a runtime", d)).collect());
+                r.finish(false, d);
+            }
+            "pod-cidr" | "service-cidr" => {
+                let mut r = Reader::new(node, &[], d);
+                let v = r.arg_parsed::<Ipv4Net>(d, "a CIDR");
+                r.finish(false, d);
+                if node.name.value == "pod-cidr" {
+                    s.pod_cidr = v.or(s.pod_cidr.take());
+                } else {
+                    s.service_cidr = v.or(s.service_cidr.take());
+                }
+            }
+            "pool-defaults" => {
+                let r = Reader::new(node, POOL_DEFAULT_PROPS, d);
+                self.pool_values(&r, &mut s.pool);
+                r.finish(false, self.diags);
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Reads the pool properties `r` has into `p` (overriding what it holds).
+    fn pool_values(&mut self, r: &Reader<'_>, p: &mut PoolDefaults) {
+        let d = &mut *self.diags;
+        for prop in ["ephemeral-disk", "install-disk"] {
+            if let Some(v) = r.prop_str(prop, d) {
+                d.push(
+                    Diagnostic::new(
+                        &codes::DEVICE_PATH,
+                        format!("`{prop}` names a disk by device path (`{}`)", v.value),
+                    )
+                    .at(v.span)
+                    .label("device paths change with attach order"),
+                );
+            }
+        }
+        if let Some(v) = r.prop_str("size", d) {
+            p.size = Some(v);
+        }
+        if let Some(v) = r.prop_str("schematic", d) {
+            p.schematic = Some(v);
+        }
+        if let Some(v) = r.prop_parsed("ephemeral-min-size", d) {
+            p.ephemeral_min_size = Some(v);
+        }
+        if let Some(v) = r.prop_parsed("data-disk-size", d) {
+            p.data_disk_size = Some(v);
+        }
+        if let Some(v) = r.prop_parsed("system-disk-size", d) {
+            p.system_disk_size = Some(v);
+        }
+    }
+
+    fn gitops(&mut self, node: &Node) -> Option<Gitops> {
+        let r = Reader::new(node, &["repo", "revision"], self.diags);
+        let repo = r.require_str("repo", self.diags);
+        let revision = r.prop_str("revision", self.diags).unwrap_or_else(|| Spanned::new("main".into(), r.span()));
+        r.finish(false, self.diags);
+        Some(Gitops { repo: repo?, revision, span: node.head_span() })
+    }
+
+    fn argocd(&mut self, node: &Node) -> Option<ArgoCd> {
+        let r = Reader::new(node, &["version", "namespace", "manifest", "sha256"], self.diags);
+        let version = r.require_parsed("version", self.diags);
+        let namespace = r.prop_str("namespace", self.diags).unwrap_or_else(|| Spanned::new("argocd".into(), r.span()));
+        let manifest = self.vendored(&r);
+        r.finish(false, self.diags);
+        Some(ArgoCd { version: version?, namespace, manifest: manifest?, span: node.head_span() })
+    }
+
+    /// Reads `manifest=` and `sha256=`, loads the file and checks its pin.
+    fn vendored(&mut self, r: &Reader<'_>) -> Option<Vendored> {
+        let path = r.require_str("manifest", self.diags);
+        let sha = r.require_str("sha256", self.diags);
+        let (path, sha) = (path?, sha?);
+        if let Err(e) = check_relative(&path.value) {
+            self.diags.push(Diagnostic::new(&codes::FILE_UNREADABLE, e).at(path.span).label("outside the fleet"));
+            return None;
+        }
+        let content = match self.loader.read(&path.value) {
+            Ok(c) => c,
+            Err(e) => {
+                self.diags.push(
+                    Diagnostic::new(&codes::FILE_UNREADABLE, format!("cannot read `{}`: {e}", path.value))
+                        .at(path.span)
+                        .label("this file")
+                        .help(
+                            "vendor the rendered manifest in the repository, beside fleet.kdl (fleetc never downloads)",
+                        ),
+                );
+                return None;
+            }
+        };
+        let actual = hex(&Sha256::digest(content.as_bytes()));
+        if actual != sha.value {
+            self.diags.push(
+                Diagnostic::new(&codes::CHECKSUM_MISMATCH, format!("`{}` has sha256 {actual}", path.value))
+                    .at(sha.span)
+                    .label("pinned sha256 differs"),
+            );
+        }
+        Some(Vendored { path, sha256: sha, content })
+    }
+
+    fn addon(&mut self, node: &Node) -> Option<Addon> {
+        let mut r = Reader::new(node, &["version", "manifest", "sha256"], self.diags);
+        let name = r.name_arg(self.diags);
+        let version = r.require_str("version", self.diags);
+        let manifest = self.vendored(&r);
+        r.finish(false, self.diags);
+        Some(Addon { name: name?, version: version?, manifest: manifest?, span: node.head_span() })
+    }
+
+    fn schematic(&mut self, node: &Node) -> Option<Schematic> {
+        let mut r = Reader::new(node, &[], self.diags);
+        let name = r.name_arg(self.diags);
+        r.finish(true, self.diags);
+        let mut spec = crate::schematic::Schematic::default();
+        for child in node.children() {
+            let d = &mut *self.diags;
+            match child.name.value.as_str() {
+                "extension" => {
+                    let mut r = Reader::new(child, &[], d);
+                    spec.customization
+                        .system_extensions
+                        .extend(r.rest_str(d, "an extension name").into_iter().map(|s| s.value));
+                    r.finish(false, d);
+                }
+                "kernel-arg" => {
+                    let mut r = Reader::new(child, &[], d);
+                    spec.customization
+                        .extra_kernel_args
+                        .extend(r.rest_str(d, "a kernel argument").into_iter().map(|s| s.value));
+                    r.finish(false, d);
+                }
+                "meta" => {
+                    let r = Reader::new(child, &["key", "value"], d);
+                    let key = if r.has_prop("key") {
+                        r.prop_int::<u8>("key", d)
+                    } else {
+                        d.push(missing(child, "property `key`"));
+                        None
+                    };
+                    let value = r.require_str("value", d);
+                    if let (Some(key), Some(value)) = (key, value) {
+                        spec.customization.meta.push(crate::schematic::Meta { key: key.value, value: value.value });
+                    }
+                    r.finish(false, d);
+                }
+                "overlay" => {
+                    let r = Reader::new(child, &["image", "name"], d);
+                    let image = r.require_str("image", d);
+                    let oname = r.require_str("name", d);
+                    if let (Some(image), Some(name)) = (image, oname) {
+                        spec.overlay = Some(crate::schematic::Overlay {
+                            image: image.value,
+                            name: name.value,
+                            ..Default::default()
+                        });
+                    }
+                    r.finish(false, d);
+                }
+                _ => unknown_child(child, "schematic", &["extension", "kernel-arg", "meta", "overlay"], d),
+            }
+        }
+        let name = name?;
+        let spec = spec.normalized();
+        let (canonical, id) = match (spec.canonical_yaml(), spec.id()) {
+            (Ok(c), Ok(id)) => (c, id),
+            (Err(e), _) | (_, Err(e)) => {
+                self.diags.push(
+                    Diagnostic::new(&codes::SCHEMATIC_UNENCODABLE, format!("schematic `{}`: {e}", name.value))
+                        .at(node.head_span())
+                        .label("cannot be hashed with certainty"),
+                );
+                return None;
+            }
+        };
+        Some(Schematic { name, spec, canonical, id, span: node.head_span() })
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn environment(&mut self, node: &Node, written: &Node, fleet: &str, inherited: &Settings) -> Option<Environment> {
+        let mut r = Reader::new(node, &["from"], self.diags);
+        let name = r.name_arg(self.diags);
+        let from = r.prop_str("from", self.diags);
+        r.finish(true, self.diags);
+        let name = name?;
+        let mut settings = inherited.clone();
+        let mut provider = None;
+        let mut state_node = None;
+        let mut network = None;
+        let mut gateway = None;
+        let mut admin_ranges = Vec::new();
+        let mut recipients = Vec::new();
+        let mut postgres = Vec::new();
+        let mut buckets = Vec::new();
+        let mut registries = Vec::new();
+        let mut secrets = Vec::new();
+        let mut cluster_nodes = Vec::new();
+        let mut app_nodes: Vec<&Node> = Vec::new();
+        for child in node.children() {
+            if self.setting(child, &mut settings) {
+                continue;
+            }
+            let d = &mut *self.diags;
+            match child.name.value.as_str() {
+                "scaleway" | "proxmox" => {
+                    if let Some(prev) = &provider {
+                        let prev: &Provider = prev;
+                        d.push(
+                            Diagnostic::new(&codes::DUPLICATE_NAME, "an environment has one infrastructure provider")
+                                .at(child.name.span)
+                                .label("second provider")
+                                .related(prev.span(), "first provider")
+                                .help("split the environment in two, one per provider (R27: the cluster blocks can stay identical)"),
+                        );
+                    } else {
+                        provider = self.provider(child);
+                    }
+                }
+                "state" => state_node = Some(child),
+                "network" => {
+                    let mut r = Reader::new(child, &[], d);
+                    network = r.arg_parsed::<Ipv4Net>(d, "the private network's CIDR");
+                    r.finish(false, d);
+                }
+                "gateway" => {
+                    let mut r = Reader::new(child, &[], d);
+                    gateway = r.arg_str(d, "the gateway's public address").and_then(|s| parse_ip(&s, d));
+                    r.finish(false, d);
+                }
+                "admin-ranges" => {
+                    let mut r = Reader::new(child, &[], d);
+                    admin_ranges = r.rest_parsed::<Ipv4Net>(d, "source ranges in CIDR form");
+                    r.finish(false, d);
+                }
+                "recipients" => {
+                    let mut r = Reader::new(child, &[], d);
+                    recipients = r.rest_str(d, "age recipients (age1…)");
+                    for rcp in &recipients {
+                        if !rcp.value.starts_with("age1") || rcp.value.parse::<age::x25519::Recipient>().is_err() {
+                            d.push(
+                                Diagnostic::new(&codes::INVALID_VALUE, format!("`{}` is not an age x25519 recipient", rcp.value))
+                                    .at(rcp.span)
+                                    .label("not an age public key")
+                                    .help("recipients are the public keys `age-keygen` prints (`age1…`); never put an identity (`AGE-SECRET-KEY-…`) in fleet.kdl"),
+                            );
+                        }
+                    }
+                    r.finish(false, d);
+                }
+                "postgres" => {
+                    let mut r = Reader::new(child, &["node-type", "engine", "password-version", "was"], d);
+                    let pname = r.name_arg(d);
+                    let node_type = r.require_str("node-type", d);
+                    let engine =
+                        r.prop_str("engine", d).unwrap_or_else(|| Spanned::new("PostgreSQL-16".into(), r.span()));
+                    let password_version =
+                        r.prop_int::<u32>("password-version", d).unwrap_or_else(|| Spanned::new(1, r.span()));
+                    let former_name = r.prop_str("was", d);
+                    r.finish(false, d);
+                    if let (Some(name), Some(node_type)) = (pname, node_type) {
+                        postgres.push(Postgres {
+                            name,
+                            node_type,
+                            engine,
+                            password_version,
+                            former_name,
+                            span: child.head_span(),
+                        });
+                    }
+                }
+                "bucket" | "registry" => {
+                    let mut r = Reader::new(child, &["name", "was"], d);
+                    let lname = r.name_arg(d);
+                    let global = r.prop_str("name", d);
+                    let former_name = r.prop_str("was", d);
+                    r.finish(false, d);
+                    if let Some(lname) = lname {
+                        let global = global.unwrap_or_else(|| {
+                            Spanned::new(format!("{fleet}-{}-{}", name.value, lname.value), lname.span)
+                        });
+                        if child.name.value == "bucket" {
+                            buckets.push(Bucket {
+                                name: lname,
+                                bucket_name: global,
+                                former_name,
+                                span: child.head_span(),
+                            });
+                        } else {
+                            registries.push(Registry {
+                                name: lname,
+                                namespace: global,
+                                former_name,
+                                span: child.head_span(),
+                            });
+                        }
+                    }
+                }
+                "secret" => {
+                    let mut r = Reader::new(child, &["was"], d);
+                    let sname = r.name_arg(d);
+                    let former_name = r.prop_str("was", d);
+                    r.finish(false, d);
+                    if let Some(sname) = sname {
+                        secrets.push(SecretItem { name: sname, former_name, span: child.head_span() });
+                    }
+                }
+                "cluster" => cluster_nodes.push(child),
+                "app" => app_nodes.push(child),
+                _ => unknown_child(
+                    child,
+                    "environment",
+                    &[
+                        SETTINGS,
+                        &[
+                            "scaleway",
+                            "proxmox",
+                            "state",
+                            "network",
+                            "gateway",
+                            "admin-ranges",
+                            "recipients",
+                            "postgres",
+                            "bucket",
+                            "registry",
+                            "secret",
+                            "cluster",
+                            "app",
+                        ],
+                    ]
+                    .concat(),
+                    self.diags,
+                ),
+            }
+        }
+        let head = written.head_span();
+        let Some(provider) = provider else {
+            self.diags.push(
+                missing(written, "an infrastructure provider (`scaleway` or `proxmox`)")
+                    .help("an environment runs on one provider; state it, or inherit it with `from=`"),
+            );
+            return None;
+        };
+        let state =
+            match state_node {
+                Some(n) => self.state(n, &provider)?,
+                None => {
+                    self.diags.push(missing(written, "a `state` backend").help(
+                        "OpenTofu state lives in an S3-compatible bucket with locking (R3): `state bucket=\"…\"`",
+                    ));
+                    return None;
+                }
+            };
+        let Some(network) = network else {
+            self.diags.push(
+                missing(written, "a private `network`")
+                    .help("nodes live on a private network (R6, R12): `network \"10.10.0.0/22\"`"),
+            );
+            return None;
+        };
+        let env_apps = app_nodes;
+        let mut clusters = Vec::new();
+        for c in cluster_nodes {
+            if let Some(cluster) = self.cluster(c, &name.value, &settings, &env_apps) {
+                clusters.push(cluster);
+            }
+        }
+        Some(Environment {
+            name,
+            from,
+            provider,
+            state,
+            network,
+            gateway,
+            admin_ranges,
+            recipients,
+            postgres,
+            buckets,
+            registries,
+            secrets,
+            clusters,
+            span: head,
+        })
+    }
+
+    fn provider(&mut self, node: &Node) -> Option<Provider> {
+        let d = &mut *self.diags;
+        let mut sizes = BTreeMap::new();
+        let mut dns = Vec::new();
+        let is_scaleway = node.name.value == "scaleway";
+        for child in node.children() {
+            match child.name.value.as_str() {
+                "size" => {
+                    let props: &'static [&'static str] =
+                        if is_scaleway { &["type", "kvm"] } else { &["cores", "memory", "kvm"] };
+                    let mut r = Reader::new(child, props, d);
+                    let sname = r.name_arg(d);
+                    let (instance_type, cores, memory) = if is_scaleway {
+                        (r.require_str("type", d), None, None)
+                    } else {
+                        let cores = if r.has_prop("cores") {
+                            r.prop_int::<u32>("cores", d)
+                        } else {
+                            d.push(missing(child, "property `cores`"));
+                            None
+                        };
+                        (None, cores, r.require_parsed::<Bytes>("memory", d))
+                    };
+                    let kvm = r.prop_bool("kvm", d).is_some_and(|b| b.value);
+                    r.finish(false, d);
+                    if let Some(sname) = sname {
+                        let size =
+                            Size { name: sname.clone(), instance_type, cores, memory, kvm, span: child.head_span() };
+                        if let Some(prev) = sizes.insert(sname.value.clone(), size) {
+                            d.push(
+                                Diagnostic::new(
+                                    &codes::DUPLICATE_NAME,
+                                    format!("size `{}` is declared twice", sname.value),
+                                )
+                                .at(sname.span)
+                                .related(prev.name.span, "first declared here"),
+                            );
+                        }
+                    }
+                }
+                "dns" if !is_scaleway => {
+                    let mut r = Reader::new(child, &[], d);
+                    dns = r.rest_str(d, "DNS server addresses").iter().filter_map(|s| parse_ip(s, d)).collect();
+                    r.finish(false, d);
+                }
+                _ => unknown_child(child, &node.name.value, if is_scaleway { &["size"] } else { &["size", "dns"] }, d),
+            }
+        }
+        if is_scaleway {
+            let r = Reader::new(node, &["project", "region", "zone"], d);
+            let project = r.require_str("project", d);
+            let region = r.require_str("region", d);
+            let zone = r.require_str("zone", d);
+            r.finish(true, d);
+            Some(Provider::Scaleway(Scaleway {
+                project: project?,
+                region: region?,
+                zone: zone?,
+                sizes,
+                span: node.head_span(),
+            }))
+        } else {
+            let r = Reader::new(node, &["endpoint", "node", "bridge", "datastore", "gateway"], d);
+            let endpoint = r.require_str("endpoint", d);
+            let pnode = r.require_str("node", d);
+            let bridge = r.prop_str("bridge", d).unwrap_or_else(|| Spanned::new("vmbr0".into(), r.span()));
+            let datastore = r.prop_str("datastore", d).unwrap_or_else(|| Spanned::new("local-lvm".into(), r.span()));
+            let gateway = r.require_str("gateway", d).and_then(|s| parse_ip(&s, d));
+            r.finish(true, d);
+            Some(Provider::Proxmox(Proxmox {
+                endpoint: endpoint?,
+                node: pnode?,
+                bridge,
+                datastore,
+                gateway: gateway?,
+                dns,
+                sizes,
+                span: node.head_span(),
+            }))
+        }
+    }
+
+    fn state(&mut self, node: &Node, provider: &Provider) -> Option<StateBackend> {
+        let d = &mut *self.diags;
+        let r = Reader::new(node, &["bucket", "region", "endpoint", "skip-checksum"], d);
+        let bucket = r.require_str("bucket", d);
+        let region = r.prop_str("region", d);
+        let endpoint = r.prop_str("endpoint", d);
+        let skip_checksum = r.prop_bool("skip-checksum", d).is_some_and(|b| b.value);
+        r.finish(false, d);
+        let (region, endpoint) = match (provider, region, endpoint) {
+            (_, Some(region), Some(endpoint)) => (region, endpoint),
+            (Provider::Scaleway(s), region, endpoint) => {
+                let region = region.unwrap_or_else(|| s.region.clone());
+                let endpoint = endpoint
+                    .unwrap_or_else(|| Spanned::new(format!("https://s3.{}.scw.cloud", region.value), region.span));
+                (region, endpoint)
+            }
+            (Provider::Proxmox(_), _, _) => {
+                d.push(
+                    missing(node, "`region` and `endpoint`")
+                        .help("outside Scaleway, say which S3-compatible store holds the state: `state bucket=\"…\" region=\"…\" endpoint=\"https://…\"`"),
+                );
+                return None;
+            }
+        };
+        Some(StateBackend { bucket: bucket?, region, endpoint, skip_checksum, span: node.head_span() })
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn cluster(&mut self, node: &Node, env: &str, inherited: &Settings, env_apps: &[&Node]) -> Option<Cluster> {
+        let mut r = Reader::new(node, &["managed-by", "was"], self.diags);
+        let name = r.name_arg(self.diags);
+        let managed_by = r.prop_str("managed-by", self.diags);
+        let former_name = r.prop_str("was", self.diags);
+        r.finish(true, self.diags);
+        let name = name?;
+        let mut s = inherited.clone();
+        let mut endpoint = None;
+        let mut cert_sans = Vec::new();
+        let mut single_node = None;
+        let mut cp_node = None;
+        let mut pool_nodes = Vec::new();
+        let mut apps: Vec<Node> = env_apps.iter().map(|n| (*n).clone()).collect();
+        let mut cluster_api = None;
+        let mut ip_pool = None;
+        let mut sealed = Vec::new();
+        for child in node.children() {
+            if self.setting(child, &mut s) {
+                continue;
+            }
+            let d = &mut *self.diags;
+            match child.name.value.as_str() {
+                "endpoint" => {
+                    let r = Reader::new(child, &["address", "port", "public"], d);
+                    let address = r.require_str("address", d).and_then(|a| parse_ip(&a, d));
+                    let port = r.prop_int::<u16>("port", d).map_or(6443, |p| p.value);
+                    let public = r.prop_bool("public", d).is_some_and(|b| b.value);
+                    r.finish(false, d);
+                    endpoint = address.map(|address| Endpoint { address, port, public, span: child.head_span() });
+                }
+                "cert-sans" => {
+                    let mut r = Reader::new(child, &[], d);
+                    cert_sans = r.rest_str(d, "names or addresses");
+                    r.finish(false, d);
+                }
+                "single-node" => {
+                    let mut r = Reader::new(child, &[], d);
+                    single_node = r.arg_bool(d);
+                    r.finish(false, d);
+                }
+                "control-plane" => cp_node = Some(child),
+                "pool" => pool_nodes.push(child),
+                "app" => {
+                    let key = child.args.first().map(|a| a.kind.clone());
+                    if let Some(i) = apps.iter().position(|a| a.args.first().map(|x| x.kind.clone()) == key) {
+                        apps[i] = inherit::merge_node(&apps[i], child);
+                    } else {
+                        apps.push(child.clone());
+                    }
+                }
+                "cluster-api" => cluster_api = self.cluster_api(child),
+                "ip-pool" => {
+                    let mut r = Reader::new(child, &[], d);
+                    ip_pool = r.arg_parsed::<Ipv4Range>(d, "an address range (first-last)");
+                    r.finish(false, d);
+                }
+                "sealed" => {
+                    let mut r = Reader::new(child, &[], d);
+                    sealed.extend(r.rest_str(d, "sealed input names"));
+                    r.finish(false, d);
+                }
+                _ => unknown_child(
+                    child,
+                    "cluster",
+                    &[
+                        SETTINGS,
+                        &[
+                            "endpoint",
+                            "cert-sans",
+                            "single-node",
+                            "control-plane",
+                            "pool",
+                            "app",
+                            "cluster-api",
+                            "ip-pool",
+                            "sealed",
+                        ],
+                    ]
+                    .concat(),
+                    self.diags,
+                ),
+            }
+        }
+        let head = node.head_span();
+        let d = &mut *self.diags;
+        let talos = s.talos.clone().or_else(|| {
+            d.push(
+                missing(node, "a Talos version")
+                    .help("state `talos \"v1.13.9\"` in the cluster, its environment or the fleet"),
+            );
+            None
+        });
+        let kubernetes = s.kubernetes.clone().or_else(|| {
+            d.push(
+                missing(node, "a Kubernetes version")
+                    .help("state `kubernetes \"1.36.2\"` in the cluster, its environment or the fleet"),
+            );
+            None
+        });
+        let endpoint = endpoint.or_else(|| {
+            d.push(
+                missing(node, "an `endpoint`")
+                    .help("where the Kubernetes API is reached: `endpoint address=\"10.10.0.10\"`"),
+            );
+            None
+        });
+        let control_plane = match cp_node {
+            Some(n) => self.pool(n, Role::ControlPlane, &name.value, &s.pool),
+            None => {
+                self.diags.push(missing(node, "a `control-plane`").help("`control-plane count=3 size=\"…\"` (R29)"));
+                None
+            }
+        };
+        let mut workers = Vec::new();
+        for p in pool_nodes {
+            if let Some(pool) = self.pool(p, Role::Worker, &name.value, &s.pool) {
+                workers.push(pool);
+            }
+        }
+        let apps = apps.iter().filter_map(|a| self.app(a)).collect();
+        Some(Cluster {
+            name,
+            env: env.to_owned(),
+            managed_by,
+            former_name,
+            talos: talos?,
+            kubernetes: kubernetes?,
+            endpoint: endpoint?,
+            cert_sans,
+            discovery: s.discovery.unwrap_or_else(|| Spanned::new(false, head)),
+            apply_mode: s.apply_mode.unwrap_or_else(|| Spanned::new(ApplyMode::Auto, head)),
+            cni: s.cni.filter(|c| c.value != "default"),
+            addons: s.addons.unwrap_or_default(),
+            runtimes: s.runtimes.unwrap_or_default(),
+            pod_cidr: s.pod_cidr.unwrap_or_else(|| Spanned::new("10.244.0.0/16".parse().expect("valid"), head)),
+            service_cidr: s.service_cidr.unwrap_or_else(|| Spanned::new("10.96.0.0/12".parse().expect("valid"), head)),
+            single_node,
+            control_plane: control_plane?,
+            workers,
+            apps,
+            cluster_api,
+            ip_pool,
+            sealed,
+            span: head,
+        })
+    }
+
+    fn pool(&mut self, node: &Node, role: Role, cluster: &str, inherited: &PoolDefaults) -> Option<Pool> {
+        let props: &'static [&'static str] =
+            if role == Role::ControlPlane { &POOL_PROPS[..POOL_PROPS.len()] } else { POOL_PROPS };
+        let mut r = Reader::new(node, props, self.diags);
+        let name = if role == Role::ControlPlane {
+            Some(Spanned::new("cp".to_owned(), node.name.span))
+        } else {
+            r.name_arg(self.diags)
+        };
+        let mut p = inherited.clone();
+        self.pool_values(&r, &mut p);
+        let d = &mut *self.diags;
+        let count = if r.has_prop("count") {
+            r.prop_int::<u32>("count", d)
+        } else {
+            d.push(missing(node, "property `count`"));
+            None
+        };
+        let former_name = r.prop_str("was", d);
+        r.finish(true, d);
+        let mut labels = BTreeMap::new();
+        let mut taints = Vec::new();
+        let mut addresses: Option<Vec<Spanned<Ipv4Addr>>> = None;
+        for child in node.children() {
+            match child.name.value.as_str() {
+                "label" => {
+                    let mut r = Reader::new(child, &[], d);
+                    let k = r.arg_str(d, "a label key");
+                    let v = r.arg_str(d, "a label value");
+                    r.finish(false, d);
+                    if let (Some(k), Some(v)) = (k, v) {
+                        labels.insert(k.value, v);
+                    }
+                }
+                "taint" => {
+                    let mut r = Reader::new(child, &["effect"], d);
+                    let k = r.arg_str(d, "a taint key");
+                    let value =
+                        if child.args.len() > 1 { r.arg_str(d, "a taint value").map(|v| v.value) } else { None };
+                    let effect = r.prop_str("effect", d).map_or(Some(TaintEffect::NoSchedule), |e| {
+                        one_of(&TaintEffect::ALL, &e, "a taint effect", d).map(|e| e.value)
+                    });
+                    r.finish(false, d);
+                    if let (Some(k), Some(effect)) = (k, effect) {
+                        taints.push(Taint { key: k.value, value, effect, span: child.head_span() });
+                    }
+                }
+                "addresses" => {
+                    let mut r = Reader::new(child, &[], d);
+                    addresses = Some(r.rest_str(d, "node addresses").iter().filter_map(|s| parse_ip(s, d)).collect());
+                    r.finish(false, d);
+                }
+                _ => unknown_child(child, &node.name.value, &["label", "taint", "addresses"], d),
+            }
+        }
+        let head = node.head_span();
+        let need = |v: Option<Spanned<String>>, what: &str, d: &mut Diagnostics| {
+            v.or_else(|| {
+                d.push(missing(node, what).help(
+                    "set it on the pool or in `pool-defaults` at the cluster, environment or fleet (R5)".to_string(),
+                ));
+                None
+            })
+        };
+        let size = need(p.size, "a `size`", d);
+        let schematic = need(p.schematic, "a `schematic`", d);
+        let ephemeral_min_size =
+            p.ephemeral_min_size.unwrap_or_else(|| Spanned::new("100GB".parse().expect("valid"), head));
+        let data_disk_size = p.data_disk_size.unwrap_or(ephemeral_min_size.clone());
+        let system_disk_size = p.system_disk_size.unwrap_or_else(|| Spanned::new("20GB".parse().expect("valid"), head));
+        let (name, count) = (name?, count?);
+        if let Some(addrs) = &addresses
+            && addrs.len() != count.value as usize
+        {
+            d.push(
+                Diagnostic::new(
+                    &codes::INVALID_VALUE,
+                    format!("pool `{}` has {} nodes and {} addresses", name.value, count.value, addrs.len()),
+                )
+                .at(count.span)
+                .label("node count")
+                .help("give one address per node, in node order"),
+            );
+        }
+        let machines = (1..=count.value)
+            .map(|i| Machine {
+                hostname: format!("{cluster}-{}-{i}", name.value),
+                index: i,
+                address: addresses.as_ref().and_then(|a| a.get(i as usize - 1).cloned()),
+            })
+            .collect();
+        Some(Pool {
+            name,
+            role,
+            count,
+            size: size?,
+            schematic: schematic?,
+            ephemeral_min_size,
+            data_disk_size,
+            system_disk_size,
+            labels,
+            taints,
+            machines,
+            former_name,
+            span: head,
+        })
+    }
+
+    fn app(&mut self, node: &Node) -> Option<App> {
+        let d = &mut *self.diags;
+        let mut r =
+            Reader::new(node, &["path", "repo", "chart", "version", "values", "namespace", "after", "wave", "sync"], d);
+        let name = r.name_arg(d);
+        let path = r.prop_str("path", d);
+        let chart = r.prop_str("chart", d);
+        let source = match (path, chart) {
+            (Some(p), None) => {
+                for prop in ["repo", "version", "values"] {
+                    if let Some(pr) = node.prop(prop) {
+                        d.push(
+                            Diagnostic::new(&codes::UNKNOWN_PROPERTY, format!("a `path` app takes no `{prop}`"))
+                                .at(pr.name.span)
+                                .label("only for chart apps"),
+                        );
+                    }
+                }
+                Some(AppSource::Path(p))
+            }
+            (None, Some(chart)) => {
+                let repo = r.require_str("repo", d);
+                repo.map(|repo| AppSource::Chart {
+                    repo,
+                    chart,
+                    version: r.prop_str("version", d),
+                    values: r.prop_str("values", d),
+                })
+            }
+            (Some(p), Some(_)) => {
+                d.push(
+                    Diagnostic::new(&codes::INVALID_VALUE, "an app comes from a `path` or a `chart`, not both")
+                        .at(p.span)
+                        .label("path here")
+                        .help("keep one source"),
+                );
+                None
+            }
+            (None, None) => {
+                d.push(missing(node, "a source: `path=` (a directory of the fleet's repo) or `chart=` with `repo=`"));
+                None
+            }
+        };
+        let namespace = r.require_str("namespace", d);
+        let mut after: Vec<Spanned<String>> = r.prop_str("after", d).into_iter().collect();
+        let wave = r.prop_int::<i64>("wave", d);
+        let auto_sync = match r.prop_str("sync", d) {
+            None => true,
+            Some(s) if s.value == "auto" => true,
+            Some(s) if s.value == "manual" => false,
+            Some(s) => {
+                d.push(
+                    Diagnostic::new(&codes::INVALID_VALUE, format!("`{}` is not a sync policy", s.value))
+                        .at(s.span)
+                        .help("use `auto` (prune and self-heal, the default) or `manual`"),
+                );
+                true
+            }
+        };
+        r.finish(true, d);
+        for child in node.children() {
+            match child.name.value.as_str() {
+                "after" => {
+                    let mut r = Reader::new(child, &[], d);
+                    after.extend(r.rest_str(d, "app names"));
+                    r.finish(false, d);
+                }
+                _ => unknown_child(child, "app", &["after"], d),
+            }
+        }
+        Some(App {
+            name: name?,
+            source: source?,
+            namespace: namespace?,
+            after,
+            wave,
+            auto_sync,
+            span: node.head_span(),
+        })
+    }
+
+    fn cluster_api(&mut self, node: &Node) -> Option<ClusterApi> {
+        let d = &mut *self.diags;
+        let r = Reader::new(node, &[], d);
+        r.finish(true, d);
+        let mut versions: BTreeMap<&str, Spanned<Version>> = BTreeMap::new();
+        let mut cert_manager = None;
+        let mut operator_manifest = None;
+        const PROVIDERS: &[&str] = &[
+            "core",
+            "bootstrap-talos",
+            "control-plane-talos",
+            "infrastructure-proxmox",
+            "ipam-in-cluster",
+            "operator",
+            "cert-manager",
+        ];
+        for child in node.children() {
+            let key = child.name.value.as_str();
+            match key {
+                "cert-manager" | "operator" => {
+                    let props: &'static [&'static str] = &["version", "manifest", "sha256"];
+                    let r = Reader::new(child, props, self.diags);
+                    let version = r.require_parsed::<Version>("version", self.diags);
+                    let vendored = self.vendored(&r);
+                    r.finish(false, self.diags);
+                    if key == "operator" {
+                        if let Some(v) = version {
+                            versions.insert("operator", v);
+                        }
+                        operator_manifest = vendored;
+                    } else {
+                        cert_manager = vendored;
+                    }
+                }
+                k if PROVIDERS.contains(&k) => {
+                    let mut r = Reader::new(child, &[], self.diags);
+                    if let Some(v) = r.arg_parsed::<Version>(self.diags, "a version") {
+                        versions.insert(PROVIDERS.iter().find(|p| **p == k).copied().unwrap_or("core"), v);
+                    }
+                    r.finish(false, self.diags);
+                }
+                _ => unknown_child(child, "cluster-api", PROVIDERS, self.diags),
+            }
+        }
+        let mut take = |k: &str| {
+            let v = versions.remove(k);
+            if v.is_none() {
+                self.diags.push(missing(node, &format!("a pinned `{k}` version")));
+            }
+            v
+        };
+        let core = take("core");
+        let bootstrap_talos = take("bootstrap-talos");
+        let control_plane_talos = take("control-plane-talos");
+        let infrastructure_proxmox = take("infrastructure-proxmox");
+        let ipam_in_cluster = take("ipam-in-cluster");
+        let operator = take("operator");
+        Some(ClusterApi {
+            core: core?,
+            bootstrap_talos: bootstrap_talos?,
+            control_plane_talos: control_plane_talos?,
+            infrastructure_proxmox: infrastructure_proxmox?,
+            ipam_in_cluster: ipam_in_cluster?,
+            operator: operator?,
+            cert_manager,
+            operator_manifest,
+            span: node.head_span(),
+        })
+    }
+}
+
+fn parse_ip(s: &Spanned<String>, d: &mut Diagnostics) -> Option<Spanned<Ipv4Addr>> {
+    match values::parse_ipv4(&s.value) {
+        Ok(ip) => Some(Spanned::new(ip, s.span)),
+        Err(e) => {
+            d.push(Diagnostic::new(&codes::INVALID_VALUE, e).at(s.span).label("invalid address"));
+            None
+        }
+    }
+}
+
+/// A path fleet.kdl may reference: relative, `/`-separated, without `..`.
+fn check_relative(path: &str) -> Result<(), String> {
+    if path.is_empty()
+        || path.starts_with('/')
+        || path.contains('\\')
+        || path.split('/').any(|c| c == ".." || c.is_empty())
+        || path.contains(':')
+    {
+        return Err(format!("`{path}` is not a relative path inside the fleet's directory"));
+    }
+    Ok(())
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}

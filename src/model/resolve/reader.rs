@@ -1,0 +1,266 @@
+//! A reader over one syntax node that knows which properties and children the node takes,
+//! reads typed values with diagnostics, and reports everything it was not asked for (with a
+//! "did you mean").
+
+use std::str::FromStr;
+
+use crate::diag::{Diagnostic, Diagnostics, Span, Spanned, codes, did_you_mean};
+use crate::syntax::{Node, Value, ValueKind};
+
+pub(crate) struct Reader<'n> {
+    pub node: &'n Node,
+    known_props: &'static [&'static str],
+    used_args: usize,
+}
+
+impl<'n> Reader<'n> {
+    /// Starts reading `node`, which takes the properties `props`; unknown properties are
+    /// reported at once.
+    pub fn new(node: &'n Node, props: &'static [&'static str], diags: &mut Diagnostics) -> Self {
+        for p in &node.props {
+            if !props.contains(&p.name.value.as_str()) {
+                let mut d = Diagnostic::new(
+                    &codes::UNKNOWN_PROPERTY,
+                    format!("`{}` takes no property `{}`", node.name.value, p.name.value),
+                )
+                .at(p.name.span)
+                .label("unknown property");
+                d.help = Some(match did_you_mean(&p.name.value, props.iter().copied()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None if props.is_empty() => format!("`{}` takes no properties", node.name.value),
+                    None => format!("`{}` takes: {}", node.name.value, list(props)),
+                });
+                diags.push(d);
+            }
+        }
+        Reader { node, known_props: props, used_args: 0 }
+    }
+
+    pub fn span(&self) -> Span {
+        self.node.head_span()
+    }
+
+    fn prop_value(&self, name: &str) -> Option<&'n Value> {
+        debug_assert!(self.known_props.contains(&name), "undeclared property {name}");
+        self.node.prop(name).map(|p| &p.value)
+    }
+
+    pub fn has_prop(&self, name: &str) -> bool {
+        self.prop_value(name).is_some()
+    }
+
+    pub fn prop_str(&self, name: &str, diags: &mut Diagnostics) -> Option<Spanned<String>> {
+        self.prop_value(name).and_then(|v| expect_str(v, &format!("`{name}`"), diags))
+    }
+
+    pub fn prop_bool(&self, name: &str, diags: &mut Diagnostics) -> Option<Spanned<bool>> {
+        let v = self.prop_value(name)?;
+        match v.kind {
+            ValueKind::Bool(b) => Some(Spanned::new(b, v.span)),
+            _ => {
+                diags.push(wrong_type(v, &format!("`{name}`"), "a boolean (#true or #false)"));
+                None
+            }
+        }
+    }
+
+    pub fn prop_int<T: TryFrom<i128>>(&self, name: &str, diags: &mut Diagnostics) -> Option<Spanned<T>> {
+        self.prop_value(name).and_then(|v| expect_int(v, &format!("`{name}`"), diags))
+    }
+
+    /// A string property parsed with `T::from_str`.
+    pub fn prop_parsed<T: FromStr<Err = String>>(&self, name: &str, diags: &mut Diagnostics) -> Option<Spanned<T>> {
+        let s = self.prop_str(name, diags)?;
+        parse_at(&s, diags)
+    }
+
+    /// A required string property.
+    pub fn require_str(&self, name: &str, diags: &mut Diagnostics) -> Option<Spanned<String>> {
+        if !self.has_prop(name) {
+            diags.push(missing(self.node, &format!("property `{name}`")));
+            return None;
+        }
+        self.prop_str(name, diags)
+    }
+
+    pub fn require_parsed<T: FromStr<Err = String>>(&self, name: &str, diags: &mut Diagnostics) -> Option<Spanned<T>> {
+        if !self.has_prop(name) {
+            diags.push(missing(self.node, &format!("property `{name}`")));
+            return None;
+        }
+        self.prop_parsed(name, diags)
+    }
+
+    /// The single positional argument that names the node (`cluster "main"`).
+    pub fn name_arg(&mut self, diags: &mut Diagnostics) -> Option<Spanned<String>> {
+        self.arg_str(diags, "a name")
+    }
+
+    /// The next positional argument, as a string.
+    pub fn arg_str(&mut self, diags: &mut Diagnostics, what: &str) -> Option<Spanned<String>> {
+        let Some(v) = self.node.args.get(self.used_args) else {
+            diags.push(missing(self.node, what));
+            return None;
+        };
+        self.used_args += 1;
+        expect_str(v, what, diags)
+    }
+
+    /// The next positional argument, parsed.
+    pub fn arg_parsed<T: FromStr<Err = String>>(&mut self, diags: &mut Diagnostics, what: &str) -> Option<Spanned<T>> {
+        let s = self.arg_str(diags, what)?;
+        parse_at(&s, diags)
+    }
+
+    pub fn arg_bool(&mut self, diags: &mut Diagnostics) -> Option<Spanned<bool>> {
+        let Some(v) = self.node.args.get(self.used_args) else {
+            diags.push(missing(self.node, "#true or #false"));
+            return None;
+        };
+        self.used_args += 1;
+        match v.kind {
+            ValueKind::Bool(b) => Some(Spanned::new(b, v.span)),
+            _ => {
+                diags.push(wrong_type(v, &format!("`{}`", self.node.name.value), "a boolean (#true or #false)"));
+                None
+            }
+        }
+    }
+
+    /// All remaining positional arguments, as strings (at least one).
+    pub fn rest_str(&mut self, diags: &mut Diagnostics, what: &str) -> Vec<Spanned<String>> {
+        let rest = &self.node.args[self.used_args.min(self.node.args.len())..];
+        self.used_args = self.node.args.len();
+        if rest.is_empty() {
+            diags.push(missing(self.node, what));
+        }
+        rest.iter().filter_map(|v| expect_str(v, what, diags)).collect()
+    }
+
+    pub fn rest_parsed<T: FromStr<Err = String>>(&mut self, diags: &mut Diagnostics, what: &str) -> Vec<Spanned<T>> {
+        self.rest_str(diags, what).iter().filter_map(|s| parse_at(s, diags)).collect()
+    }
+
+    /// Reports arguments not read, and a children block when `children` is false.
+    pub fn finish(self, children: bool, diags: &mut Diagnostics) {
+        for v in self.node.args.iter().skip(self.used_args) {
+            diags.push(
+                Diagnostic::new(
+                    &codes::UNEXPECTED_ARGUMENT,
+                    format!("`{}` takes no more arguments", self.node.name.value),
+                )
+                .at(v.span)
+                .label("unexpected argument"),
+            );
+        }
+        if !children && self.node.children.is_some() {
+            diags.push(
+                Diagnostic::new(
+                    &codes::UNEXPECTED_ARGUMENT,
+                    format!("`{}` takes no children block", self.node.name.value),
+                )
+                .at(self.node.name.span)
+                .label("this node has `{ … }`")
+                .help("remove the braces and what they hold"),
+            );
+        }
+    }
+}
+
+pub(crate) fn list(items: &[&str]) -> String {
+    items.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+}
+
+pub(crate) fn expect_str(v: &Value, what: &str, diags: &mut Diagnostics) -> Option<Spanned<String>> {
+    match &v.kind {
+        ValueKind::String(s) => Some(Spanned::new(s.clone(), v.span)),
+        _ => {
+            diags.push(wrong_type(v, what, "a string"));
+            None
+        }
+    }
+}
+
+pub(crate) fn expect_int<T: TryFrom<i128>>(v: &Value, what: &str, diags: &mut Diagnostics) -> Option<Spanned<T>> {
+    match v.kind {
+        ValueKind::Integer(i) => match T::try_from(i) {
+            Ok(n) => Some(Spanned::new(n, v.span)),
+            Err(_) => {
+                diags.push(
+                    Diagnostic::new(&codes::INVALID_VALUE, format!("{what} is out of range"))
+                        .at(v.span)
+                        .label("out of range"),
+                );
+                None
+            }
+        },
+        _ => {
+            diags.push(wrong_type(v, what, "an integer"));
+            None
+        }
+    }
+}
+
+pub(crate) fn parse_at<T: FromStr<Err = String>>(s: &Spanned<String>, diags: &mut Diagnostics) -> Option<Spanned<T>> {
+    match s.value.parse::<T>() {
+        Ok(v) => Some(Spanned::new(v, s.span)),
+        Err(e) => {
+            diags.push(Diagnostic::new(&codes::INVALID_VALUE, e).at(s.span).label("invalid value"));
+            None
+        }
+    }
+}
+
+pub(crate) fn wrong_type(v: &Value, what: &str, expected: &str) -> Diagnostic {
+    let mut d = Diagnostic::new(&codes::WRONG_TYPE, format!("{what} must be {expected}, not {}", v.kind.type_name()))
+        .at(v.span)
+        .label(format!("expected {expected}"));
+    if expected == "a string" {
+        d.help = Some("quote the value: KDL reads `3` as a number and `\"3\"` as a string".to_owned());
+    } else if expected == "an integer"
+        && let ValueKind::String(s) = &v.kind
+        && s.parse::<i64>().is_ok()
+    {
+        d.help = Some(format!("write {s} without quotes"));
+    }
+    d
+}
+
+pub(crate) fn missing(node: &Node, what: &str) -> Diagnostic {
+    Diagnostic::new(&codes::MISSING_VALUE, format!("`{}` needs {what}", node.name.value))
+        .at(node.head_span())
+        .label(format!("{what} missing"))
+}
+
+/// Reports an unknown child node, suggesting the closest known one.
+pub(crate) fn unknown_child(child: &Node, parent: &str, known: &[&str], diags: &mut Diagnostics) {
+    let name = child.name.value.as_str();
+    if is_iam_word(name) {
+        diags.push(
+            Diagnostic::new(&codes::IAM, format!("fleetc cannot express IAM (`{name}`)"))
+                .at(child.name.span)
+                .label("IAM is never emitted"),
+        );
+        return;
+    }
+    let help = match did_you_mean(name, known.iter().copied()) {
+        Some(s) => format!("did you mean `{s}`?"),
+        None => format!("`{parent}` takes: {}", list(known)),
+    };
+    diags.push(
+        Diagnostic::new(&codes::UNKNOWN_NODE, format!("unknown node `{name}` in `{parent}`"))
+            .at(child.name.span)
+            .label("unknown node")
+            .help(help),
+    );
+}
+
+fn is_iam_word(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n == "iam"
+        || n.starts_with("iam-")
+        || n.starts_with("iam_")
+        || n == "api-key"
+        || n == "policy"
+        || n == "permission-set"
+}

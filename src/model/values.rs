@@ -1,0 +1,337 @@
+//! Value types the model parses once, so that every emitter reads the same, valid value:
+//! IPv4 networks and ranges, versions, byte sizes, and the enumerated words of the language.
+//! Parsers return `Result<T, String>`; the caller attaches the span.
+
+use std::fmt;
+use std::net::Ipv4Addr;
+use std::str::FromStr;
+
+/// An IPv4 network in CIDR form. The address is the network address (host bits zero).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ipv4Net {
+    pub addr: Ipv4Addr,
+    pub prefix: u8,
+}
+
+impl Ipv4Net {
+    pub fn mask(&self) -> u32 {
+        if self.prefix == 0 { 0 } else { u32::MAX << (32 - u32::from(self.prefix)) }
+    }
+    pub fn contains(&self, ip: Ipv4Addr) -> bool {
+        u32::from(ip) & self.mask() == u32::from(self.addr)
+    }
+    pub fn overlaps(&self, other: &Ipv4Net) -> bool {
+        self.contains(other.addr) || other.contains(self.addr)
+    }
+    pub fn first_host(&self) -> Ipv4Addr {
+        Ipv4Addr::from(u32::from(self.addr) + 1)
+    }
+    pub fn broadcast(&self) -> Ipv4Addr {
+        Ipv4Addr::from(u32::from(self.addr) | !self.mask())
+    }
+    /// The `n`th address of the network (0 is the network address).
+    pub fn nth(&self, n: u32) -> Option<Ipv4Addr> {
+        let ip = u32::from(self.addr).checked_add(n)?;
+        let ip = Ipv4Addr::from(ip);
+        self.contains(ip).then_some(ip)
+    }
+}
+
+impl FromStr for Ipv4Net {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (addr, prefix) = s
+            .split_once('/')
+            .ok_or_else(|| format!("`{s}` is not in CIDR form (address/prefix, e.g. 10.10.0.0/22)"))?;
+        let addr: Ipv4Addr = addr.parse().map_err(|_| format!("`{addr}` is not an IPv4 address"))?;
+        let prefix: u8 = prefix
+            .parse()
+            .ok()
+            .filter(|p| *p <= 32)
+            .ok_or_else(|| format!("`/{prefix}` is not a prefix length between 0 and 32"))?;
+        let net = Ipv4Net { addr, prefix };
+        if u32::from(addr) & net.mask() != u32::from(addr) {
+            let base = Ipv4Addr::from(u32::from(addr) & net.mask());
+            return Err(format!("`{s}` has host bits set; the network is `{base}/{prefix}`"));
+        }
+        Ok(net)
+    }
+}
+
+impl fmt::Display for Ipv4Net {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.addr, self.prefix)
+    }
+}
+
+pub fn parse_ipv4(s: &str) -> Result<Ipv4Addr, String> {
+    s.parse().map_err(|_| format!("`{s}` is not an IPv4 address"))
+}
+
+/// An inclusive range of IPv4 addresses, written `10.20.0.100-10.20.0.150`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ipv4Range {
+    pub first: Ipv4Addr,
+    pub last: Ipv4Addr,
+}
+
+impl Ipv4Range {
+    pub fn len(&self) -> u32 {
+        u32::from(self.last) - u32::from(self.first) + 1
+    }
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+    pub fn contains(&self, ip: Ipv4Addr) -> bool {
+        self.first <= ip && ip <= self.last
+    }
+}
+
+impl FromStr for Ipv4Range {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (a, b) = s
+            .split_once('-')
+            .ok_or_else(|| format!("`{s}` is not an address range (first-last, e.g. 10.20.0.100-10.20.0.150)"))?;
+        let (first, last) = (parse_ipv4(a)?, parse_ipv4(b)?);
+        if first > last {
+            return Err(format!("`{s}` ends before it starts"));
+        }
+        Ok(Ipv4Range { first, last })
+    }
+}
+
+impl fmt::Display for Ipv4Range {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.first, self.last)
+    }
+}
+
+/// A release version `major.minor.patch`, written with or without a leading `v`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Version {
+    pub major: u32,
+    pub minor: u32,
+    pub patch: u32,
+}
+
+impl Version {
+    pub const fn new(major: u32, minor: u32, patch: u32) -> Self {
+        Version { major, minor, patch }
+    }
+    /// `(major, minor)`, the unit of support matrices and upgrade steps.
+    pub fn minor_version(&self) -> (u32, u32) {
+        (self.major, self.minor)
+    }
+    /// With the leading `v` Talos and Cluster API use (`v1.13.9`).
+    pub fn v(&self) -> String {
+        format!("v{self}")
+    }
+}
+
+impl FromStr for Version {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bare = s.strip_prefix('v').unwrap_or(s);
+        let parts: Vec<&str> = bare.split('.').collect();
+        let num = |p: &str| -> Option<u32> {
+            (!p.is_empty() && p.len() <= 6 && p.bytes().all(|b| b.is_ascii_digit())).then(|| p.parse().ok())?
+        };
+        match parts.as_slice() {
+            [a, b, c] => match (num(a), num(b), num(c)) {
+                (Some(major), Some(minor), Some(patch)) => Ok(Version { major, minor, patch }),
+                _ => Err(format!("`{s}` is not a version of the form 1.2.3")),
+            },
+            _ => Err(format!("`{s}` is not a full version of the form 1.2.3 (pin the patch release)")),
+        }
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+/// A size in bytes, written with a unit: `100GB` (10^9) or `100GiB` (2^30); `MB`, `MiB`,
+/// `TB`, `TiB` likewise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Bytes(pub u64);
+
+impl Bytes {
+    pub const GB: u64 = 1_000_000_000;
+    pub const GIB: u64 = 1 << 30;
+    /// Whole gigabytes (10^9), rounded up: the unit of cloud block volumes.
+    pub fn gb_ceil(&self) -> u64 {
+        self.0.div_ceil(Self::GB)
+    }
+    /// Whole mebibytes, rounded up: the unit of Proxmox memory.
+    pub fn mib_ceil(&self) -> u64 {
+        self.0.div_ceil(1 << 20)
+    }
+}
+
+impl FromStr for Bytes {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+        let (num, unit) = s.split_at(digits);
+        let err = || format!("`{s}` is not a size such as `100GB` or `8GiB`");
+        let n: u64 = num.parse().map_err(|_| err())?;
+        let mult: u64 = match unit {
+            "MB" => 1_000_000,
+            "GB" => 1_000_000_000,
+            "TB" => 1_000_000_000_000,
+            "MiB" => 1 << 20,
+            "GiB" => 1 << 30,
+            "TiB" => 1 << 40,
+            _ => return Err(err()),
+        };
+        n.checked_mul(mult).map(Bytes).ok_or_else(err)
+    }
+}
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let units: [(u64, &str); 6] = [
+            (1 << 40, "TiB"),
+            (1_000_000_000_000, "TB"),
+            (1 << 30, "GiB"),
+            (1_000_000_000, "GB"),
+            (1 << 20, "MiB"),
+            (1_000_000, "MB"),
+        ];
+        for (m, u) in units {
+            if self.0 >= m && self.0.is_multiple_of(m) {
+                return write!(f, "{}{u}", self.0 / m);
+            }
+        }
+        write!(f, "{}B", self.0)
+    }
+}
+
+/// How Talos applies a changed machine config (provider spelling, F10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ApplyMode {
+    Auto,
+    NoReboot,
+    Reboot,
+    Staged,
+    StagedIfNeedingReboot,
+}
+
+impl ApplyMode {
+    pub const ALL: [(&'static str, ApplyMode); 5] = [
+        ("auto", ApplyMode::Auto),
+        ("no_reboot", ApplyMode::NoReboot),
+        ("reboot", ApplyMode::Reboot),
+        ("staged", ApplyMode::Staged),
+        ("staged_if_needing_reboot", ApplyMode::StagedIfNeedingReboot),
+    ];
+    pub fn as_str(self) -> &'static str {
+        Self::ALL.iter().find(|(_, m)| *m == self).map(|(s, _)| *s).unwrap_or("auto")
+    }
+}
+
+/// An isolated container runtime, shipped as a Talos system extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Runtime {
+    Gvisor,
+    Kata,
+}
+
+impl Runtime {
+    pub const ALL: [(&'static str, Runtime); 2] = [("gvisor", Runtime::Gvisor), ("kata", Runtime::Kata)];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Runtime::Gvisor => "gvisor",
+            Runtime::Kata => "kata",
+        }
+    }
+    /// The official system extension that carries it.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Runtime::Gvisor => "siderolabs/gvisor",
+            Runtime::Kata => "siderolabs/kata-containers",
+        }
+    }
+    /// The containerd runtime handler the RuntimeClass names.
+    pub fn handler(self) -> &'static str {
+        match self {
+            Runtime::Gvisor => "runsc",
+            Runtime::Kata => "kata",
+        }
+    }
+}
+
+/// A taint effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TaintEffect {
+    NoSchedule,
+    PreferNoSchedule,
+    NoExecute,
+}
+
+impl TaintEffect {
+    pub const ALL: [(&'static str, TaintEffect); 3] = [
+        ("NoSchedule", TaintEffect::NoSchedule),
+        ("PreferNoSchedule", TaintEffect::PreferNoSchedule),
+        ("NoExecute", TaintEffect::NoExecute),
+    ];
+    pub fn as_str(self) -> &'static str {
+        Self::ALL.iter().find(|(_, e)| *e == self).map(|(s, _)| *s).unwrap_or("NoSchedule")
+    }
+}
+
+/// True for a DNS-1123 label: lowercase alphanumerics and `-`, starting with a letter,
+/// ending with an alphanumeric, 1–63 characters.
+pub fn is_dns_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b[0].is_ascii_lowercase()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cidr() {
+        let n: Ipv4Net = "10.10.0.0/22".parse().unwrap();
+        assert!(n.contains("10.10.3.254".parse().unwrap()));
+        assert!(!n.contains("10.10.4.1".parse().unwrap()));
+        assert!("10.10.0.1/22".parse::<Ipv4Net>().unwrap_err().contains("10.10.0.0/22"));
+        assert!("10.10.0.0/33".parse::<Ipv4Net>().is_err());
+        let pods: Ipv4Net = "10.0.0.0/8".parse().unwrap();
+        assert!(pods.overlaps(&n) && n.overlaps(&pods));
+    }
+
+    #[test]
+    fn versions() {
+        assert_eq!("v1.13.9".parse::<Version>().unwrap(), Version::new(1, 13, 9));
+        assert_eq!("1.36.2".parse::<Version>().unwrap().v(), "v1.36.2");
+        assert!("1.36".parse::<Version>().is_err());
+        assert!("1.x.2".parse::<Version>().is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!("100GB".parse::<Bytes>().unwrap().0, 100_000_000_000);
+        assert_eq!("8GiB".parse::<Bytes>().unwrap().mib_ceil(), 8192);
+        assert_eq!("8GiB".parse::<Bytes>().unwrap().to_string(), "8GiB");
+        assert!("100 GB".parse::<Bytes>().is_err());
+        assert!("100gb".parse::<Bytes>().is_err());
+    }
+
+    #[test]
+    fn dns_labels() {
+        assert!(is_dns_label("main-1"));
+        assert!(!is_dns_label("Main"));
+        assert!(!is_dns_label("1main"));
+        assert!(!is_dns_label("main-"));
+        assert!(!is_dns_label(&"a".repeat(64)));
+    }
+}

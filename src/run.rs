@@ -1,0 +1,245 @@
+//! The command-line driver: runs a parsed command, prints its results and diagnostics, and
+//! maps the outcome to an exit code (0 ok, 1 problems in the fleet or a difference found,
+//! 2 usage or I/O error). This is the only module that prints.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+
+use crate::artifacts::{self, ArtifactSet};
+use crate::cli::{Cli, ColorChoice, Command, DiagFormat, FleetArgs, SchematicCommand};
+use crate::compile::{Compilation, FsLoader, compile};
+use crate::diag::{codes, render};
+
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_PROBLEMS: i32 = 1;
+pub const EXIT_ERROR: i32 = 2;
+
+/// Runs fleetc with `args` (the program name first) and returns the exit code.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
+        }
+    };
+    let ui = Ui::new(&cli);
+    match cli.command {
+        Command::Build { fleet, out, check } => build(&ui, &fleet, out, check),
+        Command::Check { fleet } => check(&ui, &fleet),
+        Command::Diff { fleet, out } => diff(&ui, &fleet, out),
+        Command::Explain { code } => explain(code.as_deref()),
+        Command::Schematic { command: SchematicCommand::Id { file } } => schematic_id(&file),
+    }
+}
+
+struct Ui {
+    quiet: bool,
+    verbose: bool,
+    color: bool,
+}
+
+impl Ui {
+    fn new(cli: &Cli) -> Self {
+        let color = match cli.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
+            }
+        };
+        Ui { quiet: cli.quiet, verbose: cli.verbose, color }
+    }
+
+    fn info(&self, msg: &str) {
+        if !self.quiet {
+            eprintln!("{msg}");
+        }
+    }
+}
+
+fn fail(msg: impl std::fmt::Display) -> i32 {
+    eprintln!("fleetc: error: {msg}");
+    EXIT_ERROR
+}
+
+/// Reads and compiles the fleet; prints its diagnostics.
+fn load(ui: &Ui, args: &FleetArgs) -> Result<Compilation, i32> {
+    let text = std::fs::read_to_string(&args.fleet)
+        .map_err(|e| fail(format_args!("cannot read {}: {e}", args.fleet.display())))?;
+    let dir = fleet_dir(&args.fleet);
+    let name = args.fleet.file_name().map_or_else(|| "fleet.kdl".to_owned(), |n| n.to_string_lossy().into_owned());
+    let c = compile(&name, &text, &FsLoader::new(dir));
+    print_diagnostics(ui, args.format, &c);
+    Ok(c)
+}
+
+fn print_diagnostics(ui: &Ui, format: DiagFormat, c: &Compilation) {
+    match format {
+        DiagFormat::Json => print!("{}", render::json(&c.diags, &c.sources)),
+        DiagFormat::Short => eprint!("{}", render::short(&c.diags, &c.sources)),
+        DiagFormat::Human => {
+            if !c.diags.is_empty() && !(ui.quiet && !c.diags.has_errors()) {
+                let width = if ui.color { terminal_width() } else { 80 };
+                eprint!("{}", render::text(&c.diags, &c.sources, render::Style { color: ui.color, width }));
+            }
+        }
+    }
+}
+
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100)
+}
+
+fn fleet_dir(fleet: &Path) -> PathBuf {
+    match fleet.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => PathBuf::from("."),
+    }
+}
+
+fn out_dir(fleet: &Path, out: Option<PathBuf>) -> PathBuf {
+    out.unwrap_or_else(|| fleet_dir(fleet).join("out"))
+}
+
+fn artifacts_or_exit(c: Compilation) -> Result<ArtifactSet, i32> {
+    match c.artifacts {
+        Some(a) if !c.diags.has_errors() => Ok(a),
+        _ => Err(EXIT_PROBLEMS),
+    }
+}
+
+fn build(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>, check_only: bool) -> i32 {
+    let out = out_dir(&args.fleet, out);
+    let set = match load(ui, args).and_then(artifacts_or_exit) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    if check_only {
+        return match set.check(&out) {
+            Ok(r) if r.is_fresh() => {
+                ui.info(&format!("{} is up to date ({} files)", out.display(), set.len()));
+                EXIT_OK
+            }
+            Ok(r) => {
+                let mut stdout = std::io::stdout().lock();
+                for (what, list) in [("stale", &r.stale), ("missing", &r.missing), ("extra", &r.extra)] {
+                    for p in list {
+                        let _ = writeln!(stdout, "{what}: {}", out.join(p).display());
+                    }
+                }
+                eprintln!(
+                    "fleetc: {} is not what fleet.kdl builds ({} stale, {} missing, {} extra); run `fleetc build`",
+                    out.display(),
+                    r.stale.len(),
+                    r.missing.len(),
+                    r.extra.len()
+                );
+                EXIT_PROBLEMS
+            }
+            Err(e) => fail(e),
+        };
+    }
+    match set.write(&out) {
+        Ok(r) => {
+            if ui.verbose {
+                for p in &r.written {
+                    eprintln!("wrote {}", out.join(p).display());
+                }
+                for p in &r.removed {
+                    eprintln!("removed {}", out.join(p).display());
+                }
+            }
+            ui.info(&format!(
+                "built {}: {} written, {} unchanged, {} removed",
+                out.display(),
+                r.written.len(),
+                r.unchanged.saturating_sub(1).min(set.len()),
+                r.removed.len()
+            ));
+            EXIT_OK
+        }
+        Err(e) => fail(e),
+    }
+}
+
+fn check(ui: &Ui, args: &FleetArgs) -> i32 {
+    match load(ui, args) {
+        Ok(c) if c.diags.has_errors() => EXIT_PROBLEMS,
+        Ok(c) => {
+            if args.format == DiagFormat::Human {
+                ui.info(&format!("{}: {}", args.fleet.display(), render::summary(&c.diags)));
+            }
+            EXIT_OK
+        }
+        Err(code) => code,
+    }
+}
+
+fn diff(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>) -> i32 {
+    let out = out_dir(&args.fleet, out);
+    let new = match load(ui, args).and_then(artifacts_or_exit) {
+        Ok(s) => s,
+        Err(code) => return if code == EXIT_PROBLEMS { EXIT_ERROR } else { code },
+    };
+    let old = match ArtifactSet::read_dir(&out) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let changes = artifacts::diff::changes(&old, &new);
+    let mut stdout = std::io::stdout().lock();
+    for c in &changes {
+        let _ = write!(stdout, "{}", artifacts::diff::unified(c));
+    }
+    if changes.is_empty() { EXIT_OK } else { EXIT_PROBLEMS }
+}
+
+fn explain(code: Option<&str>) -> i32 {
+    match code {
+        None => {
+            for c in codes::ALL {
+                let rule = c.rule.map(|r| format!(" ({r})")).unwrap_or_default();
+                println!("{:<8} {}{rule}", c.severity.as_str(), c.name);
+            }
+            EXIT_OK
+        }
+        Some(name) => match codes::lookup(name) {
+            Some(c) => {
+                println!(
+                    "{} ({}{})\n",
+                    c.name,
+                    c.severity.as_str(),
+                    c.rule.map(|r| format!(", rule {r}")).unwrap_or_default()
+                );
+                print!("{}", c.explanation);
+                EXIT_OK
+            }
+            None => fail(format_args!("no diagnostic code `{name}`; `fleetc explain` lists them")),
+        },
+    }
+}
+
+fn schematic_id(file: &Path) -> i32 {
+    let mut text = String::new();
+    let read = if file.as_os_str() == "-" {
+        std::io::stdin().read_to_string(&mut text).map(|_| ())
+    } else {
+        std::fs::read_to_string(file).map(|t| text = t)
+    };
+    if let Err(e) = read {
+        return fail(format_args!("cannot read {}: {e}", file.display()));
+    }
+    match crate::schematic::parse(&text).map_err(|e| e.to_string()).and_then(|s| s.id().map_err(|e| e.to_string())) {
+        Ok(id) => {
+            println!("{id}");
+            EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("fleetc: {}: {e}", file.display());
+            EXIT_PROBLEMS
+        }
+    }
+}

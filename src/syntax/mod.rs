@@ -1,0 +1,189 @@
+//! Syntax: KDL v2 text → a spanned tree of [`Node`]s. This stage knows KDL and nothing of
+//! Kubernetes, Talos or clouds: it keeps every name and value with the exact byte span where
+//! the user wrote it, so that later stages can point at it. Parse errors become diagnostics
+//! (`fleet::syntax::invalid-kdl`), all of them at once.
+
+use crate::diag::{Diagnostic, Diagnostics, FileId, Span, Spanned, codes};
+
+/// A KDL node: `name arg… key=value… { children }`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub name: Spanned<String>,
+    pub args: Vec<Value>,
+    pub props: Vec<Prop>,
+    /// `None` when the node has no braces; `Some(vec![])` for `{ }`.
+    pub children: Option<Vec<Node>>,
+    /// The whole node, children included.
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prop {
+    pub name: Spanned<String>,
+    pub value: Value,
+}
+
+/// A KDL value with the span of the value itself (for a property, without `key=`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Value {
+    pub kind: ValueKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValueKind {
+    String(String),
+    Integer(i128),
+    Float(f64),
+    Bool(bool),
+    Null,
+}
+
+impl ValueKind {
+    /// The KDL type name, for messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            ValueKind::String(_) => "a string",
+            ValueKind::Integer(_) => "an integer",
+            ValueKind::Float(_) => "a number",
+            ValueKind::Bool(_) => "a boolean",
+            ValueKind::Null => "#null",
+        }
+    }
+}
+
+impl Node {
+    pub fn prop(&self, name: &str) -> Option<&Prop> {
+        self.props.iter().rev().find(|p| p.name.value == name)
+    }
+    pub fn children(&self) -> &[Node] {
+        self.children.as_deref().unwrap_or(&[])
+    }
+    /// The span of the node's first line: its name, arguments and properties.
+    pub fn head_span(&self) -> Span {
+        let end = self
+            .props
+            .iter()
+            .map(|p| p.value.span.end())
+            .chain(self.args.iter().map(|a| a.span.end()))
+            .chain(std::iter::once(self.name.span.end()))
+            .max()
+            .unwrap_or(self.name.span.end());
+        Span::new(self.span.file, self.name.span.start, end - self.name.span.start)
+    }
+}
+
+/// Parses `text` (file `file`) into its top-level nodes.
+pub fn parse(file: FileId, text: &str) -> Result<Vec<Node>, Diagnostics> {
+    match kdl::KdlDocument::parse_v2(text) {
+        Ok(doc) => Ok(doc.nodes().iter().map(|n| convert(file, text, n)).collect()),
+        Err(err) => {
+            let mut diags = Diagnostics::new();
+            for d in &err.diagnostics {
+                let start = d.span.offset().min(text.len());
+                let len = d.span.len().min(text.len() - start);
+                let message = d.message.clone().unwrap_or_else(|| "invalid KDL".to_owned());
+                let mut diag = Diagnostic::new(&codes::SYNTAX, lowercase_first(&message))
+                    .at(Span::new(file, start, len))
+                    .label(d.label.clone().unwrap_or_else(|| "here".to_owned()));
+                diag.help = d.help.clone();
+                diags.push(diag);
+            }
+            if diags.is_empty() {
+                diags.push(Diagnostic::new(&codes::SYNTAX, "invalid KDL").at(Span::new(file, 0, 0)));
+            }
+            Err(diags)
+        }
+    }
+}
+
+fn lowercase_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) if !s.starts_with("KDL") => {
+            f.to_lowercase().chain(c).collect::<String>().trim_end_matches('.').to_owned()
+        }
+        _ => s.trim_end_matches('.').to_owned(),
+    }
+}
+
+fn span(file: FileId, s: miette::SourceSpan) -> Span {
+    Span::new(file, s.offset(), s.len())
+}
+
+fn convert(file: FileId, text: &str, node: &kdl::KdlNode) -> Node {
+    let name = Spanned::new(node.name().value().to_owned(), span(file, node.name().span()));
+    let mut args = Vec::new();
+    let mut props = Vec::new();
+    for entry in node.entries() {
+        let entry_span = span(file, entry.span());
+        let kind = match entry.value() {
+            kdl::KdlValue::String(s) => ValueKind::String(s.clone()),
+            kdl::KdlValue::Integer(i) => ValueKind::Integer(*i),
+            kdl::KdlValue::Float(f) => ValueKind::Float(*f),
+            kdl::KdlValue::Bool(b) => ValueKind::Bool(*b),
+            kdl::KdlValue::Null => ValueKind::Null,
+        };
+        match entry.name() {
+            None => args.push(Value { kind, span: trim(text, entry_span) }),
+            Some(key) => {
+                let key_span = span(file, key.span());
+                let value_span = after_equals(text, key_span.end(), entry_span);
+                props.push(Prop {
+                    name: Spanned::new(key.value().to_owned(), key_span),
+                    value: Value { kind, span: value_span },
+                });
+            }
+        }
+    }
+    let children = node.children().map(|doc| doc.nodes().iter().map(|n| convert(file, text, n)).collect());
+    Node { name, args, props, children, span: trim(text, span(file, node.span())) }
+}
+
+/// Entry spans may include leading whitespace; point at the value itself.
+fn trim(text: &str, s: Span) -> Span {
+    let slice = text.get(s.start..s.end()).unwrap_or("");
+    let lead = slice.len() - slice.trim_start().len();
+    let body = slice.trim();
+    Span::new(s.file, s.start + lead, body.len())
+}
+
+/// The value of `key = value` starts after the `=` and any whitespace.
+fn after_equals(text: &str, key_end: usize, entry: Span) -> Span {
+    let bytes = text.as_bytes();
+    let mut i = key_end;
+    while i < entry.end() && bytes.get(i).is_some_and(|b| b.is_ascii_whitespace() || *b == b'=') {
+        i += 1;
+    }
+    let end = entry.end().max(i);
+    trim(text, Span::new(entry.file, i, end - i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slice(text: &str, s: Span) -> &str {
+        &text[s.start..s.end()]
+    }
+
+    #[test]
+    fn spans_point_at_values() {
+        let text = "fleet \"acme\" {\n    pool \"system\" count=2 size = \"small\"\n}\n";
+        let nodes = parse(FileId(0), text).unwrap();
+        let pool = &nodes[0].children()[0];
+        assert_eq!(slice(text, pool.name.span), "pool");
+        assert_eq!(slice(text, pool.args[0].span), "\"system\"");
+        assert_eq!(slice(text, pool.props[0].name.span), "count");
+        assert_eq!(slice(text, pool.props[0].value.span), "2");
+        assert_eq!(slice(text, pool.props[1].value.span), "\"small\"");
+        assert_eq!(slice(text, pool.head_span()), "pool \"system\" count=2 size = \"small\"");
+    }
+
+    #[test]
+    fn syntax_errors_are_diagnostics() {
+        let diags = parse(FileId(0), "fleet \"a\" {\n  x = \n").unwrap_err();
+        assert!(diags.has_errors());
+        assert!(diags.iter().all(|d| d.code.name == "fleet::syntax::invalid-kdl"));
+    }
+}

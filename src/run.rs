@@ -82,7 +82,7 @@ fn print_diagnostics(ui: &Ui, format: DiagFormat, c: &Compilation) {
         DiagFormat::Json => print!("{}", render::json(&c.diags, &c.sources)),
         DiagFormat::Short => eprint!("{}", render::short(&c.diags, &c.sources)),
         DiagFormat::Human => {
-            if !c.diags.is_empty() && !(ui.quiet && !c.diags.has_errors()) {
+            if !c.diags.is_empty() && (!ui.quiet || c.diags.has_errors()) {
                 let width = if ui.color { terminal_width() } else { 80 };
                 eprint!("{}", render::text(&c.diags, &c.sources, render::Style { color: ui.color, width }));
             }

@@ -4,8 +4,11 @@
 use crate::diag::{Diagnostic, Diagnostics, codes};
 use crate::model::{Fleet, Version};
 
+/// A `(major, minor)` pair.
+type Minor = (u32, u32);
+
 /// (Talos minor, first and last supported Kubernetes minor).
-const MATRIX: &[((u32, u32), (u32, u32), (u32, u32))] =
+const MATRIX: &[(Minor, Minor, Minor)] =
     &[((1, 12), (1, 30), (1, 35)), ((1, 13), (1, 31), (1, 36)), ((1, 14), (1, 32), (1, 37))];
 
 /// Whether fleetc can emit configuration for this Talos version.

@@ -26,9 +26,12 @@ impl From<String> for EmitError {
 
 pub type EmitResult = Result<ArtifactSet, EmitError>;
 
+/// One artifact family's entry point.
+pub type Emitter = fn(&Fleet) -> EmitResult;
+
 /// Every family, merged into one set.
 pub fn all(fleet: &Fleet) -> Result<ArtifactSet, Diagnostics> {
-    let families: [(&str, fn(&Fleet) -> EmitResult); 1] = [("schematic", schematic::emit)];
+    let families: &[(&str, Emitter)] = &[("schematic", schematic::emit)];
     let mut out = ArtifactSet::new();
     let mut diags = Diagnostics::new();
     for (name, emit) in families {

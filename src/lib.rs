@@ -3,4 +3,5 @@
 //! The pipeline is visible in the module tree: [`syntax`] → [`model`] → [`check`] →
 //! [`emit`] → [`artifacts`] → [`apply`]. See ARCHITECTURE.md for the map.
 
+pub mod emit;
 pub mod schematic;

@@ -1,0 +1,3 @@
+//! Emitters: typed writers that turn the checked model into artifact text.
+
+pub mod hcl;

@@ -4,6 +4,7 @@
 //! on every machine. YAML comes from serde structures through [`yaml`], HCL from the typed
 //! writer in [`hcl`]; text templates serve free text (READMEs) only.
 
+pub mod hcl;
 pub mod schematic;
 
 use crate::artifacts::ArtifactSet;

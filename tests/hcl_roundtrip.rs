@@ -78,20 +78,14 @@ fn document() -> Body {
         locals.attr(format!("c{i}"), Template::new().lit(*s).interp(*s));
     }
     locals.attr("all", Expr::list(NASTY.iter().copied()));
-    locals.attr(
-        "keys",
-        Expr::object(NASTY.iter().enumerate().map(|(i, s)| (*s, i as i64))),
-    );
+    locals.attr("keys", Expr::object(NASTY.iter().enumerate().map(|(i, s)| (*s, i as i64))));
 
     let mut doc = Body::generated();
     doc.block("variable", &["x"], |v| {
         v.attr("default", "X");
     })
     .block("variable", &["m"], |v| {
-        v.attr(
-            "default",
-            Expr::object(NASTY.iter().enumerate().map(|(i, s)| (*s, format!("m{i}")))),
-        );
+        v.attr("default", Expr::object(NASTY.iter().enumerate().map(|(i, s)| (*s, format!("m{i}")))));
     })
     .blank()
     .push(Block::new("locals", &[], locals));
@@ -126,11 +120,8 @@ fn expected() -> serde_json::Map<String, serde_json::Value> {
         map.insert(format!("c{i}"), json!(format!("{s}{s}")));
     }
     map.insert("all".to_owned(), json!(NASTY));
-    let keys: serde_json::Map<String, Value> = NASTY
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.to_string(), json!(i)))
-        .collect();
+    let keys: serde_json::Map<String, Value> =
+        NASTY.iter().enumerate().map(|(i, s)| (s.to_string(), json!(i))).collect();
     map.insert("keys".to_owned(), Value::Object(keys));
     map
 }
@@ -145,9 +136,7 @@ fn hostile_strings_round_trip_through_hcl_rs() {
     // Nothing hidden reaches the file: only tab and newline among controls,
     // no bidi or zero-width characters.
     assert!(
-        !text
-            .chars()
-            .any(|c| (c.is_control() && c != '\n') || ('\u{2000}'..='\u{206F}').contains(&c)),
+        !text.chars().any(|c| (c.is_control() && c != '\n') || ('\u{2000}'..='\u{206F}').contains(&c)),
         "hidden character in output"
     );
 
@@ -170,17 +159,11 @@ fn hostile_strings_round_trip_through_hcl_rs() {
     }
     ctx.declare_var("var", hcl::Value::Object(vars));
 
-    let locals = body
-        .blocks()
-        .find(|b| b.identifier() == "locals")
-        .expect("locals block");
+    let locals = body.blocks().find(|b| b.identifier() == "locals").expect("locals block");
     let expected = expected();
     let mut seen = 0;
     for attr in locals.body().attributes() {
-        let got = attr
-            .expr()
-            .evaluate(&ctx)
-            .unwrap_or_else(|e| panic!("evaluate {}: {e}", attr.key()));
+        let got = attr.expr().evaluate(&ctx).unwrap_or_else(|e| panic!("evaluate {}: {e}", attr.key()));
         let got = serde_json::to_value(&got).expect("to json");
         assert_eq!(&got, &expected[attr.key()], "local {}", attr.key());
         seen += 1;
@@ -191,11 +174,9 @@ fn hostile_strings_round_trip_through_hcl_rs() {
 /// `tofu`, else `terraform`, from PATH.
 fn tool() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    ["tofu", "terraform"].iter().find_map(|name| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join(name))
-            .find(|p| p.is_file())
-    })
+    ["tofu", "terraform"]
+        .iter()
+        .find_map(|name| std::env::split_paths(&path).map(|dir| dir.join(name)).find(|p| p.is_file()))
 }
 
 fn run(bin: &Path, dir: &Path, args: &[&str]) -> std::process::Output {
@@ -229,10 +210,9 @@ fn hostile_strings_are_fmt_stable_and_evaluate_unchanged_in_tofu() {
         String::from_utf8_lossy(&fmt.stderr)
     );
 
-    for args in [
-        &["init", "-input=false", "-no-color"][..],
-        &["apply", "-auto-approve", "-input=false", "-no-color"][..],
-    ] {
+    for args in
+        [&["init", "-input=false", "-no-color"][..], &["apply", "-auto-approve", "-input=false", "-no-color"][..]]
+    {
         let out = run(&bin, dir.path(), args);
         assert!(
             out.status.success(),

@@ -21,16 +21,15 @@ pub enum IdentError {
 
 impl fmt::Display for IdentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const RULE: &str = "an identifier starts with an ASCII letter or '_' and goes on with ASCII letters, digits, '_' or '-'";
+        const RULE: &str =
+            "an identifier starts with an ASCII letter or '_' and goes on with ASCII letters, digits, '_' or '-'";
         match self {
             IdentError::Empty => write!(f, "it is empty; {RULE}"),
             IdentError::BadStart(ch) => write!(f, "it starts with {ch:?}; {RULE}"),
             IdentError::BadChar { index, ch } => {
                 write!(f, "character {ch:?} at byte {index} is not allowed; {RULE}")
             }
-            IdentError::Keyword => {
-                f.write_str("it is an HCL keyword (true, false, null, for), not a variable")
-            }
+            IdentError::Keyword => f.write_str("it is an HCL keyword (true, false, null, for), not a variable"),
         }
     }
 }
@@ -64,10 +63,7 @@ fn is_keyword(name: &str) -> bool {
 /// cannot mistake for a literal, a `for` expression or a template keyword.
 pub(super) fn is_bare_key(key: &str) -> bool {
     validate_identifier(key).is_ok()
-        && !matches!(
-            key,
-            "true" | "false" | "null" | "for" | "in" | "if" | "else" | "endif" | "endfor"
-        )
+        && !matches!(key, "true" | "false" | "null" | "for" | "in" | "if" | "else" | "endif" | "endfor")
 }
 
 /// Characters written as `\uNNNN` even though HCL would accept them raw:
@@ -91,11 +87,7 @@ pub(super) fn is_hidden(c: char) -> bool {
 fn push_unicode_escape(out: &mut String, c: char) {
     let n = u32::from(c);
     // Writing to a String cannot fail.
-    let _ = if n <= 0xFFFF {
-        write!(out, "\\u{n:04X}")
-    } else {
-        write!(out, "\\U{n:08X}")
-    };
+    let _ = if n <= 0xFFFF { write!(out, "\\u{n:04X}") } else { write!(out, "\\U{n:08X}") };
 }
 
 /// Appends `s` escaped for the inside of a quoted HCL string. With
@@ -153,10 +145,7 @@ pub(super) struct Validator {
 
 impl Validator {
     fn fail(&mut self, kind: HclErrorKind) {
-        self.errors.push(HclError {
-            at: self.path.join(" > "),
-            kind,
-        });
+        self.errors.push(HclError { at: self.path.join(" > "), kind });
     }
 
     fn name(&mut self, role: NameRole, name: &str) {
@@ -165,11 +154,7 @@ impl Validator {
             Ok(()) if role == NameRole::ReferenceRoot && is_keyword(name) => IdentError::Keyword,
             Ok(()) => return,
         };
-        self.fail(HclErrorKind::InvalidName {
-            role,
-            name: name.to_owned(),
-            reason,
-        });
+        self.fail(HclErrorKind::InvalidName { role, name: name.to_owned(), reason });
     }
 
     fn nested(&mut self, step: String, f: impl FnOnce(&mut Self)) {

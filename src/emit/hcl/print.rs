@@ -60,14 +60,8 @@ fn write_assigns(out: &mut String, assigns: &[Assign<'_>], level: usize) {
             start += 1;
             continue;
         }
-        let end = (start..assigns.len())
-            .find(|&i| inline[i].is_none())
-            .unwrap_or(assigns.len());
-        let width = assigns[start..end]
-            .iter()
-            .map(|a| a.name.len())
-            .max()
-            .unwrap_or(0);
+        let end = (start..assigns.len()).find(|&i| inline[i].is_none()).unwrap_or(assigns.len());
+        let width = assigns[start..end].iter().map(|a| a.name.len()).max().unwrap_or(0);
         for (a, text) in assigns[start..end].iter().zip(&inline[start..end]) {
             indent(out, level);
             out.push_str(&a.name);
@@ -92,9 +86,7 @@ fn write_body(out: &mut String, body: &Body, level: usize, in_variable: bool) {
             Item::Attr(_) => {
                 let mut assigns = Vec::new();
                 while let Some(Item::Attr(attr)) = items.get(i) {
-                    let fixed = (in_variable && attr.name == "type")
-                        .then(|| variable_type(&attr.value))
-                        .flatten();
+                    let fixed = (in_variable && attr.name == "type").then(|| variable_type(&attr.value)).flatten();
                     assigns.push(Assign {
                         name: attr.name.clone(),
                         value: fixed.map_or(Cow::Borrowed(&attr.value), Cow::Owned),
@@ -193,10 +185,7 @@ fn one_line(expr: &Expr) -> String {
         }
         Expr::Object(entries) if entries.is_empty() => "{}".to_owned(),
         Expr::Object(entries) => {
-            let entries: Vec<String> = entries
-                .iter()
-                .map(|(k, v)| format!("{} = {}", key(k), one_line(v)))
-                .collect();
+            let entries: Vec<String> = entries.iter().map(|(k, v)| format!("{} = {}", key(k), one_line(v))).collect();
             format!("{{ {} }}", entries.join(", "))
         }
     }
@@ -212,13 +201,8 @@ fn write_expr(out: &mut String, expr: &Expr, level: usize) {
     match expr {
         Expr::Object(entries) => {
             out.push_str("{\n");
-            let assigns: Vec<Assign<'_>> = entries
-                .iter()
-                .map(|(k, v)| Assign {
-                    name: key(k),
-                    value: Cow::Borrowed(v),
-                })
-                .collect();
+            let assigns: Vec<Assign<'_>> =
+                entries.iter().map(|(k, v)| Assign { name: key(k), value: Cow::Borrowed(v) }).collect();
             write_assigns(out, &assigns, level + 1);
             indent(out, level);
             out.push('}');
@@ -259,20 +243,12 @@ fn write_elements(out: &mut String, items: &[Expr], level: usize) {
 /// An object key: bare when it is a plain identifier, else a quoted string
 /// escaped down to ASCII so that its width in columns is its length in bytes.
 fn key(k: &str) -> String {
-    if is_bare_key(k) {
-        k.to_owned()
-    } else {
-        quoted(k, true)
-    }
+    if is_bare_key(k) { k.to_owned() } else { quoted(k, true) }
 }
 
 /// A finite number as an HCL literal: plain decimal, no exponent, `-0` as `0`.
 fn number(n: f64) -> String {
-    if n == 0.0 {
-        "0".to_owned()
-    } else {
-        n.to_string()
-    }
+    if n == 0.0 { "0".to_owned() } else { n.to_string() }
 }
 
 fn traversal(t: &Traversal) -> String {

@@ -11,11 +11,9 @@ use std::process::Command;
 /// `tofu`, else `terraform`, from PATH.
 fn formatter() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    ["tofu", "terraform"].iter().find_map(|name| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join(name))
-            .find(|p| p.is_file())
-    })
+    ["tofu", "terraform"]
+        .iter()
+        .find_map(|name| std::env::split_paths(&path).map(|dir| dir.join(name)).find(|p| p.is_file()))
 }
 
 /// Asserts that `text` is what `tofu fmt` writes (when the binary exists).
@@ -49,10 +47,7 @@ fn assert_fmt_fixed_point(text: &str) {
 #[track_caller]
 fn golden(body: &Body, expected: &str) {
     let got = body.render().expect("valid document");
-    assert_eq!(
-        got, expected,
-        "\n--- got ---\n{got}--- expected ---\n{expected}"
-    );
+    assert_eq!(got, expected, "\n--- got ---\n{got}--- expected ---\n{expected}");
     if let Err(err) = hcl::parse(&got) {
         panic!("hcl-rs cannot parse the output: {err}\n{got}");
     }
@@ -122,10 +117,7 @@ fn blank_and_comment_lines_break_alignment() {
 fn multi_line_value_breaks_alignment() {
     let mut b = Body::new();
     b.attr("a", 1)
-        .attr(
-            "tags_long_name",
-            Expr::object([("k", Expr::from("v")), ("longer", Expr::from("w"))]),
-        )
+        .attr("tags_long_name", Expr::object([("k", Expr::from("v")), ("longer", Expr::from("w"))]))
         .attr("bb", 2)
         .attr("c", 3);
     golden(
@@ -147,10 +139,7 @@ fn blocks_nest_and_break_alignment() {
     let mut b = Body::new();
     b.block("terraform", &[], |t| {
         t.block("required_providers", &[], |p| {
-            p.attr(
-                "talos",
-                Expr::object([("source", "siderolabs/talos"), ("version", "0.9.0")]),
-            );
+            p.attr("talos", Expr::object([("source", "siderolabs/talos"), ("version", "0.9.0")]));
         });
     })
     .blank()
@@ -194,10 +183,7 @@ fn lists_inline_and_multi_line() {
     b.attr("empty", Expr::list(Vec::<Expr>::new()))
         .attr("ports", Expr::list([-1, 6443, 50000]))
         .attr("subnets", Expr::list(long))
-        .attr(
-            "nodes",
-            Expr::list([Expr::object([("name", "cp-1")]), Expr::list(["a", "b"])]),
-        );
+        .attr("nodes", Expr::list([Expr::object([("name", "cp-1")]), Expr::list(["a", "b"])]));
     golden(
         &b,
         "empty = []\n\
@@ -278,33 +264,11 @@ fn objects() {
 #[test]
 fn calls() {
     let mut b = Body::new();
-    b.attr(
-        "name",
-        Expr::call(
-            "format",
-            [
-                Expr::from("%s-%d"),
-                Expr::reference("var.prefix"),
-                Expr::from(1),
-            ],
-        ),
-    )
-    .attr("none", Expr::call("timestamp", Vec::<Expr>::new()))
-    .attr(
-        "config",
-        Expr::call("jsonencode", [Expr::object([("a", 1), ("bb", 2)])]),
-    )
-    .attr(
-        "tags",
-        Expr::call(
-            "merge",
-            [Expr::reference("var.tags"), Expr::object([("role", "cp")])],
-        ),
-    )
-    .attr(
-        "arn",
-        Expr::call("provider::aws::arn_parse", [Expr::reference("var.arn")]),
-    );
+    b.attr("name", Expr::call("format", [Expr::from("%s-%d"), Expr::reference("var.prefix"), Expr::from(1)]))
+        .attr("none", Expr::call("timestamp", Vec::<Expr>::new()))
+        .attr("config", Expr::call("jsonencode", [Expr::object([("a", 1), ("bb", 2)])]))
+        .attr("tags", Expr::call("merge", [Expr::reference("var.tags"), Expr::object([("role", "cp")])]))
+        .attr("arn", Expr::call("provider::aws::arn_parse", [Expr::reference("var.arn")]));
     golden(
         &b,
         "name = format(\"%s-%d\", var.prefix, 1)\n\
@@ -329,16 +293,8 @@ fn references() {
     let mut b = Body::new();
     b.attr("a", Expr::reference("each.value"))
         .attr("b", Traversal::path("data.x.y").index("k\"ey").attr("z"))
-        .attr(
-            "c",
-            Traversal::path("scaleway_instance_server.cp")
-                .splat()
-                .attr("id"),
-        )
-        .attr(
-            "d",
-            Traversal::path("var.m").index(Expr::reference("each.key")),
-        )
+        .attr("c", Traversal::path("scaleway_instance_server.cp").splat().attr("id"))
+        .attr("d", Traversal::path("var.m").index(Expr::reference("each.key")))
         .attr("e", Traversal::path("var.l").index(0).index(-1));
     golden(
         &b,
@@ -357,45 +313,19 @@ fn references() {
 #[test]
 fn templates() {
     let mut b = Body::new();
-    b.attr(
-        "name",
-        Template::new()
-            .interp(Expr::reference("var.prefix"))
-            .lit("-cp-")
-            .interp(1),
-    )
-    .attr("alone", Template::new().interp(Expr::reference("var.x")))
-    .attr(
-        "const",
-        Template::new().lit("a").interp(true).interp("${b}"),
-    )
-    .attr("empty", Template::new())
-    .attr(
-        "dollar",
-        Template::new()
-            .lit("cost: $$")
-            .interp(Expr::reference("var.price")),
-    )
-    .attr(
-        "obj",
-        Template::new().lit("x").interp(Expr::call(
-            "jsonencode",
-            [Expr::object([("a", 1), ("b", 2)])],
-        )),
-    )
-    .attr(
-        "raw_obj",
-        Template::new().lit("x").interp(Expr::object([("a", 1)])),
-    )
-    .attr(
-        "nested",
-        Template::new()
-            .interp(Expr::call(
-                "upper",
-                [Template::new().interp(Expr::reference("var.a")).lit("%{b}")],
-            ))
-            .lit("!"),
-    );
+    b.attr("name", Template::new().interp(Expr::reference("var.prefix")).lit("-cp-").interp(1))
+        .attr("alone", Template::new().interp(Expr::reference("var.x")))
+        .attr("const", Template::new().lit("a").interp(true).interp("${b}"))
+        .attr("empty", Template::new())
+        .attr("dollar", Template::new().lit("cost: $$").interp(Expr::reference("var.price")))
+        .attr("obj", Template::new().lit("x").interp(Expr::call("jsonencode", [Expr::object([("a", 1), ("b", 2)])])))
+        .attr("raw_obj", Template::new().lit("x").interp(Expr::object([("a", 1)])))
+        .attr(
+            "nested",
+            Template::new()
+                .interp(Expr::call("upper", [Template::new().interp(Expr::reference("var.a")).lit("%{b}")]))
+                .lit("!"),
+        );
     golden(
         &b,
         "name    = \"${var.prefix}-cp-1\"\n\
@@ -413,12 +343,7 @@ fn templates() {
 #[test]
 fn numbers() {
     let mut b = Body::new();
-    b.attr("i", i64::MIN)
-        .attr("f", 1.5)
-        .attr("g", -0.25)
-        .attr("z", -0.0)
-        .attr("big", 1e21)
-        .attr("whole", 3.0);
+    b.attr("i", i64::MIN).attr("f", 1.5).attr("g", -0.25).attr("z", -0.0).attr("big", 1e21).attr("whole", 3.0);
     golden(
         &b,
         "i     = -9223372036854775808\n\
@@ -439,14 +364,8 @@ fn string_escapes() {
         ("a\nb\rc\td", r#""a\nb\rc\td""#),
         ("${x} %{ if } $${ %%{", r#""$${x} %%{ if } $$${ %%%{""#),
         ("$ % $x %x {", r#""$ % $x %x {""#),
-        (
-            "nul\0 bel\x07 del\x7f nel\u{85}",
-            r#""nul\u0000 bel\u0007 del\u007F nel\u0085""#,
-        ),
-        (
-            "bidi\u{202E}x\u{2066}y\u{200B}z\u{FEFF}\u{2028}",
-            r#""bidi\u202Ex\u2066y\u200Bz\uFEFF\u2028""#,
-        ),
+        ("nul\0 bel\x07 del\x7f nel\u{85}", r#""nul\u0000 bel\u0007 del\u007F nel\u0085""#),
+        ("bidi\u{202E}x\u{2066}y\u{200B}z\u{FEFF}\u{2028}", r#""bidi\u202Ex\u2066y\u200Bz\uFEFF\u2028""#),
         ("é 😀 # // /*", r#""é 😀 # // /*""#),
     ];
     for (input, expected) in cases {
@@ -512,14 +431,9 @@ fn variable_types_are_normalized_like_tofu_fmt() {
 #[test]
 fn blank_lines_are_normalized() {
     let mut b = Body::new();
-    b.blank()
-        .attr("a", 1)
-        .blank()
-        .blank()
-        .blank()
-        .block("x", &[], |x| {
-            x.blank().attr("b", 2).blank();
-        });
+    b.blank().attr("a", 1).blank().blank().blank().block("x", &[], |x| {
+        x.blank().attr("b", 2).blank();
+    });
     b.blank();
     golden(&b, "a = 1\n\nx {\n  b = 2\n}\n");
 }
@@ -531,25 +445,10 @@ fn identifier_rule() {
     assert_eq!(validate_identifier(""), Err(IdentError::Empty));
     assert_eq!(validate_identifier("1a"), Err(IdentError::BadStart('1')));
     assert_eq!(validate_identifier("-a"), Err(IdentError::BadStart('-')));
-    assert_eq!(
-        validate_identifier("cp 1"),
-        Err(IdentError::BadChar { index: 2, ch: ' ' })
-    );
-    assert_eq!(
-        validate_identifier("a.b"),
-        Err(IdentError::BadChar { index: 1, ch: '.' })
-    );
-    assert_eq!(
-        validate_identifier("café"),
-        Err(IdentError::BadChar { index: 3, ch: 'é' })
-    );
-    assert_eq!(
-        validate_identifier("a\u{202E}"),
-        Err(IdentError::BadChar {
-            index: 1,
-            ch: '\u{202E}'
-        })
-    );
+    assert_eq!(validate_identifier("cp 1"), Err(IdentError::BadChar { index: 2, ch: ' ' }));
+    assert_eq!(validate_identifier("a.b"), Err(IdentError::BadChar { index: 1, ch: '.' }));
+    assert_eq!(validate_identifier("café"), Err(IdentError::BadChar { index: 3, ch: 'é' }));
+    assert_eq!(validate_identifier("a\u{202E}"), Err(IdentError::BadChar { index: 1, ch: '\u{202E}' }));
 }
 
 #[test]
@@ -559,17 +458,8 @@ fn bad_documents_are_refused_with_a_location() {
         .attr("bad name", 1)
         .attr("ok", 2)
         .block("resource", &["scaleway_instance_server", "cp 1"], |r| {
-            r.attr(
-                "tags",
-                Expr::object([
-                    ("k", Expr::Float(f64::NAN)),
-                    ("k", Expr::reference("null.x")),
-                ]),
-            )
-            .attr(
-                "f",
-                Expr::call("provider::aws:", [Expr::reference("var..x")]),
-            );
+            r.attr("tags", Expr::object([("k", Expr::Float(f64::NAN)), ("k", Expr::reference("null.x"))]))
+                .attr("f", Expr::call("provider::aws:", [Expr::reference("var..x")]));
         })
         .block("1x", &[], |_| {});
     let errors = b.validate();

@@ -1,0 +1,91 @@
+//! Golden cases: `golden/<case>/fleet.kdl` with either an expected `out/` tree (the case
+//! builds) or an expected `diagnostics.txt` (the case fails; the rendered diagnostics,
+//! plain, 80 columns). Compared byte for byte. `UPDATE_GOLDEN=1 cargo test --test golden`
+//! rewrites the expectations; review them with `git diff` before committing.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use fleetc::diag::render::{Style, text};
+
+fn update() -> bool {
+    std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1")
+}
+
+fn run_case(dir: &Path) -> Result<(), String> {
+    let fleet = dir.join("fleet.kdl");
+    let c = common::compile_file(&fleet);
+    let rendered = text(&c.diags, &c.sources, Style::PLAIN);
+    let expect_diags = dir.join("diagnostics.txt");
+    let out = dir.join("out");
+    match c.artifacts {
+        Some(set) if !c.diags.has_errors() => {
+            if expect_diags.exists() && !update() {
+                return Err(format!("expected diagnostics but the fleet builds; diagnostics:\n{rendered}"));
+            }
+            if update() {
+                let _ = fs::remove_file(&expect_diags);
+                if out.exists() {
+                    fs::remove_dir_all(&out).map_err(|e| e.to_string())?;
+                }
+                set.write(&out).map_err(|e| e.to_string())?;
+                if !c.diags.is_empty() {
+                    fs::write(&expect_diags, &rendered).map_err(|e| e.to_string())?;
+                }
+                return Ok(());
+            }
+            let r = set.check(&out).map_err(|e| e.to_string())?;
+            if !r.is_fresh() {
+                let mut msg = String::from("output differs from golden:\n");
+                let on_disk = fleetc::artifacts::ArtifactSet::read_dir(&out).map_err(|e| e.to_string())?;
+                for ch in fleetc::artifacts::diff::changes(&on_disk, &set) {
+                    msg.push_str(&fleetc::artifacts::diff::unified(&ch));
+                }
+                msg.push_str(&format!("{r:?}"));
+                return Err(msg);
+            }
+            Ok(())
+        }
+        _ => {
+            if update() {
+                if out.exists() {
+                    fs::remove_dir_all(&out).map_err(|e| e.to_string())?;
+                }
+                fs::write(&expect_diags, &rendered).map_err(|e| e.to_string())?;
+                return Ok(());
+            }
+            let expected = fs::read_to_string(&expect_diags)
+                .map_err(|_| format!("the fleet fails and there is no diagnostics.txt; got:\n{rendered}"))?;
+            if expected != rendered {
+                let diff = similar::TextDiff::from_lines(&expected, &rendered)
+                    .unified_diff()
+                    .header("expected", "actual")
+                    .to_string();
+                return Err(format!("diagnostics differ:\n{diff}"));
+            }
+            Ok(())
+        }
+    }
+}
+
+#[test]
+fn golden_cases() {
+    let mut cases: Vec<_> = fs::read_dir(common::root().join("golden"))
+        .expect("golden/ exists")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.join("fleet.kdl").exists())
+        .collect();
+    cases.sort();
+    assert!(!cases.is_empty(), "no golden cases found");
+    let mut failures = Vec::new();
+    for case in &cases {
+        if let Err(e) = run_case(case) {
+            failures.push(format!("── {} ──\n{e}", case.file_name().unwrap().to_string_lossy()));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} golden cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    eprintln!("{} golden cases passed", cases.len());
+}

@@ -6,6 +6,7 @@
 
 pub mod hcl;
 pub mod schematic;
+pub mod yaml;
 
 use crate::artifacts::ArtifactSet;
 use crate::diag::{Diagnostic, Diagnostics, codes};

@@ -64,13 +64,23 @@ impl Loader for FsLoader {
             return Err("not a relative path inside the fleet's directory".to_owned());
         }
         let full = self.root.join(rel_path);
-        let root = self.root.canonicalize().map_err(|e| e.to_string())?;
-        let real = full.canonicalize().map_err(|e| e.to_string().to_lowercase())?;
+        let root = self.root.canonicalize().map_err(|e| io_message(&e))?;
+        let real = full.canonicalize().map_err(|e| io_message(&e))?;
         if !real.starts_with(&root) {
             return Err("it resolves (through a link) outside the fleet's directory".to_owned());
         }
-        let bytes = std::fs::read(&real).map_err(|e| e.to_string().to_lowercase())?;
+        let bytes = std::fs::read(&real).map_err(|e| io_message(&e))?;
         String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_owned())
+    }
+}
+
+/// An I/O error in words that do not depend on the operating system.
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_owned(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        std::io::ErrorKind::IsADirectory => "it is a directory".to_owned(),
+        kind => kind.to_string(),
     }
 }
 

@@ -89,3 +89,22 @@ fn golden_cases() {
     assert!(failures.is_empty(), "{} of {} golden cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
     eprintln!("{} golden cases passed", cases.len());
 }
+
+/// Every diagnostic code is shown failing by at least one golden case (only the internal
+/// error, which no input should trigger, is exempt).
+#[test]
+fn every_code_has_a_failing_golden_case() {
+    let mut rendered = String::new();
+    for entry in fs::read_dir(common::root().join("golden")).unwrap().flatten() {
+        if let Ok(t) = fs::read_to_string(entry.path().join("diagnostics.txt")) {
+            rendered.push_str(&t);
+        }
+    }
+    let exempt = [fleetc::diag::codes::INTERNAL.name];
+    let missing: Vec<&str> = fleetc::diag::codes::ALL
+        .iter()
+        .map(|c| c.name)
+        .filter(|n| !exempt.contains(n) && !rendered.lines().any(|l| l == *n))
+        .collect();
+    assert!(missing.is_empty(), "codes without a failing golden case: {missing:?}");
+}

@@ -69,7 +69,7 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                 label(&app.name, "app", diags);
                 label(&app.namespace, "namespace", diags);
             }
-            for pool in cluster.pools() {
+            for pool in cluster.pools().filter(|p| is_dns_label(&cluster.name.value) && is_dns_label(&p.name.value)) {
                 if let Some(m) = pool.machines.last()
                     && !is_dns_label(&m.hostname)
                 {

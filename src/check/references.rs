@@ -30,7 +30,7 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                     dangling("schematic", &pool.schematic, schematics(), diags);
                 }
                 if env.size(&pool.size.value).is_none() {
-                    dangling(&format!("size in the {} block", env.provider.name()), &pool.size, sizes(), diags);
+                    dangling("size", &pool.size, sizes(), diags);
                 }
             }
             for addon in &cluster.addons {

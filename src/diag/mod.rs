@@ -189,11 +189,17 @@ impl Diagnostics {
     pub fn new() -> Self {
         Self::default()
     }
+    /// Adds a diagnostic; an identical one already present is not added twice (inheritance
+    /// can make one written value reach several clusters: it is reported once).
     pub fn push(&mut self, d: Diagnostic) {
-        self.items.push(d);
+        if !self.items.contains(&d) {
+            self.items.push(d);
+        }
     }
     pub fn extend(&mut self, other: Diagnostics) {
-        self.items.extend(other.items);
+        for d in other.items {
+            self.push(d);
+        }
     }
     pub fn has_errors(&self) -> bool {
         self.items.iter().any(Diagnostic::is_error)
@@ -213,8 +219,7 @@ impl Diagnostics {
     pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
         self.items.iter()
     }
-    /// Ordered by file, offset, then code; exact duplicates removed (inheritance can make one
-    /// written value reach several clusters: it is reported once).
+    /// Ordered by file, offset, then code.
     pub fn sorted(&self) -> Vec<&Diagnostic> {
         let mut v: Vec<&Diagnostic> = self.items.iter().collect();
         v.sort_by(|a, b| {
@@ -222,7 +227,6 @@ impl Diagnostics {
             let kb = (b.span.map(|s| (s.file, s.start)), b.code.name, &b.message);
             ka.cmp(&kb)
         });
-        v.dedup_by(|a, b| a == b);
         v
     }
 }

@@ -49,12 +49,14 @@ pub fn resolve(nodes: &[Node], loader: &dyn Loader, diags: &mut Diagnostics) -> 
         );
         return None;
     };
-    Resolver { loader, diags }.fleet(node)
+    Resolver { loader, diags, cycle_reported: false }.fleet(node)
 }
 
 struct Resolver<'a> {
     loader: &'a dyn Loader,
     diags: &'a mut Diagnostics,
+    /// An inheritance circle is reported once, not once per environment on it.
+    cycle_reported: bool,
 }
 
 /// Settings that inherit fleet → environment → cluster (the nearest wins).
@@ -189,7 +191,7 @@ impl Resolver<'_> {
         let fleet_name = name.value.clone();
         let mut environments = Vec::new();
         for env in &env_nodes {
-            let merged = self.inherited_env(env, &env_nodes, &mut Vec::new());
+            let Some(merged) = self.inherited_env(env, &env_nodes, &mut Vec::new()) else { continue };
             if let Some(e) = self.environment(&merged, env, &fleet_name, &settings) {
                 environments.push(e);
             }
@@ -207,10 +209,14 @@ impl Resolver<'_> {
         );
     }
 
-    /// The environment's tree with its `from=` chain applied.
-    fn inherited_env(&mut self, env: &Node, all: &[&Node], chain: &mut Vec<String>) -> Node {
-        let Some(from) = env.prop("from") else { return env.clone() };
-        let ValueKind::String(base_name) = &from.value.kind else { return env.clone() };
+    /// The environment's tree with its `from=` chain applied; `None` when the chain is
+    /// broken (reported once, at the `from=` that breaks it).
+    fn inherited_env(&mut self, env: &Node, all: &[&Node], chain: &mut Vec<String>) -> Option<Node> {
+        let Some(from) = env.prop("from") else { return Some(env.clone()) };
+        let ValueKind::String(base_name) = &from.value.kind else {
+            self.diags.push(reader::wrong_type(&from.value, "`from`", "a string"));
+            return None;
+        };
         let own = env.args.first().and_then(|a| match &a.kind {
             ValueKind::String(s) => Some(s.clone()),
             _ => None,
@@ -219,6 +225,10 @@ impl Resolver<'_> {
             chain.push(own.clone());
         }
         if chain.contains(base_name) {
+            if self.cycle_reported {
+                return None;
+            }
+            self.cycle_reported = true;
             self.diags.push(
                 Diagnostic::new(
                     &codes::INHERITANCE_CYCLE,
@@ -227,7 +237,7 @@ impl Resolver<'_> {
                 .at(from.value.span)
                 .label("closes the circle"),
             );
-            return env.clone();
+            return None;
         }
         let base = all
             .iter()
@@ -248,13 +258,12 @@ impl Resolver<'_> {
                 d.help = Some(format!("did you mean `{m}`?"));
             }
             self.diags.push(d);
-            return env.clone();
+            return None;
         };
-        let base_tree = self.inherited_env(base, all, chain);
+        let base_tree = self.inherited_env(base, all, chain)?;
         let mut merged = inherit::merge_node(&base_tree, env);
-        merged.props.retain(|p| p.name.value == "from");
         merged.props.clone_from(&env.props);
-        merged
+        Some(merged)
     }
 
     /// Reads `node` into `settings` when it is a setting; false otherwise.
@@ -636,7 +645,19 @@ impl Resolver<'_> {
             }
         }
         let head = written.head_span();
+        // Clusters are resolved even when the environment is incomplete, so that every
+        // problem of the run is reported at once.
+        let mut clusters = Vec::new();
+        for c in cluster_nodes {
+            if let Some(cluster) = self.cluster(c, &name.value, &settings, &app_nodes) {
+                clusters.push(cluster);
+            }
+        }
+        let provider_written = node.children().iter().any(|c| matches!(c.name.value.as_str(), "scaleway" | "proxmox"));
         let Some(provider) = provider else {
+            if provider_written {
+                return None;
+            }
             self.diags.push(
                 missing(written, "an infrastructure provider (`scaleway` or `proxmox`)")
                     .help("an environment runs on one provider; state it, or inherit it with `from=`"),
@@ -654,19 +675,15 @@ impl Resolver<'_> {
                 }
             };
         let Some(network) = network else {
+            if node.children().iter().any(|c| c.name.value == "network") {
+                return None;
+            }
             self.diags.push(
                 missing(written, "a private `network`")
                     .help("nodes live on a private network (R6, R12): `network \"10.10.0.0/22\"`"),
             );
             return None;
         };
-        let env_apps = app_nodes;
-        let mut clusters = Vec::new();
-        for c in cluster_nodes {
-            if let Some(cluster) = self.cluster(c, &name.value, &settings, &env_apps) {
-                clusters.push(cluster);
-            }
-        }
         Some(Environment {
             name,
             from,

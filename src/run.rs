@@ -102,7 +102,10 @@ fn fleet_dir(fleet: &Path) -> PathBuf {
 }
 
 fn out_dir(fleet: &Path, out: Option<PathBuf>) -> PathBuf {
-    out.unwrap_or_else(|| fleet_dir(fleet).join("out"))
+    out.unwrap_or_else(|| match fleet.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.join("out"),
+        _ => PathBuf::from("out"),
+    })
 }
 
 fn artifacts_or_exit(c: Compilation) -> Result<ArtifactSet, i32> {

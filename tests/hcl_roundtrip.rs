@@ -7,6 +7,8 @@
 //! holding only locals and outputs, then `output -json`); otherwise the test
 //! says it skipped that part.
 
+#![allow(clippy::disallowed_methods)] // tests run the real binary and external oracles
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

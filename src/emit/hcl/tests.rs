@@ -17,6 +17,7 @@ fn formatter() -> Option<PathBuf> {
 }
 
 /// Asserts that `text` is what `tofu fmt` writes (when the binary exists).
+#[allow(clippy::disallowed_methods)] // a test oracle: the real formatter, when installed
 fn assert_fmt_fixed_point(text: &str) {
     let Some(bin) = formatter() else {
         eprintln!("skipped `tofu fmt -check`: neither tofu nor terraform is on PATH");

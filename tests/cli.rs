@@ -1,0 +1,272 @@
+//! The command line, end to end: the real binary in temporary directories.
+
+#![allow(clippy::disallowed_methods)] // tests run the real binary and external oracles
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fleetc(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fleetc"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("fleetc runs")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exit code")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Copies the reference fleet (fleet.kdl and the files it references) into `dst`.
+fn copy_reference(dst: &Path) {
+    let root = common::root();
+    fs::copy(root.join("fleet.kdl"), dst.join("fleet.kdl")).unwrap();
+    for dir in ["vendor", "apps", "values"] {
+        copy_tree(&root.join(dir), &dst.join(dir));
+    }
+}
+
+fn copy_tree(src: &Path, dst: &Path) {
+    if !src.exists() {
+        return;
+    }
+    fs::create_dir_all(dst).unwrap();
+    for e in fs::read_dir(src).unwrap().flatten() {
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to);
+        } else {
+            fs::copy(e.path(), &to).unwrap();
+        }
+    }
+}
+
+fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else {
+                out.push((e.path().strip_prefix(dir).unwrap().to_owned(), fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn the_reference_fleet_checks_clean() {
+    let o = fleetc(&common::root(), &["check"]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("no problems"), "{}", text(&o.stderr));
+}
+
+#[test]
+fn builds_are_byte_identical_across_directories_time_zones_and_locales() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let deep = b.path().join("some/deeper/place");
+    fs::create_dir_all(&deep).unwrap();
+    copy_reference(a.path());
+    copy_reference(&deep);
+    let run = |dir: &Path, tz: &str, lang: &str, home: &Path| {
+        let o = Command::new(env!("CARGO_BIN_EXE_fleetc"))
+            .arg("build")
+            .current_dir(dir)
+            .env("TZ", tz)
+            .env("LANG", lang)
+            .env("LC_ALL", lang)
+            .env("HOME", home)
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    };
+    run(a.path(), "UTC", "C", a.path());
+    run(&deep, "Pacific/Chatham", "fr_FR.UTF-8", b.path());
+    let (ta, tb) = (tree(&a.path().join("out")), tree(&deep.join("out")));
+    assert!(!ta.is_empty());
+    assert_eq!(ta, tb, "two builds of one fleet differ");
+    // And the committed out/ is that same output.
+    assert_eq!(ta, tree(&common::root().join("out")), "the committed out/ is stale: run `cargo run -- build`");
+}
+
+#[test]
+fn a_second_build_rewrites_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_reference(dir.path());
+    assert_eq!(code(&fleetc(dir.path(), &["build"])), 0);
+    let before: Vec<_> = tree(&dir.path().join("out"))
+        .into_iter()
+        .map(|(p, _)| {
+            let m = fs::metadata(dir.path().join("out").join(&p)).unwrap().modified().unwrap();
+            (p, m)
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let o = fleetc(dir.path(), &["build"]);
+    assert!(text(&o.stderr).contains(": 0 written"), "{}", text(&o.stderr));
+    for (p, m) in before {
+        assert_eq!(
+            fs::metadata(dir.path().join("out").join(&p)).unwrap().modified().unwrap(),
+            m,
+            "{} was rewritten",
+            p.display()
+        );
+    }
+}
+
+#[test]
+fn build_check_catches_edited_missing_and_extra_files() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_reference(dir.path());
+    assert_eq!(code(&fleetc(dir.path(), &["build"])), 0);
+    let fresh = fleetc(dir.path(), &["build", "--check"]);
+    assert_eq!(code(&fresh), 0, "{}", text(&fresh.stderr));
+
+    let out = dir.path().join("out");
+    let files = tree(&out);
+    let (edited, removed) = (&files[0].0, &files[1].0);
+    fs::write(out.join(edited), "edited by hand\n").unwrap();
+    fs::remove_file(out.join(removed)).unwrap();
+    fs::write(out.join("stray.yaml"), "x: 1\n").unwrap();
+    let o = fleetc(dir.path(), &["build", "--check"]);
+    assert_eq!(code(&o), 1);
+    let listed = text(&o.stdout);
+    assert!(listed.contains(&format!("stale: out/{}", edited.display())), "{listed}");
+    assert!(listed.contains(&format!("missing: out/{}", removed.display())), "{listed}");
+    assert!(listed.contains("extra: out/stray.yaml"), "{listed}");
+    // --check wrote nothing.
+    assert_eq!(fs::read_to_string(out.join(edited)).unwrap(), "edited by hand\n");
+}
+
+#[test]
+fn a_run_with_errors_writes_nothing_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::copy(common::root().join("golden/check-even-control-plane/fleet.kdl"), dir.path().join("fleet.kdl")).unwrap();
+    let o = fleetc(dir.path(), &["build"]);
+    assert_eq!(code(&o), 1);
+    assert!(!dir.path().join("out").exists());
+    assert!(text(&o.stderr).contains("fleet::quorum::even-control-plane"));
+}
+
+#[test]
+fn usage_and_io_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(code(&fleetc(dir.path(), &["check"])), 2, "no fleet.kdl");
+    assert_eq!(code(&fleetc(dir.path(), &["frobnicate"])), 2);
+    assert_eq!(code(&fleetc(dir.path(), &["explain", "no-such-code"])), 2);
+}
+
+#[test]
+fn json_diagnostics_carry_the_required_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::copy(common::root().join("golden/check-cidr-overlap/fleet.kdl"), dir.path().join("fleet.kdl")).unwrap();
+    let o = fleetc(dir.path(), &["check", "--format", "json"]);
+    assert_eq!(code(&o), 1);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is JSON");
+    let items = v.as_array().expect("an array");
+    assert_eq!(items.len(), 2);
+    for d in items {
+        for key in ["code", "severity", "message", "file", "line", "column", "help"] {
+            assert!(!d[key].is_null(), "{key} missing in {d}");
+        }
+    }
+    assert_eq!(items[0]["code"], "fleet::network::cidr-overlap");
+    assert_eq!(items[0]["file"], "fleet.kdl");
+}
+
+#[test]
+fn explain_prints_every_code() {
+    for c in fleetc::diag::codes::ALL {
+        let o = fleetc(&common::root(), &["explain", c.name]);
+        assert_eq!(code(&o), 0);
+        assert!(text(&o.stdout).contains("## Why"), "{}", c.name);
+    }
+    let o = fleetc(&common::root(), &["explain", "even-control-plane"]);
+    assert!(text(&o.stdout).starts_with("fleet::quorum::even-control-plane"));
+}
+
+#[test]
+fn every_schematic_file_hashes_to_what_schematic_id_prints() {
+    let out = common::root().join("out/schematics");
+    let mut n = 0;
+    for e in fs::read_dir(&out).unwrap().flatten() {
+        let bytes = fs::read(e.path()).unwrap();
+        let o = fleetc(&common::root(), &["schematic", "id", e.path().to_str().unwrap()]);
+        assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+        assert_eq!(text(&o.stdout).trim(), fleetc::artifacts::sha256_hex(&bytes), "{}", e.path().display());
+        n += 1;
+    }
+    assert!(n > 0, "no schematic in out/");
+}
+
+/// R27: the same cluster on Scaleway and on Proxmox differs in fleet.kdl only in its
+/// provider block, and both compile.
+#[test]
+fn sovereignty_one_cluster_two_providers() {
+    let template = r#"fleet "demo" {
+    talos "v1.13.9"
+    kubernetes "1.36.2"
+    gitops repo="https://git.example.org/demo/fleet.git"
+    schematic "base" {
+        extension "siderolabs/gvisor"
+    }
+    environment "prod" {
+PROVIDER
+        state bucket="demo-tofu-state" region="fr-par" endpoint="https://s3.fr-par.scw.cloud"
+        network "10.10.0.0/22"
+        gateway "51.15.200.10"
+        admin-ranges "203.0.113.0/24"
+        cluster "main" {
+            runtimes "gvisor"
+            endpoint address="10.10.0.10"
+            pool-defaults schematic="base"
+            control-plane count=3 size="small" {
+                addresses "10.10.0.11" "10.10.0.12" "10.10.0.13"
+            }
+            pool "workers" count=2 size="large" {
+                addresses "10.10.0.21" "10.10.0.22"
+            }
+        }
+    }
+}
+"#;
+    let scaleway = r#"        scaleway project="11111111-2222-3333-4444-555555555555" region="fr-par" zone="fr-par-2" {
+            size "small" type="PRO2-XS"
+            size "large" type="PRO2-M"
+        }"#;
+    let proxmox = r#"        proxmox endpoint="https://pve.example:8006" node="pve1" gateway="10.10.0.1" {
+            size "small" cores=2 memory="4GiB"
+            size "large" cores=8 memory="32GiB"
+        }"#;
+    let a = template.replace("PROVIDER", scaleway);
+    let b = template.replace("PROVIDER", proxmox);
+    let changed: Vec<String> = similar::TextDiff::from_lines(&a, &b)
+        .iter_all_changes()
+        .filter(|c| c.tag() != similar::ChangeTag::Equal)
+        .map(|c| c.value().to_owned())
+        .collect();
+    let provider_lines: Vec<&str> = scaleway.lines().chain(proxmox.lines()).collect();
+    assert!(changed.iter().all(|l| provider_lines.contains(&l.trim_end_matches('\n'))), "{changed:?}");
+    let loader = fleetc::compile::MapLoader::default();
+    let (ca, cb) =
+        (fleetc::compile::compile("fleet.kdl", &a, &loader), fleetc::compile::compile("fleet.kdl", &b, &loader));
+    for c in [&ca, &cb] {
+        assert!(
+            !c.diags.has_errors(),
+            "{}",
+            fleetc::diag::render::text(&c.diags, &c.sources, fleetc::diag::render::Style::PLAIN)
+        );
+    }
+    assert_ne!(ca.artifacts, cb.artifacts, "the provider block must change the output");
+}

@@ -1,0 +1,131 @@
+//! Robustness: no input makes fleetc panic, and every failure is a diagnostic with a place.
+//! Inputs are arbitrary text, and mutations of the reference fleet.
+
+mod common;
+
+use fleetc::compile::{Compilation, MapLoader, compile};
+use proptest::prelude::*;
+
+fn loader() -> MapLoader {
+    let mut l = MapLoader::default();
+    for e in std::fs::read_dir(common::root().join("vendor")).unwrap().flatten() {
+        l.files
+            .insert(format!("vendor/{}", e.file_name().to_string_lossy()), std::fs::read_to_string(e.path()).unwrap());
+    }
+    l
+}
+
+fn reference() -> String {
+    std::fs::read_to_string(common::root().join("fleet.kdl")).unwrap()
+}
+
+/// Every error a compilation reports points somewhere in fleet.kdl, inside the text.
+fn assert_well_placed(c: &Compilation, text: &str) {
+    for d in c.diags.iter() {
+        let span = d.span.unwrap_or_else(|| panic!("diagnostic without a place: {d:?}"));
+        assert!(span.end() <= text.len().max(1), "span {span:?} past the end of the text: {d:?}");
+    }
+    if c.diags.has_errors() {
+        assert!(c.artifacts.is_none(), "a compilation with errors produced artifacts");
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Edit {
+    Delete { at: usize, len: usize },
+    Insert { at: usize, text: String },
+    DuplicateLine { line: usize },
+    SwapLines { a: usize, b: usize },
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    let tricky = prop_oneof![
+        Just("\"".to_owned()),
+        Just("{".to_owned()),
+        Just("}".to_owned()),
+        Just("=".to_owned()),
+        Just("#true".to_owned()),
+        Just("-1".to_owned()),
+        Just("99999999999999999999999999999999999999".to_owned()),
+        Just("\u{202e}".to_owned()),
+        Just("/*".to_owned()),
+        Just("\\".to_owned()),
+        Just(" count=0".to_owned()),
+        Just(" was=\"x\"".to_owned()),
+        "[a-z\" {}=#0-9./-]{1,12}",
+    ];
+    prop_oneof![
+        (any::<usize>(), 1usize..40).prop_map(|(at, len)| Edit::Delete { at, len }),
+        (any::<usize>(), tricky).prop_map(|(at, text)| Edit::Insert { at, text }),
+        any::<usize>().prop_map(|line| Edit::DuplicateLine { line }),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Edit::SwapLines { a, b }),
+    ]
+}
+
+fn apply(text: &str, e: &Edit) -> String {
+    let boundary = |mut i: usize| {
+        i %= text.len() + 1;
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    match e {
+        Edit::Delete { at, len } => {
+            let a = boundary(*at);
+            let b = boundary((a + len).min(text.len()));
+            format!("{}{}", &text[..a], &text[b.max(a)..])
+        }
+        Edit::Insert { at, text: t } => {
+            let a = boundary(*at);
+            format!("{}{t}{}", &text[..a], &text[a..])
+        }
+        Edit::DuplicateLine { line } => {
+            let mut lines: Vec<&str> = text.lines().collect();
+            let i = line % lines.len();
+            lines.insert(i, lines[i]);
+            lines.join("\n")
+        }
+        Edit::SwapLines { a, b } => {
+            let mut lines: Vec<&str> = text.lines().collect();
+            let n = lines.len();
+            lines.swap(a % n, b % n);
+            lines.join("\n")
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_text_never_panics(text in "\\PC{0,400}") {
+        let c = compile("fleet.kdl", &text, &MapLoader::default());
+        assert_well_placed(&c, &text);
+    }
+
+    #[test]
+    fn mutated_reference_fleets_never_panic(edits in proptest::collection::vec(edit(), 1..6)) {
+        let mut text = reference();
+        for e in &edits {
+            text = apply(&text, e);
+        }
+        let c = compile("fleet.kdl", &text, &loader());
+        assert_well_placed(&c, &text);
+    }
+}
+
+#[test]
+fn arbitrary_bytes_read_as_text_never_panic() {
+    // Bytes that are not UTF-8 never reach the compiler (the CLI reads text); every
+    // other byte sequence does.
+    let mut runner = proptest::test_runner::TestRunner::default();
+    runner
+        .run(&proptest::collection::vec(any::<u8>(), 0..300), |bytes| {
+            let text = String::from_utf8_lossy(&bytes);
+            let c = compile("fleet.kdl", &text, &MapLoader::default());
+            assert_well_placed(&c, &text);
+            Ok(())
+        })
+        .unwrap();
+}

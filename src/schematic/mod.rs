@@ -7,7 +7,7 @@
 //! so the ID of a schematic depends on every byte of that encoding: field
 //! order, omitted empty fields, indentation, quoting, literal blocks. This
 //! module holds the factory's `Schematic` type field for field ([`Schematic`]),
-//! and writes the
+//! reads schematic files the way the factory does ([`parse`]), and writes the
 //! exact bytes the factory hashes with a small go-yaml-compatible encoder
 //! ([`Schematic::canonical_yaml`], [`Schematic::id`]).
 //!
@@ -31,8 +31,14 @@
 //!   `includeWellKnownCertificates`: whether the factory's field is a plain
 //!   string or an enum whose zero value `if-safe` is omitted, and the order of
 //!   the two fields, could not be verified from upstream sources.
+//!
+//! [`parse`] refuses what it cannot decode exactly as go-yaml does: YAML tags,
+//! merge keys, non-string keys in overlay options, and plain timestamps or a
+//! plain `-0` as overlay option values (decoded differently across go-yaml
+//! versions).
 
 mod emit;
+mod parse;
 mod resolve;
 
 use std::collections::BTreeMap;
@@ -41,6 +47,8 @@ use std::fmt;
 use sha2::{Digest, Sha256};
 
 use emit::Node;
+
+pub use parse::parse;
 
 /// The factory's `Schematic`, field for field (`None`, empty strings and
 /// empty lists are omitted from the encoding, as Go's `omitempty` does).

@@ -26,11 +26,7 @@ fn assert_canonical(text: &str, id: &str) {
 // TestUnmarshalID): the factory's own test vectors.
 #[test]
 fn image_factory_unit_tests() {
-    for text in [
-        "{}",
-        "customization: {}",
-        r#"customization: {"extraKernelArgs": []}"#,
-    ] {
+    for text in ["{}", "customization: {}", r#"customization: {"extraKernelArgs": []}"#] {
         assert_eq!(id_of(text), VANILLA, "{text}");
     }
     assert_eq!(Schematic::default().id().unwrap(), VANILLA);
@@ -38,10 +34,7 @@ fn image_factory_unit_tests() {
         r#"{"customization": {"extraKernelArgs": ["noapic", "nolapic"]}}"#,
         r#"{"customization": {"extraKernelArgs": ["noapic", "nolapic"], "systemExtensions": {}}}"#,
     ] {
-        assert_eq!(
-            id_of(text),
-            "9cba8e32753f91a16c1837ab8abf356af021706ef284aef07380780177d9a06c"
-        );
+        assert_eq!(id_of(text), "9cba8e32753f91a16c1837ab8abf356af021706ef284aef07380780177d9a06c");
     }
     assert_eq!(
         id_of(
@@ -53,10 +46,7 @@ fn image_factory_unit_tests() {
         r#"{"overlay": {"name": "rpi_generic", "image": "siderolabs/sbc-raspberrypi"}}"#,
         r#"{"overlay": {"name": "rpi_generic", "image": "siderolabs/sbc-raspberrypi"},"customization":{}}"#,
     ] {
-        assert_eq!(
-            id_of(text),
-            "ee21ef4a5ef808a9b7484cc0dda0f25075021691c8c09a276591eedb638ea1f9"
-        );
+        assert_eq!(id_of(text), "ee21ef4a5ef808a9b7484cc0dda0f25075021691c8c09a276591eedb638ea1f9");
     }
     assert_eq!(
         id_of(r#"{"customization":{"secureboot": {"includeWellKnownCertificates": true}}}"#),
@@ -72,15 +62,9 @@ fn image_factory_unit_tests() {
 fn talos_documentation() {
     assert_eq!(id_of("customization:\n"), VANILLA);
     let bare_metal = "# bare-metal.yaml\ncustomization:\n  extraKernelArgs:\n    - net.ifnames=0\n  systemExtensions:\n    officialExtensions:\n      - siderolabs/gvisor\n      - siderolabs/intel-ucode\n";
-    assert_eq!(
-        id_of(bare_metal),
-        "b8e8fbbe1b520989e6c52c8dc8303070cb42095997e76e812fa8892393e1d176"
-    );
+    assert_eq!(id_of(bare_metal), "b8e8fbbe1b520989e6c52c8dc8303070cb42095997e76e812fa8892393e1d176");
     let aws = "# aws.yaml\ncustomization:\n  systemExtensions:\n    officialExtensions:\n      - siderolabs/gvisor\n";
-    assert_eq!(
-        id_of(aws),
-        "d9ff89777e246792e7642abd3220a616afb4e49822382e4213a2e528ab826fe5"
-    );
+    assert_eq!(id_of(aws), "d9ff89777e246792e7642abd3220a616afb4e49822382e4213a2e528ab826fe5");
 }
 
 // The same boot-assets page also publishes `rpi_generic` + `iscsi-tools` as
@@ -91,14 +75,8 @@ fn talos_documentation() {
 #[test]
 fn talos_documentation_rpi_id_predates_the_current_field_order() {
     let old_layout = "customization:\n    systemExtensions:\n        officialExtensions:\n            - siderolabs/iscsi-tools\noverlay:\n    name: rpi_generic\n    image: siderolabs/sbc-raspberrypi\n";
-    let digest: String = Sha256::digest(old_layout.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    assert_eq!(
-        digest,
-        "0db665edfda21c70194e7ca660955425d16cec2aa58ff031e2abf72b7c328585"
-    );
+    let digest: String = Sha256::digest(old_layout.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(digest, "0db665edfda21c70194e7ca660955425d16cec2aa58ff031e2abf72b7c328585");
     let current = id_of(
         "overlay:\n  name: rpi_generic\n  image: siderolabs/sbc-raspberrypi\ncustomization:\n  systemExtensions:\n    officialExtensions:\n      - siderolabs/iscsi-tools\n",
     );
@@ -110,10 +88,7 @@ fn talos_documentation_rpi_id_predates_the_current_field_order() {
 #[test]
 fn sidero_labs_omni_script() {
     let text = "customization:\n  systemExtensions:\n    officialExtensions:\n      - siderolabs/hello-world-service\n";
-    assert_eq!(
-        id_of(text),
-        "cf9b7aab9ed7c365d5384509b4d31c02fdaa06d2b3ac6cc0bc806f28130eff1f"
-    );
+    assert_eq!(id_of(text), "cf9b7aab9ed7c365d5384509b4d31c02fdaa06d2b3ac6cc0bc806f28130eff1f");
 }
 
 // Factory UI output ("Your image schematic ID is:" followed by the schematic
@@ -122,8 +97,7 @@ fn sidero_labs_omni_script() {
 #[test]
 fn factory_ui_output_quoted_in_public_repositories() {
     let ext = |names: &[&str]| {
-        let mut s =
-            String::from("customization:\n    systemExtensions:\n        officialExtensions:\n");
+        let mut s = String::from("customization:\n    systemExtensions:\n        officialExtensions:\n");
         for n in names {
             s.push_str(&format!("            - {n}\n"));
         }
@@ -131,30 +105,17 @@ fn factory_ui_output_quoted_in_public_repositories() {
     };
     // code index 44415252869 (SecureBoot notes, Talos v1.11.3)
     assert_canonical(
-        &ext(&[
-            "siderolabs/drbd",
-            "siderolabs/iscsi-tools",
-            "siderolabs/nfsd",
-            "siderolabs/qemu-guest-agent",
-        ]),
+        &ext(&["siderolabs/drbd", "siderolabs/iscsi-tools", "siderolabs/nfsd", "siderolabs/qemu-guest-agent"]),
         "d14e88852c7d01149a17c3200ab4be572a3689261d5baa132522527824b5baa7",
     );
     // code index 18445414 (Proxmox notes, Talos v1.12.1)
     assert_canonical(
-        &ext(&[
-            "siderolabs/iscsi-tools",
-            "siderolabs/qemu-guest-agent",
-            "siderolabs/util-linux-tools",
-        ]),
+        &ext(&["siderolabs/iscsi-tools", "siderolabs/qemu-guest-agent", "siderolabs/util-linux-tools"]),
         "88d1f7a5c4f1d3aba7df787c448c1d3d008ed29cfb34af53fa0df4336a56040b",
     );
     // code index 34013763943 (homelab README, Talos v1.11.2)
     assert_canonical(
-        &ext(&[
-            "siderolabs/iscsi-tools",
-            "siderolabs/tailscale",
-            "siderolabs/util-linux-tools",
-        ]),
+        &ext(&["siderolabs/iscsi-tools", "siderolabs/tailscale", "siderolabs/util-linux-tools"]),
         "708747e350d604ae9e57227d8dcf274091453ddb1097b765d4ea8884f1992c1f",
     );
     // code index 9936982677 (libvirt-talos README, Talos v1.9.1)
@@ -198,10 +159,7 @@ fn factory_ui_output_with_bootloader() {
     let text = format!(
         "customization:\n    extraKernelArgs:\n{sysctl}        - initcall_blacklist=algif_aead_init # https://copy.fail/\n    systemExtensions:\n        officialExtensions:\n            - siderolabs/btrfs\n            - siderolabs/kata-containers\n            - siderolabs/qemu-guest-agent\n            - siderolabs/util-linux-tools\n    bootloader: sd-boot\n"
     );
-    assert_eq!(
-        id_of(&text),
-        "f30289c5c15d2bf37bb48b2d4aff89e387e20470432257bd94ef52c6c3db1a7f"
-    );
+    assert_eq!(id_of(&text), "f30289c5c15d2bf37bb48b2d4aff89e387e20470432257bd94ef52c6c3db1a7f");
     let nvidia = "        officialExtensions:\n            - siderolabs/amd-ucode\n            - siderolabs/mellanox-mstflint\n            - siderolabs/newt\n            - siderolabs/nonfree-kmod-nvidia-lts\n            - siderolabs/nvidia-container-toolkit-lts\n    bootloader: sd-boot\n";
     // code index 53109462798 and 53153529213 (booter notes, Talos v1.12.4)
     assert_canonical(
@@ -233,21 +191,12 @@ fn factory_ui_output_with_bootloader() {
 fn hand_written_schematics_normalised_like_the_ui() {
     let e2 = "customization:\n  extraKernelArgs:\n    - -lockdown # Secure boot lockdown needs updating\n    - lockdown=integrity # to integrity for Cilium\n    - quiet # Reduce noise\n    - loglevel=3 # Reduce noise\n    - amd_pstate=1 # Enable AMD CPU boost\n    # - mitigations=off # Less security, faster computer\n  systemExtensions:\n    officialExtensions:\n      - siderolabs/amd-ucode\n      - siderolabs/lldpd\n      - siderolabs/iscsi-tools\n      - siderolabs/util-linux-tools\n";
     let s = parse(e2).unwrap().normalized();
-    assert_eq!(
-        s.id().unwrap(),
-        "a25c479f21f7bad71d7d7425b03fe60db9c83901bd68fe963ca16841e6f4fd16"
-    );
+    assert_eq!(s.id().unwrap(), "a25c479f21f7bad71d7d7425b03fe60db9c83901bd68fe963ca16841e6f4fd16");
     let ms01 = "customization:\n  extraKernelArgs:\n    - -lockdown # Secure boot lockdown needs updating\n    - lockdown=integrity # to integrity for Cilium\n    - quiet # Reduce noise\n    - loglevel=3 # Reduce noise\n    - intel_iommu=on # PCI Passthrough\n    - iommu=pt # PCI Passthrough\n  systemExtensions:\n    officialExtensions:\n      - siderolabs/i915\n      - siderolabs/intel-ucode\n      - siderolabs/lldpd\n      - siderolabs/thunderbolt\n      - siderolabs/iscsi-tools\n      - siderolabs/util-linux-tools\n";
     let s = parse(ms01).unwrap();
     // As written (unsorted) it is another schematic; the UI's is sorted.
-    assert_ne!(
-        s.id().unwrap(),
-        "358b87443e77784112467ac042afcf9f96ad38c0d2de23d157d836b1eb44a5e8"
-    );
-    assert_eq!(
-        s.normalized().id().unwrap(),
-        "358b87443e77784112467ac042afcf9f96ad38c0d2de23d157d836b1eb44a5e8"
-    );
+    assert_ne!(s.id().unwrap(), "358b87443e77784112467ac042afcf9f96ad38c0d2de23d157d836b1eb44a5e8");
+    assert_eq!(s.normalized().id().unwrap(), "358b87443e77784112467ac042afcf9f96ad38c0d2de23d157d836b1eb44a5e8");
 }
 
 // Raspberry Pi overlays.
@@ -262,10 +211,7 @@ fn overlays() {
     // code index 26347035565: overlay options with a multi-line string (a
     // literal block) submitted with curl, ID 3f2272fe... (Talos v1.11.2).
     let poe = "overlay:\n  name: rpi_generic\n  image: siderolabs/sbc-raspberrypi\n  options:\n    configTxt: |\n      gpu_mem=128\n      kernel=u-boot.bin\n      arm_64bit=1\n      arm_boost=1\n      enable_uart=1\n      dtoverlay=disable-bt\n      dtoverlay=disable-wifi\n      avoid_warnings=2\n      dtoverlay=vc4-kms-v3d,noaudio\n      dtoverlay=rpi-poe\n      dtparam=poe_fan_temp0=65000,poe_fan_temp0_hyst=5000\n      dtparam=poe_fan_temp1=70000,poe_fan_temp1_hyst=4999\n      dtparam=poe_fan_temp2=75000,poe_fan_temp2_hyst=4999\n      dtparam=poe_fan_temp3=80000,poe_fan_temp3_hyst=4999\n";
-    assert_eq!(
-        id_of(poe),
-        "3f2272fedf123e61d98b8732dd415b04c5673a1027859bfa69f90e5a34221a2f"
-    );
+    assert_eq!(id_of(poe), "3f2272fedf123e61d98b8732dd415b04c5673a1027859bfa69f90e5a34221a2f");
 }
 
 // code index 67117552846 and 4806322217: the UI selection
@@ -275,8 +221,5 @@ fn overlays() {
 #[test]
 fn longhorn_extension_set() {
     let text = "customization:\n  systemExtensions:\n    officialExtensions:\n      - siderolabs/iscsi-tools\n      - siderolabs/util-linux-tools\n";
-    assert_eq!(
-        id_of(text),
-        "613e1592b2da41ae5e265e8789429f22e121aab91cb4deb6bc3c0b6262961245"
-    );
+    assert_eq!(id_of(text), "613e1592b2da41ae5e265e8789429f22e121aab91cb4deb6bc3c0b6262961245");
 }

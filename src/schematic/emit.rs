@@ -76,12 +76,7 @@ struct Emitter {
 
 impl Emitter {
     fn new() -> Self {
-        Emitter {
-            out: String::new(),
-            column: 0,
-            whitespace: true,
-            indention: true,
-        }
+        Emitter { out: String::new(), column: 0, whitespace: true, indention: true }
     }
 
     /// libyaml's `increase_indent`: the indentation of a node whose parent
@@ -136,12 +131,7 @@ impl Emitter {
         self.indention = self.indention && is_indention;
     }
 
-    fn node(
-        &mut self,
-        node: &Node,
-        current: Option<usize>,
-        parent: Parent,
-    ) -> Result<(), EncodeError> {
+    fn node(&mut self, node: &Node, current: Option<usize>, parent: Parent) -> Result<(), EncodeError> {
         match node {
             Node::Str(s) => {
                 let style = select_style(s, false)?;
@@ -349,21 +339,13 @@ pub(crate) fn requested_style(s: &str) -> Result<Style, EncodeError> {
     if s.contains('\n') {
         return Ok(Style::Literal);
     }
-    if can_use_plain(s)? {
-        Ok(Style::Plain)
-    } else {
-        Ok(Style::DoubleQuoted)
-    }
+    if can_use_plain(s)? { Ok(Style::Plain) } else { Ok(Style::DoubleQuoted) }
 }
 
 /// Whether `s` reads back as the same string when written plain.
 pub(crate) fn can_use_plain(s: &str) -> Result<bool, EncodeError> {
-    let resolved = resolve_plain(s).map_err(|u| {
-        EncodeError::new(format!(
-            "cannot tell how the factory quotes {s:?}: it is {}",
-            u.0
-        ))
-    })?;
+    let resolved = resolve_plain(s)
+        .map_err(|u| EncodeError::new(format!("cannot tell how the factory quotes {s:?}: it is {}", u.0)))?;
     Ok(resolved == Plain::Str && !is_base60_float(s) && !is_old_bool(s) && s != "<<")
 }
 
@@ -400,8 +382,9 @@ pub(crate) fn analyze(s: &str) -> Analysis {
         let followed_by_whitespace = i + 1 >= chars.len() || blank(i + 1);
         if i == 0 {
             match c {
-                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
-                | '%' | '@' | '`' => block_indicators = true,
+                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%' | '@' | '`' => {
+                    block_indicators = true
+                }
                 '?' | ':' | '-' if followed_by_whitespace => block_indicators = true,
                 _ => {}
             }
@@ -498,11 +481,7 @@ pub(crate) fn go_format_float(f: f64) -> String {
         return ".nan".into();
     }
     if f.is_infinite() {
-        return if f > 0.0 {
-            ".inf".into()
-        } else {
-            "-.inf".into()
-        };
+        return if f > 0.0 { ".inf".into() } else { "-.inf".into() };
     }
     let sign = if f.is_sign_negative() { "-" } else { "" };
     if f == 0.0 {
@@ -530,11 +509,7 @@ pub(crate) fn go_format_float(f: f64) -> String {
         } else if dp >= nd {
             format!("{sign}{digits}{}", "0".repeat((dp - nd) as usize))
         } else {
-            format!(
-                "{sign}{}.{}",
-                &digits[..dp as usize],
-                &digits[dp as usize..]
-            )
+            format!("{sign}{}.{}", &digits[..dp as usize], &digits[dp as usize..])
         }
     }
 }
@@ -710,9 +685,8 @@ mod tests {
     #[test]
     fn single_quotes_when_the_emitter_refuses_plain() {
         for s in [
-            "-", "- a", ":", "a:", "a: b", "a #b", "#x", "*x", "&x", "!x", "|x", ">x", "%x", "@x",
-            "`x", "'x", "\"x", "[x", "]x", "{x", "}x", ",x", "---", "...", "--- x", " lead",
-            "trail ", "? x",
+            "-", "- a", ":", "a:", "a: b", "a #b", "#x", "*x", "&x", "!x", "|x", ">x", "%x", "@x", "`x", "'x", "\"x",
+            "[x", "]x", "{x", "}x", ",x", "---", "...", "--- x", " lead", "trail ", "? x",
         ] {
             assert_eq!(style(s), Style::SingleQuoted, "{s:?}");
         }
@@ -750,10 +724,7 @@ mod tests {
             "a".into(),
             Node::Map(vec![(
                 "b".into(),
-                Node::Seq(vec![
-                    Node::Str("x\ny\n".into()),
-                    Node::Map(vec![("c".into(), Node::Str("p\nq".into()))]),
-                ]),
+                Node::Seq(vec![Node::Str("x\ny\n".into()), Node::Map(vec![("c".into(), Node::Str("p\nq".into()))])]),
             )]),
         )]);
         assert_eq!(
@@ -775,10 +746,7 @@ mod tests {
                 ]),
             ),
         ]);
-        assert_eq!(
-            to_yaml(&doc).unwrap(),
-            "customization: {}\nl:\n    - - 1\n      - 2\n    - []\n    - {}\n"
-        );
+        assert_eq!(to_yaml(&doc).unwrap(), "customization: {}\nl:\n    - - 1\n      - 2\n    - []\n    - {}\n");
     }
 
     #[test]
@@ -842,10 +810,9 @@ mod tests {
         // The string keys of go-yaml's TestSortedOutput (encode_test.go), in
         // the order go-yaml writes them.
         let want = [
-            "", ".1", ".2", ".a", "1", "2", "a!10", "a/0001", "a/002", "a/3", "a/10", "a/11",
-            "a/0012", "a/100", "a~10", "ab/1", "b/1", "b/01", "b/2", "b/02", "b/3", "b/03", "b1",
-            "b01", "b3", "c2.10", "c10.2", "d1", "d7", "d7abc", "d12", "d12a", "e2b", "e4b",
-            "e21a",
+            "", ".1", ".2", ".a", "1", "2", "a!10", "a/0001", "a/002", "a/3", "a/10", "a/11", "a/0012", "a/100",
+            "a~10", "ab/1", "b/1", "b/01", "b/2", "b/02", "b/3", "b/03", "b1", "b01", "b3", "c2.10", "c10.2", "d1",
+            "d7", "d7abc", "d12", "d12a", "e2b", "e4b", "e21a",
         ];
         let mut keys: Vec<(String, ())> = want.iter().rev().map(|k| (k.to_string(), ())).collect();
         keys.rotate_left(11);

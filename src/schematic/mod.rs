@@ -172,9 +172,7 @@ pub struct EncodeError {
 
 impl EncodeError {
     pub(crate) fn new(message: impl Into<String>) -> Self {
-        EncodeError {
-            message: message.into(),
-        }
+        EncodeError { message: message.into() }
     }
 
     /// Name the schematic field the error is about.
@@ -229,11 +227,7 @@ pub(crate) fn canonical_bootloader(name: &str) -> Result<Option<&'static str>, S
         .iter()
         .find(|b| **b == lower)
         .map(|b| Some(*b))
-        .ok_or_else(|| {
-            format!(
-                "unknown bootloader `{name}`: expected `dual-boot`, `sd-boot`, `grub` or `none`"
-            )
-        })
+        .ok_or_else(|| format!("unknown bootloader `{name}`: expected `dual-boot`, `sd-boot`, `grub` or `none`"))
 }
 
 impl Schematic {
@@ -268,18 +262,14 @@ impl Schematic {
             root.push(("owner".to_string(), Node::Str(owner.to_string())));
         }
         if let Some(overlay) = &self.overlay {
-            let zero =
-                overlay.image.is_empty() && overlay.name.is_empty() && overlay.options.is_empty();
+            let zero = overlay.image.is_empty() && overlay.name.is_empty() && overlay.options.is_empty();
             if !zero {
                 let mut fields = vec![
                     ("image".to_string(), Node::Str(overlay.image.clone())),
                     ("name".to_string(), Node::Str(overlay.name.clone())),
                 ];
                 if !overlay.options.is_empty() {
-                    fields.push((
-                        "options".to_string(),
-                        option_map_node(&overlay.options, "overlay.options")?,
-                    ));
+                    fields.push(("options".to_string(), option_map_node(&overlay.options, "overlay.options")?));
                 }
                 root.push(("overlay".to_string(), Node::Map(fields)));
             }
@@ -294,24 +284,13 @@ impl Schematic {
 
 impl Customization {
     fn to_node(&self) -> Result<Node, EncodeError> {
-        let strings =
-            |items: &[String]| Node::Seq(items.iter().map(|s| Node::Str(s.clone())).collect());
+        let strings = |items: &[String]| Node::Seq(items.iter().map(|s| Node::Str(s.clone())).collect());
         let mut fields = Vec::new();
-        if let Some(config) = self
-            .embedded_machine_configuration
-            .as_deref()
-            .filter(|c| !c.is_empty())
-        {
-            fields.push((
-                "embeddedMachineConfiguration".to_string(),
-                Node::Str(config.to_string()),
-            ));
+        if let Some(config) = self.embedded_machine_configuration.as_deref().filter(|c| !c.is_empty()) {
+            fields.push(("embeddedMachineConfiguration".to_string(), Node::Str(config.to_string())));
         }
         if !self.extra_kernel_args.is_empty() {
-            fields.push((
-                "extraKernelArgs".to_string(),
-                strings(&self.extra_kernel_args),
-            ));
+            fields.push(("extraKernelArgs".to_string(), strings(&self.extra_kernel_args)));
         }
         if !self.meta.is_empty() {
             let items = self
@@ -329,15 +308,12 @@ impl Customization {
         if !self.system_extensions.is_empty() {
             fields.push((
                 "systemExtensions".to_string(),
-                Node::Map(vec![(
-                    "officialExtensions".to_string(),
-                    strings(&self.system_extensions),
-                )]),
+                Node::Map(vec![("officialExtensions".to_string(), strings(&self.system_extensions))]),
             ));
         }
         if let Some(name) = &self.bootloader {
-            let canonical = canonical_bootloader(name)
-                .map_err(|m| EncodeError::new(m).at("customization.bootloader"))?;
+            let canonical =
+                canonical_bootloader(name).map_err(|m| EncodeError::new(m).at("customization.bootloader"))?;
             if let Some(canonical) = canonical {
                 fields.push(("bootloader".to_string(), Node::Str(canonical.to_string())));
             }
@@ -367,10 +343,7 @@ impl Customization {
                 sb_fields.push(("enrollKeys".to_string(), Node::Str(keys.clone())));
             }
             if sb.include_well_known_certificates {
-                sb_fields.push((
-                    "includeWellKnownCertificates".to_string(),
-                    Node::Plain("true".to_string()),
-                ));
+                sb_fields.push(("includeWellKnownCertificates".to_string(), Node::Plain("true".to_string())));
             }
             if !sb_fields.is_empty() {
                 fields.push(("secureboot".to_string(), Node::Map(sb_fields)));
@@ -379,10 +352,7 @@ impl Customization {
         if let Some(disk) = self.disk_image.as_ref().filter(|d| d.sector_size != 0) {
             fields.push((
                 "diskImage".to_string(),
-                Node::Map(vec![(
-                    "sectorSize".to_string(),
-                    Node::Plain(disk.sector_size.to_string()),
-                )]),
+                Node::Map(vec![("sectorSize".to_string(), Node::Plain(disk.sector_size.to_string()))]),
             ));
         }
         Ok(Node::Map(fields))
@@ -394,14 +364,9 @@ impl Customization {
 fn check_strings(fields: &[(String, Node)], path: &str) -> Result<(), EncodeError> {
     fn walk(node: &Node, path: &str) -> Result<(), EncodeError> {
         match node {
-            Node::Str(s) => emit::select_style(s, false)
-                .map(|_| ())
-                .map_err(|e| e.at(path)),
+            Node::Str(s) => emit::select_style(s, false).map(|_| ()).map_err(|e| e.at(path)),
             Node::Plain(_) => Ok(()),
-            Node::Seq(items) => items
-                .iter()
-                .enumerate()
-                .try_for_each(|(i, item)| walk(item, &format!("{path}[{i}]"))),
+            Node::Seq(items) => items.iter().enumerate().try_for_each(|(i, item)| walk(item, &format!("{path}[{i}]"))),
             Node::Map(entries) => entries.iter().try_for_each(|(k, v)| {
                 let child = format!("{path}.{k}");
                 emit::select_style(k, true).map_err(|e| e.at(&child))?;
@@ -410,11 +375,7 @@ fn check_strings(fields: &[(String, Node)], path: &str) -> Result<(), EncodeErro
         }
     }
     let join = |k: &str| {
-        if path.is_empty() {
-            k.to_string()
-        } else {
-            format!("{path}.{k}")
-        }
+        if path.is_empty() { k.to_string() } else { format!("{path}.{k}") }
     };
     fields.iter().try_for_each(|(k, v)| walk(v, &join(k)))
 }
@@ -443,11 +404,7 @@ fn option_node(value: &OptionValue, path: &str) -> Result<Node, EncodeError> {
             Node::Str(s.clone())
         }
         OptionValue::List(items) => Node::Seq(
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| option_node(v, &format!("{path}[{i}]")))
-                .collect::<Result<_, _>>()?,
+            items.iter().enumerate().map(|(i, v)| option_node(v, &format!("{path}[{i}]"))).collect::<Result<_, _>>()?,
         ),
         OptionValue::Map(map) => option_map_node(map, path)?,
     })
@@ -471,10 +428,7 @@ mod tests {
     fn vanilla() {
         let s = Schematic::default();
         assert_eq!(s.canonical_yaml().unwrap(), "customization: {}\n");
-        assert_eq!(
-            s.id().unwrap(),
-            "376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba"
-        );
+        assert_eq!(s.id().unwrap(), "376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba");
     }
 
     #[test]
@@ -496,40 +450,19 @@ mod tests {
     #[test]
     fn every_field_in_factory_order() {
         let mut options = BTreeMap::new();
-        options.insert(
-            "configTxt".to_string(),
-            OptionValue::String("a=1\nb=2\n".into()),
-        );
+        options.insert("configTxt".to_string(), OptionValue::String("a=1\nb=2\n".into()));
         // `n` is a YAML 1.1 bool: quoted even as a key.
         options.insert("n".to_string(), OptionValue::Int(3));
         let s = Schematic {
             owner: Some("admin".into()),
-            overlay: Some(Overlay {
-                image: "siderolabs/sbc-raspberrypi".into(),
-                name: "rpi_generic".into(),
-                options,
-            }),
+            overlay: Some(Overlay { image: "siderolabs/sbc-raspberrypi".into(), name: "rpi_generic".into(), options }),
             customization: Customization {
-                embedded_machine_configuration: Some(
-                    "apiVersion: v1alpha1\nkind: HostnameConfig\n".into(),
-                ),
+                embedded_machine_configuration: Some("apiVersion: v1alpha1\nkind: HostnameConfig\n".into()),
                 extra_kernel_args: vec!["net.ifnames=0".into()],
-                meta: vec![
-                    Meta {
-                        key: 10,
-                        value: "{}".into(),
-                    },
-                    Meta {
-                        key: 0,
-                        value: String::new(),
-                    },
-                ],
+                meta: vec![Meta { key: 10, value: "{}".into() }, Meta { key: 0, value: String::new() }],
                 system_extensions: vec!["siderolabs/gvisor".into()],
                 bootloader: Some("SD-Boot".into()),
-                secureboot: Some(SecureBoot {
-                    enroll_keys: None,
-                    include_well_known_certificates: true,
-                }),
+                secureboot: Some(SecureBoot { enroll_keys: None, include_well_known_certificates: true }),
                 disk_image: Some(DiskImage { sector_size: 4096 }),
             },
         };
@@ -551,10 +484,7 @@ mod tests {
     fn enroll_keys() {
         let with = |keys: &str, wk: bool| Schematic {
             customization: Customization {
-                secureboot: Some(SecureBoot {
-                    enroll_keys: Some(keys.into()),
-                    include_well_known_certificates: wk,
-                }),
+                secureboot: Some(SecureBoot { enroll_keys: Some(keys.into()), include_well_known_certificates: wk }),
                 ..Default::default()
             },
             ..Default::default()
@@ -578,10 +508,7 @@ mod tests {
         let mut s = exts(&["siderolabs/gvisor"]);
         s.customization.extra_kernel_args = vec!["ok".into(), "bad\r".into()];
         let err = s.canonical_yaml().unwrap_err();
-        assert!(
-            err.message.contains("`customization.extraKernelArgs[1]`"),
-            "{err}"
-        );
+        assert!(err.message.contains("`customization.extraKernelArgs[1]`"), "{err}");
         assert!(err.message.starts_with("cannot"), "{err}");
     }
 
@@ -591,23 +518,13 @@ mod tests {
         inner.insert("b".to_string(), OptionValue::Float(1e6));
         inner.insert(
             "a".to_string(),
-            OptionValue::List(vec![
-                OptionValue::Null,
-                OptionValue::Bool(false),
-                OptionValue::String("yes".into()),
-            ]),
+            OptionValue::List(vec![OptionValue::Null, OptionValue::Bool(false), OptionValue::String("yes".into())]),
         );
         let mut options = BTreeMap::new();
         options.insert("x10".to_string(), OptionValue::Map(inner));
         options.insert("x9".to_string(), OptionValue::Uint(u64::MAX));
         options.insert("empty".to_string(), OptionValue::Map(BTreeMap::new()));
-        let s = Schematic {
-            overlay: Some(Overlay {
-                options,
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
+        let s = Schematic { overlay: Some(Overlay { options, ..Default::default() }), ..Default::default() };
         assert_eq!(
             s.canonical_yaml().unwrap(),
             "overlay:\n    image: \"\"\n    name: \"\"\n    options:\n        empty: {}\n        x9: 18446744073709551615\n        x10:\n            a:\n                - null\n                - false\n                - \"yes\"\n            b: 1e+06\ncustomization: {}\n"
@@ -616,17 +533,10 @@ mod tests {
 
     #[test]
     fn normalized_sorts_and_dedups_extensions_only() {
-        let mut s = exts(&[
-            "siderolabs/util-linux-tools",
-            "siderolabs/iscsi-tools",
-            "siderolabs/iscsi-tools",
-        ]);
+        let mut s = exts(&["siderolabs/util-linux-tools", "siderolabs/iscsi-tools", "siderolabs/iscsi-tools"]);
         s.customization.extra_kernel_args = vec!["b".into(), "a".into()];
         let n = s.normalized();
-        assert_eq!(
-            n.customization.system_extensions,
-            ["siderolabs/iscsi-tools", "siderolabs/util-linux-tools"]
-        );
+        assert_eq!(n.customization.system_extensions, ["siderolabs/iscsi-tools", "siderolabs/util-linux-tools"]);
         assert_eq!(n.customization.extra_kernel_args, ["b", "a"]);
     }
 }

@@ -22,8 +22,8 @@ use serde_saphyr::granit_parser::{self as granit, Event, Parser, ScalarStyle};
 
 use super::resolve::{Plain, resolve_plain};
 use super::{
-    Customization, DiskImage, ENROLL_KEYS, Meta, OptionValue, Overlay, ParseError, Schematic,
-    SecureBoot, canonical_bootloader,
+    Customization, DiskImage, ENROLL_KEYS, Meta, OptionValue, Overlay, ParseError, Schematic, SecureBoot,
+    canonical_bootloader,
 };
 
 /// A YAML node with its source span (byte offset, length).
@@ -41,10 +41,7 @@ enum Kind {
 }
 
 fn error(message: impl Into<String>, span: (usize, usize)) -> ParseError {
-    ParseError {
-        message: message.into(),
-        span: Some(span),
-    }
+    ParseError { message: message.into(), span: Some(span) }
 }
 
 /// Parse a schematic file as users paste it (YAML, or JSON since JSON is
@@ -53,10 +50,7 @@ fn error(message: impl Into<String>, span: (usize, usize)) -> ParseError {
 /// as go-yaml does (tags, merge keys, see the module documentation).
 pub fn parse(text: &str) -> Result<Schematic, ParseError> {
     let Some(root) = load(text)? else {
-        return Err(ParseError {
-            message: "the schematic is empty".into(),
-            span: None,
-        });
+        return Err(ParseError { message: "the schematic is empty".into(), span: None });
     };
     decode_schematic(&root)
 }
@@ -65,17 +59,8 @@ pub fn parse(text: &str) -> Result<Schematic, ParseError> {
 // YAML events to a node tree.
 
 enum Frame {
-    Seq {
-        items: Vec<YNode>,
-        start: usize,
-        anchor: usize,
-    },
-    Map {
-        entries: Vec<(YNode, YNode)>,
-        key: Option<YNode>,
-        start: usize,
-        anchor: usize,
-    },
+    Seq { items: Vec<YNode>, start: usize, anchor: usize },
+    Map { entries: Vec<(YNode, YNode)>, key: Option<YNode>, start: usize, anchor: usize },
 }
 
 fn offsets(span: &granit::Span) -> (usize, usize) {
@@ -117,70 +102,33 @@ fn load(text: &str) -> Result<Option<YNode>, ParseError> {
             }
             Event::Scalar(value, style, anchor, tag) => {
                 if tag.is_some() {
-                    return Err(error(
-                        "YAML tags are not supported in a schematic",
-                        (start, end - start),
-                    ));
+                    return Err(error("YAML tags are not supported in a schematic", (start, end - start)));
                 }
                 let node = YNode {
-                    kind: Kind::Scalar {
-                        value: value.into_owned(),
-                        plain: style == ScalarStyle::Plain,
-                    },
+                    kind: Kind::Scalar { value: value.into_owned(), plain: style == ScalarStyle::Plain },
                     span: (start, end - start),
                 };
                 Some((node, anchor))
             }
-            Event::SequenceStart(_, anchor, tag) | Event::MappingStart(_, anchor, tag)
-                if tag.is_some() =>
-            {
+            Event::SequenceStart(_, anchor, tag) | Event::MappingStart(_, anchor, tag) if tag.is_some() => {
                 let _ = anchor;
-                return Err(error(
-                    "YAML tags are not supported in a schematic",
-                    (start, end - start),
-                ));
+                return Err(error("YAML tags are not supported in a schematic", (start, end - start)));
             }
             Event::SequenceStart(_, anchor, _) => {
-                stack.push(Frame::Seq {
-                    items: Vec::new(),
-                    start,
-                    anchor,
-                });
+                stack.push(Frame::Seq { items: Vec::new(), start, anchor });
                 None
             }
             Event::MappingStart(_, anchor, _) => {
-                stack.push(Frame::Map {
-                    entries: Vec::new(),
-                    key: None,
-                    start,
-                    anchor,
-                });
+                stack.push(Frame::Map { entries: Vec::new(), key: None, start, anchor });
                 None
             }
             Event::SequenceEnd | Event::MappingEnd => match stack.pop() {
-                Some(Frame::Seq {
-                    items,
-                    start,
-                    anchor,
-                }) => Some((
-                    YNode {
-                        kind: Kind::Seq(items),
-                        span: (start, end.max(start) - start),
-                    },
-                    anchor,
-                )),
-                Some(Frame::Map {
-                    entries,
-                    start,
-                    anchor,
-                    ..
-                }) => Some((
-                    YNode {
-                        kind: Kind::Map(entries),
-                        span: (start, end.max(start) - start),
-                    },
-                    anchor,
-                )),
+                Some(Frame::Seq { items, start, anchor }) => {
+                    Some((YNode { kind: Kind::Seq(items), span: (start, end.max(start) - start) }, anchor))
+                }
+                Some(Frame::Map { entries, start, anchor, .. }) => {
+                    Some((YNode { kind: Kind::Map(entries), span: (start, end.max(start) - start) }, anchor))
+                }
                 None => return Err(error("invalid YAML: unbalanced collection", (start, 0))),
             },
             Event::Alias(id) => {
@@ -231,38 +179,20 @@ fn describe(node: &YNode) -> &'static str {
 
 /// The entries of a struct-typed mapping, keys as Go reads them into a
 /// `string`, after go-yaml's duplicate and unknown-field checks.
-fn struct_fields<'a>(
-    node: &'a YNode,
-    path: &str,
-    known: &[&str],
-) -> Result<Vec<(&'a str, &'a YNode)>, ParseError> {
+fn struct_fields<'a>(node: &'a YNode, path: &str, known: &[&str]) -> Result<Vec<(&'a str, &'a YNode)>, ParseError> {
     if is_null(node) {
         return Ok(Vec::new());
     }
     let Kind::Map(entries) = &node.kind else {
-        return Err(error(
-            format!("`{path}` must be a mapping, not {}", describe(node)),
-            node.span,
-        ));
+        return Err(error(format!("`{path}` must be a mapping, not {}", describe(node)), node.span));
     };
     let keys = mapping_keys(entries, path)?;
     let mut out = Vec::with_capacity(entries.len());
     for ((key, value), name) in entries.iter().zip(keys) {
         if !known.contains(&name) {
-            let list = known
-                .iter()
-                .map(|k| format!("`{k}`"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let within = if path.is_empty() {
-                "the schematic".to_string()
-            } else {
-                format!("`{path}`")
-            };
-            return Err(error(
-                format!("unknown field `{name}` in {within} (expected one of {list})"),
-                key.span,
-            ));
+            let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+            let within = if path.is_empty() { "the schematic".to_string() } else { format!("`{path}`") };
+            return Err(error(format!("unknown field `{name}` in {within} (expected one of {list})"), key.span));
         }
         out.push((name, value));
     }
@@ -276,28 +206,16 @@ fn mapping_keys<'a>(entries: &'a [(YNode, YNode)], path: &str) -> Result<Vec<&'a
     let mut names: Vec<&str> = Vec::with_capacity(entries.len());
     for (key, _) in entries {
         let Kind::Scalar { value, plain } = &key.kind else {
-            return Err(error(
-                format!("mapping keys in `{path}` must be scalars"),
-                key.span,
-            ));
+            return Err(error(format!("mapping keys in `{path}` must be scalars"), key.span));
         };
         if *plain && value == "<<" {
-            return Err(error(
-                "YAML merge keys (`<<`) are not supported in a schematic",
-                key.span,
-            ));
+            return Err(error("YAML merge keys (`<<`) are not supported in a schematic", key.span));
         }
         if is_null(key) {
-            return Err(error(
-                format!("a mapping key in `{path}` is null"),
-                key.span,
-            ));
+            return Err(error(format!("a mapping key in `{path}` is null"), key.span));
         }
         if names.contains(&value.as_str()) {
-            return Err(error(
-                format!("duplicate key `{value}` in `{path}`"),
-                key.span,
-            ));
+            return Err(error(format!("duplicate key `{value}` in `{path}`"), key.span));
         }
         names.push(value);
     }
@@ -305,21 +223,14 @@ fn mapping_keys<'a>(entries: &'a [(YNode, YNode)], path: &str) -> Result<Vec<&'a
 }
 
 fn join(path: &str, field: &str) -> String {
-    if path.is_empty() {
-        field.to_string()
-    } else {
-        format!("{path}.{field}")
-    }
+    if path.is_empty() { field.to_string() } else { format!("{path}.{field}") }
 }
 
 /// A Go `string` field: any scalar's text; `None` for a plain null.
 fn string_value(node: &YNode, path: &str) -> Result<Option<String>, ParseError> {
     match &node.kind {
         Kind::Scalar { value, .. } => Ok((!is_null(node)).then(|| value.clone())),
-        _ => Err(error(
-            format!("`{path}` must be a string, not {}", describe(node)),
-            node.span,
-        )),
+        _ => Err(error(format!("`{path}` must be a string, not {}", describe(node)), node.span)),
     }
 }
 
@@ -329,10 +240,7 @@ fn string_list(node: &YNode, path: &str) -> Result<Vec<String>, ParseError> {
         return Ok(Vec::new());
     }
     let Kind::Seq(items) = &node.kind else {
-        return Err(error(
-            format!("`{path}` must be a list of strings, not {}", describe(node)),
-            node.span,
-        ));
+        return Err(error(format!("`{path}` must be a list of strings, not {}", describe(node)), node.span));
     };
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -346,12 +254,7 @@ fn string_list(node: &YNode, path: &str) -> Result<Vec<String>, ParseError> {
 /// A Go unsigned integer up to `max`: plain integers, or plain non-negative
 /// floats truncated as Go converts them; `None` for a plain null.
 fn uint_value(node: &YNode, path: &str, max: u64) -> Result<Option<u64>, ParseError> {
-    let bad = || {
-        error(
-            format!("`{path}` must be an integer between 0 and {max}"),
-            node.span,
-        )
-    };
+    let bad = || error(format!("`{path}` must be an integer between 0 and {max}"), node.span);
     let Kind::Scalar { value, plain } = &node.kind else {
         return Err(bad());
     };
@@ -428,10 +331,7 @@ fn decode_options(node: &YNode, path: &str) -> Result<BTreeMap<String, OptionVal
         return Ok(BTreeMap::new());
     }
     let Kind::Map(entries) = &node.kind else {
-        return Err(error(
-            format!("`{path}` must be a mapping, not {}", describe(node)),
-            node.span,
-        ));
+        return Err(error(format!("`{path}` must be a mapping, not {}", describe(node)), node.span));
     };
     let keys = mapping_keys(entries, path)?;
     let mut out = BTreeMap::new();
@@ -445,13 +345,13 @@ fn decode_options(node: &YNode, path: &str) -> Result<BTreeMap<String, OptionVal
 /// A value decoded into Go's `any`.
 fn option_value(node: &YNode, path: &str) -> Result<OptionValue, ParseError> {
     match &node.kind {
-        Kind::Scalar {
-            value,
-            plain: false,
-        } => Ok(OptionValue::String(value.clone())),
+        Kind::Scalar { value, plain: false } => Ok(OptionValue::String(value.clone())),
         Kind::Scalar { value, plain: true } => {
             let resolved = resolve_plain(value).map_err(|u| {
-                error(format!("cannot tell how the factory reads `{value}` at `{path}`: it is {}; quote it", u.0), node.span)
+                error(
+                    format!("cannot tell how the factory reads `{value}` at `{path}`: it is {}; quote it", u.0),
+                    node.span,
+                )
             })?;
             Ok(match resolved {
                 Plain::Null => OptionValue::Null,
@@ -470,9 +370,7 @@ fn option_value(node: &YNode, path: &str) -> Result<OptionValue, ParseError> {
                 }
                 Plain::NegativeZero => {
                     return Err(error(
-                        format!(
-                            "`-0` at `{path}` is read differently by go-yaml versions; write `0` or quote it"
-                        ),
+                        format!("`-0` at `{path}` is read differently by go-yaml versions; write `0` or quote it"),
                         node.span,
                     ));
                 }
@@ -493,9 +391,7 @@ fn option_value(node: &YNode, path: &str) -> Result<OptionValue, ParseError> {
                 let plain = matches!(key.kind, Kind::Scalar { plain: true, .. });
                 if plain && resolve_plain(name) != Ok(Plain::Str) {
                     return Err(error(
-                        format!(
-                            "the key `{name}` in `{path}` is not a string to the factory; quote it"
-                        ),
+                        format!("the key `{name}` in `{path}` is not a string to the factory; quote it"),
                         key.span,
                     ));
                 }
@@ -522,8 +418,7 @@ fn decode_customization(node: &YNode) -> Result<Customization, ParseError> {
         let path = join("customization", name);
         match name {
             "embeddedMachineConfiguration" => {
-                c.embedded_machine_configuration =
-                    string_value(value, &path)?.filter(|s| !s.is_empty());
+                c.embedded_machine_configuration = string_value(value, &path)?.filter(|s| !s.is_empty());
             }
             "extraKernelArgs" => c.extra_kernel_args = string_list(value, &path)?,
             "meta" => c.meta = decode_meta(value, &path)?,
@@ -535,9 +430,7 @@ fn decode_customization(node: &YNode) -> Result<Customization, ParseError> {
             "bootloader" => {
                 c.bootloader = match string_value(value, &path)? {
                     None => None,
-                    Some(b) => canonical_bootloader(&b)
-                        .map_err(|m| error(m, value.span))?
-                        .map(str::to_string),
+                    Some(b) => canonical_bootloader(&b).map_err(|m| error(m, value.span))?.map(str::to_string),
                 };
             }
             "secureboot" => c.secureboot = decode_secureboot(value, &path)?,
@@ -557,10 +450,7 @@ fn decode_meta(node: &YNode, path: &str) -> Result<Vec<Meta>, ParseError> {
         return Ok(Vec::new());
     }
     let Kind::Seq(items) = &node.kind else {
-        return Err(error(
-            format!("`{path}` must be a list, not {}", describe(node)),
-            node.span,
-        ));
+        return Err(error(format!("`{path}` must be a list, not {}", describe(node)), node.span));
     };
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -584,9 +474,7 @@ fn decode_meta(node: &YNode, path: &str) -> Result<Vec<Meta>, ParseError> {
 
 fn decode_secureboot(node: &YNode, path: &str) -> Result<Option<SecureBoot>, ParseError> {
     let mut sb = SecureBoot::default();
-    for (field, value) in
-        struct_fields(node, path, &["enrollKeys", "includeWellKnownCertificates"])?
-    {
+    for (field, value) in struct_fields(node, path, &["enrollKeys", "includeWellKnownCertificates"])? {
         let field_path = join(path, field);
         if field == "enrollKeys" {
             sb.enroll_keys = match string_value(value, &field_path)? {
@@ -619,14 +507,9 @@ mod tests {
 
     #[test]
     fn vanilla_forms() {
-        for text in [
-            "{}",
-            "customization: {}",
-            "customization:",
-            "customization: {\"extraKernelArgs\": []}",
-            "---\n",
-            "~",
-        ] {
+        for text in
+            ["{}", "customization: {}", "customization:", "customization: {\"extraKernelArgs\": []}", "---\n", "~"]
+        {
             assert_eq!(parse(text).unwrap(), Schematic::default(), "{text:?}");
         }
         assert!(err("").message.contains("empty"));
@@ -638,59 +521,26 @@ mod tests {
         let json = r#"{"customization": {"meta": [{"key": 10, "value": "foo"}], "extraKernelArgs": [], "systemExtensions": {}}}"#;
         let yaml = "customization:\n  meta:\n    - key: 0xa\n      value: foo\n";
         assert_eq!(parse(json).unwrap(), parse(yaml).unwrap());
-        assert_eq!(
-            parse(yaml).unwrap().customization.meta,
-            [Meta {
-                key: 10,
-                value: "foo".into()
-            }]
-        );
+        assert_eq!(parse(yaml).unwrap().customization.meta, [Meta { key: 10, value: "foo".into() }]);
     }
 
     #[test]
     fn unknown_fields_are_named_with_a_span() {
         let text = "customization:\n  extraKernelArg: [a]\n";
         let e = err(text);
-        assert!(
-            e.message
-                .starts_with("unknown field `extraKernelArg` in `customization`"),
-            "{e}"
-        );
+        assert!(e.message.starts_with("unknown field `extraKernelArg` in `customization`"), "{e}");
         let (at, len) = e.span.unwrap();
         assert_eq!(&text[at..at + len], "extraKernelArg");
         assert!(err("overlay: {image: a, nam: b}").message.contains("`nam`"));
-        assert!(
-            err("customization: {meta: [{key: 1, val: x}]}")
-                .message
-                .contains("`val`")
-        );
-        assert!(
-            err("foo: 1")
-                .message
-                .contains("unknown field `foo` in the schematic")
-        );
+        assert!(err("customization: {meta: [{key: 1, val: x}]}").message.contains("`val`"));
+        assert!(err("foo: 1").message.contains("unknown field `foo` in the schematic"));
     }
 
     #[test]
     fn go_string_fields_take_any_scalar_text() {
         let s = parse("customization:\n  extraKernelArgs: [1, yes, 0x10, ~, \"\", 'a b', 1.50]\n  meta: [{key: 1, value: 123}, ~, {key: 2}]\n").unwrap();
-        assert_eq!(
-            s.customization.extra_kernel_args,
-            ["1", "yes", "0x10", "", "a b", "1.50"]
-        );
-        assert_eq!(
-            s.customization.meta,
-            [
-                Meta {
-                    key: 1,
-                    value: "123".into()
-                },
-                Meta {
-                    key: 2,
-                    value: String::new()
-                }
-            ]
-        );
+        assert_eq!(s.customization.extra_kernel_args, ["1", "yes", "0x10", "", "a b", "1.50"]);
+        assert_eq!(s.customization.meta, [Meta { key: 1, value: "123".into() }, Meta { key: 2, value: String::new() }]);
     }
 
     #[test]
@@ -706,19 +556,13 @@ mod tests {
             ("255", 255),
             ("-0", 0),
         ] {
-            let s = parse(&format!(
-                "customization: {{meta: [{{key: {text}, value: v}}]}}"
-            ))
-            .unwrap();
+            let s = parse(&format!("customization: {{meta: [{{key: {text}, value: v}}]}}")).unwrap();
             assert_eq!(s.customization.meta[0].key, key, "{text}");
         }
         for text in ["256", "-1", "\"10\"", "abc", ".nan", "true", "[1]"] {
-            let e = err(&format!(
-                "customization: {{meta: [{{key: {text}, value: v}}]}}"
-            ));
+            let e = err(&format!("customization: {{meta: [{{key: {text}, value: v}}]}}"));
             assert!(
-                e.message
-                    .contains("`customization.meta[0].key` must be an integer between 0 and 255"),
+                e.message.contains("`customization.meta[0].key` must be an integer between 0 and 255"),
                 "{text}: {e}"
             );
         }
@@ -726,17 +570,8 @@ mod tests {
 
     #[test]
     fn booleans_and_bootloaders() {
-        for (text, b) in [
-            ("true", true),
-            ("yes", true),
-            ("\"on\"", true),
-            ("No", false),
-            ("~", false),
-        ] {
-            let s = parse(&format!(
-                "customization: {{secureboot: {{includeWellKnownCertificates: {text}}}}}"
-            ))
-            .unwrap();
+        for (text, b) in [("true", true), ("yes", true), ("\"on\"", true), ("No", false), ("~", false)] {
+            let s = parse(&format!("customization: {{secureboot: {{includeWellKnownCertificates: {text}}}}}")).unwrap();
             assert_eq!(s.customization.secureboot.is_some(), b, "{text}");
         }
         assert!(
@@ -745,37 +580,16 @@ mod tests {
                 .contains("must be `true` or `false`")
         );
         assert_eq!(
-            parse("customization: {bootloader: SD-Boot}")
-                .unwrap()
-                .customization
-                .bootloader
-                .as_deref(),
+            parse("customization: {bootloader: SD-Boot}").unwrap().customization.bootloader.as_deref(),
             Some("sd-boot")
         );
+        assert_eq!(parse("customization: {bootloader: none}").unwrap(), Schematic::default());
+        assert!(err("customization: {bootloader: lilo}").message.contains("unknown bootloader `lilo`"));
         assert_eq!(
-            parse("customization: {bootloader: none}").unwrap(),
-            Schematic::default()
+            parse("customization: {secureboot: {enrollKeys: force}}").unwrap().customization.secureboot,
+            Some(SecureBoot { enroll_keys: Some("force".into()), include_well_known_certificates: false })
         );
-        assert!(
-            err("customization: {bootloader: lilo}")
-                .message
-                .contains("unknown bootloader `lilo`")
-        );
-        assert_eq!(
-            parse("customization: {secureboot: {enrollKeys: force}}")
-                .unwrap()
-                .customization
-                .secureboot,
-            Some(SecureBoot {
-                enroll_keys: Some("force".into()),
-                include_well_known_certificates: false
-            })
-        );
-        assert!(
-            err("customization: {secureboot: {enrollKeys: Force}}")
-                .message
-                .contains("unknown value `Force`")
-        );
+        assert!(err("customization: {secureboot: {enrollKeys: Force}}").message.contains("unknown value `Force`"));
     }
 
     #[test]
@@ -791,76 +605,48 @@ mod tests {
         assert_eq!(o["z"], OptionValue::Null);
         assert_eq!(
             o["l"],
-            OptionValue::List(vec![
-                OptionValue::Int(1),
-                OptionValue::String("2".into()),
-                OptionValue::Null
-            ])
+            OptionValue::List(vec![OptionValue::Int(1), OptionValue::String("2".into()), OptionValue::Null])
         );
-        assert!(
-            err("overlay: {options: {d: 2024-01-01}}")
-                .message
-                .contains("timestamp")
-        );
-        assert!(
-            err("overlay: {options: {m: {1: x}}}")
-                .message
-                .contains("not a string")
-        );
+        assert!(err("overlay: {options: {d: 2024-01-01}}").message.contains("timestamp"));
+        assert!(err("overlay: {options: {m: {1: x}}}").message.contains("not a string"));
     }
 
     #[test]
     fn refused_yaml_features() {
         assert!(err("customization: !!map {}").message.contains("tags"));
         assert!(err("a: &x {}\n<<: *x\n").message.contains("merge"));
-        assert!(
-            err("customization: {}\ncustomization: {}\n")
-                .message
-                .contains("duplicate key `customization`")
-        );
-        assert!(
-            err("overlay: {options: {a: 1, \"a\": 2}}")
-                .message
-                .contains("duplicate key `a`")
-        );
-        assert!(
-            err("customization: {}\n---\ncustomization: {}\n")
-                .message
-                .contains("single YAML document")
-        );
+        assert!(err("customization: {}\ncustomization: {}\n").message.contains("duplicate key `customization`"));
+        assert!(err("overlay: {options: {a: 1, \"a\": 2}}").message.contains("duplicate key `a`"));
+        assert!(err("customization: {}\n---\ncustomization: {}\n").message.contains("single YAML document"));
         assert!(err("[]").message.contains("must be a YAML mapping"));
-        assert!(
-            err("customization: {extraKernelArgs: a}")
-                .message
-                .contains("must be a list of strings")
-        );
+        assert!(err("customization: {extraKernelArgs: a}").message.contains("must be a list of strings"));
         assert!(err("customization: [").message.starts_with("invalid YAML"));
     }
 
     #[test]
     fn aliases_are_expanded() {
-        let s = parse("customization:\n  extraKernelArgs: &args [a, b]\noverlay:\n  name: x\n  image: y\n  options: {k: *args}\n").unwrap();
+        let s = parse(
+            "customization:\n  extraKernelArgs: &args [a, b]\noverlay:\n  name: x\n  image: y\n  options: {k: *args}\n",
+        )
+        .unwrap();
         assert_eq!(
             s.overlay.unwrap().options["k"],
-            OptionValue::List(vec![
-                OptionValue::String("a".into()),
-                OptionValue::String("b".into())
-            ])
+            OptionValue::List(vec![OptionValue::String("a".into()), OptionValue::String("b".into())])
         );
     }
 
     #[test]
     fn block_scalars_keep_their_text() {
-        let s = parse("customization:\n  embeddedMachineConfiguration: |\n    apiVersion: v1alpha1\n    kind: HostnameConfig\n").unwrap();
+        let s = parse(
+            "customization:\n  embeddedMachineConfiguration: |\n    apiVersion: v1alpha1\n    kind: HostnameConfig\n",
+        )
+        .unwrap();
         assert_eq!(
             s.customization.embedded_machine_configuration.as_deref(),
             Some("apiVersion: v1alpha1\nkind: HostnameConfig\n")
         );
         // At the end of input without a line break, libyaml adds none.
         let s = parse("customization:\n  embeddedMachineConfiguration: |\n    a").unwrap();
-        assert_eq!(
-            s.customization.embedded_machine_configuration.as_deref(),
-            Some("a")
-        );
+        assert_eq!(s.customization.embedded_machine_configuration.as_deref(), Some("a"));
     }
 }

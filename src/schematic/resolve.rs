@@ -58,9 +58,7 @@ pub(crate) fn resolve_plain(s: &str) -> Result<Plain, Uncertain> {
     }
     match s.as_bytes()[0] {
         // Hint 'M': only the map above can make these anything but a string.
-        b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O' | b'~' | b'<' => {
-            Ok(Plain::Str)
-        }
+        b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O' | b'~' | b'<' => Ok(Plain::Str),
         // Hint '.': Go's strconv.ParseFloat on the whole text.
         b'.' => resolve_dot(s),
         // Hints 'D' and 'S': timestamp, then int, then uint, then float.
@@ -74,16 +72,12 @@ pub(crate) fn resolve_plain(s: &str) -> Result<Plain, Uncertain> {
 /// can be a float (no hex, no `Inf`/`NaN` spellings).
 fn resolve_dot(s: &str) -> Result<Plain, Uncertain> {
     let b = s.as_bytes();
-    let numeric_chars = b[1..]
-        .iter()
-        .all(|c| c.is_ascii_digit() || matches!(c, b'_' | b'e' | b'E' | b'+' | b'-'));
+    let numeric_chars = b[1..].iter().all(|c| c.is_ascii_digit() || matches!(c, b'_' | b'e' | b'E' | b'+' | b'-'));
     if !numeric_chars {
         return Ok(Plain::Str);
     }
     if s.contains('_') {
-        return Err(Uncertain(
-            "a number-like scalar starting with `.` and containing `_`",
-        ));
+        return Err(Uncertain("a number-like scalar starting with `.` and containing `_`"));
     }
     if !is_yaml_style_float(s) {
         return Ok(Plain::Str);
@@ -200,36 +194,14 @@ pub(crate) fn go_parse_int(s: &str) -> Option<i64> {
         _ => (false, s),
     };
     let un = go_parse_uint(rest)?;
-    if neg {
-        if un > 1 << 63 {
-            None
-        } else {
-            Some((un as i64).wrapping_neg())
-        }
-    } else {
-        i64::try_from(un).ok()
-    }
+    if neg { if un > 1 << 63 { None } else { Some((un as i64).wrapping_neg()) } } else { i64::try_from(un).ok() }
 }
 
 /// go-yaml's `isOldBool`: YAML 1.1 booleans, written quoted for compatibility.
 pub(crate) fn is_old_bool(s: &str) -> bool {
     matches!(
         s,
-        "y" | "Y"
-            | "yes"
-            | "Yes"
-            | "YES"
-            | "on"
-            | "On"
-            | "ON"
-            | "n"
-            | "N"
-            | "no"
-            | "No"
-            | "NO"
-            | "off"
-            | "Off"
-            | "OFF"
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF"
     )
 }
 
@@ -284,14 +256,9 @@ pub(crate) fn is_go_yaml_timestamp(s: &str) -> bool {
     if b.len() < 5 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
         return false;
     }
-    [
-        Layout::DateTimeUpperT,
-        Layout::DateTimeLowerT,
-        Layout::DateSpaceTime,
-        Layout::Date,
-    ]
-    .into_iter()
-    .any(|layout| go_time_parse(layout, b))
+    [Layout::DateTimeUpperT, Layout::DateTimeLowerT, Layout::DateSpaceTime, Layout::Date]
+        .into_iter()
+        .any(|layout| go_time_parse(layout, b))
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -313,9 +280,7 @@ fn getnum(v: &[u8]) -> Option<(u32, &[u8])> {
 
 fn days_in(month: u32, year: u32) -> u32 {
     match month {
-        2 if (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400) => {
-            29
-        }
+        2 if (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400) => 29,
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,
@@ -325,9 +290,7 @@ fn days_in(month: u32, year: u32) -> u32 {
 /// Go's `time.Parse` for the four layouts above, as a yes/no.
 fn go_time_parse(layout: Layout, v: &[u8]) -> bool {
     // stdLongYear: four bytes (known digits), then the literal '-'.
-    let year = v[..4]
-        .iter()
-        .fold(0u32, |a, &c| a * 10 + u32::from(c - b'0'));
+    let year = v[..4].iter().fold(0u32, |a, &c| a * 10 + u32::from(c - b'0'));
     let v = &v[5..];
     let Some((month, v)) = getnum(v) else {
         return false;
@@ -393,9 +356,7 @@ fn go_time_parse(layout: Layout, v: &[u8]) -> bool {
                     return false;
                 }
                 let two = |x: &[u8]| {
-                    x.iter()
-                        .all(u8::is_ascii_digit)
-                        .then(|| u32::from(x[0] - b'0') * 10 + u32::from(x[1] - b'0'))
+                    x.iter().all(u8::is_ascii_digit).then(|| u32::from(x[0] - b'0') * 10 + u32::from(x[1] - b'0'))
                 };
                 let (Some(hh), Some(mm)) = (two(&r[1..3]), two(&r[4..6])) else {
                     return false;
@@ -457,25 +418,12 @@ mod tests {
         // `09` is no octal integer, but matches go-yaml's float regex.
         assert_eq!(r("09"), Plain::Float(9.0));
         // Not numbers.
-        for s in [
-            "0x",
-            "1.2.3",
-            "0x1p3",
-            "-",
-            "+",
-            "-lockdown",
-            "1e",
-            "1_2.3_4x",
-            "3d",
-        ] {
+        for s in ["0x", "1.2.3", "0x1p3", "-", "+", "-lockdown", "1e", "1_2.3_4x", "3d"] {
             assert_eq!(r(s), Plain::Str, "{s:?}");
         }
         assert!(resolve_plain("1e999").is_err());
         // Too big for uint64: go-yaml falls through to its float regex.
-        assert_eq!(
-            r("18446744073709551616"),
-            Plain::Float(18446744073709551616.0)
-        );
+        assert_eq!(r("18446744073709551616"), Plain::Float(18446744073709551616.0));
     }
 
     #[test]

@@ -437,9 +437,13 @@ impl Resolver<'_> {
                 }
                 "kernel-arg" => {
                     let mut r = Reader::new(child, &[], d);
-                    spec.customization
-                        .extra_kernel_args
-                        .extend(r.rest_str(d, "a kernel argument").into_iter().map(|s| s.value));
+                    for arg in r.rest_str(d, "a kernel argument") {
+                        let mut one = crate::schematic::Schematic::default();
+                        one.customization.extra_kernel_args.push(arg.value.clone());
+                        if encodable(&one, &arg, d) {
+                            spec.customization.extra_kernel_args.push(arg.value);
+                        }
+                    }
                     r.finish(false, d);
                 }
                 "meta" => {
@@ -452,7 +456,12 @@ impl Resolver<'_> {
                     };
                     let value = r.require_str("value", d);
                     if let (Some(key), Some(value)) = (key, value) {
-                        spec.customization.meta.push(crate::schematic::Meta { key: key.value, value: value.value });
+                        let meta = crate::schematic::Meta { key: key.value, value: value.value.clone() };
+                        let mut one = crate::schematic::Schematic::default();
+                        one.customization.meta.push(meta.clone());
+                        if encodable(&one, &value, d) {
+                            spec.customization.meta.push(meta);
+                        }
                     }
                     r.finish(false, d);
                 }
@@ -1217,6 +1226,24 @@ impl Resolver<'_> {
             operator_manifest,
             span: node.head_span(),
         })
+    }
+}
+
+/// Whether a schematic holding one user value encodes with certainty; if not, the refusal
+/// points at that value.
+fn encodable(one: &crate::schematic::Schematic, value: &Spanned<String>, d: &mut Diagnostics) -> bool {
+    match one.canonical_yaml() {
+        Ok(_) => true,
+        Err(e) => {
+            let msg = e.to_string();
+            let msg = msg.split(" (at `").next().unwrap_or(&msg).to_owned();
+            d.push(
+                Diagnostic::new(&codes::SCHEMATIC_UNENCODABLE, msg)
+                    .at(value.span)
+                    .label("cannot be hashed with certainty"),
+            );
+            false
+        }
     }
 }
 

@@ -120,7 +120,7 @@ impl ArtifactSet {
         Ok(())
     }
 
-    /// Moves every file of `other` into this set, under `prefix/` when given.
+    /// Moves every file of `other` into this set.
     pub fn merge(&mut self, other: ArtifactSet) -> Result<(), String> {
         for (p, b) in other.files {
             self.insert(p, b)?;

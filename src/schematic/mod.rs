@@ -44,8 +44,6 @@ mod resolve;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use sha2::{Digest, Sha256};
-
 use emit::Node;
 
 pub use parse::parse;
@@ -240,9 +238,7 @@ impl Schematic {
 
     /// The schematic ID: hex SHA-256 of [`Self::canonical_yaml`].
     pub fn id(&self) -> Result<String, EncodeError> {
-        let yaml = self.canonical_yaml()?;
-        let digest = Sha256::digest(yaml.as_bytes());
-        Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
+        Ok(crate::artifacts::sha256_hex(self.canonical_yaml()?.as_bytes()))
     }
 
     /// Normalise as the factory UI does: system extensions sorted (byte

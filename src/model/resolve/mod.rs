@@ -9,7 +9,6 @@ use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
 use reader::{Reader, missing, unknown_child};
-use sha2::{Digest, Sha256};
 
 use super::values;
 use super::*;
@@ -400,7 +399,7 @@ impl Resolver<'_> {
                 return None;
             }
         };
-        let actual = hex(&Sha256::digest(content.as_bytes()));
+        let actual = crate::artifacts::sha256_hex(content.as_bytes());
         if actual != sha.value {
             self.diags.push(
                 Diagnostic::new(&codes::CHECKSUM_MISMATCH, format!("`{}` has sha256 {actual}", path.value))
@@ -1268,12 +1267,4 @@ fn check_relative(path: &str) -> Result<(), String> {
         return Err(format!("`{path}` is not a relative path inside the fleet's directory"));
     }
     Ok(())
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }

@@ -22,8 +22,12 @@ fn run_case(dir: &Path) -> Result<(), String> {
     let out = dir.join("out");
     match c.artifacts {
         Some(set) if !c.diags.has_errors() => {
-            if expect_diags.exists() && !update() {
-                return Err(format!("expected diagnostics but the fleet builds; diagnostics:\n{rendered}"));
+            // A fleet that builds with warnings has both `out/` and `diagnostics.txt`.
+            if !update() && (expect_diags.exists() || !c.diags.is_empty()) {
+                let expected = fs::read_to_string(&expect_diags).unwrap_or_default();
+                if expected != rendered {
+                    return Err(format!("diagnostics differ; expected:\n{expected}\ngot:\n{rendered}"));
+                }
             }
             if update() {
                 let _ = fs::remove_file(&expect_diags);

@@ -285,6 +285,156 @@ excludes the system disk: `!system_disk && disk.size >= 100u * GB`.
     pool \"system\" ephemeral-min-size=\"100GB\"
 ";
 
+    ADDON_KEY_MATERIAL = "fleet::talos::addon-key-material", Error, Some("R20"),
+    Some("a manifest embedded in the machine config must render the same every time and carry no credential: generated keys differ at every render, so the config never converges (R20), and credentials join the cluster at apply time from a sealed input (F11)"),
+"## What it does
+Reports an add-on manifest that holds key material or a credential: a PEM private key, a
+Secret of type `kubernetes.io/tls`, a `tls.key` entry, or any Secret with `data` or
+`stringData`. fleetc embeds add-on manifests into the control plane's machine config
+(`cluster.inlineManifests`, R11), so each of these would end up in out/ and on every node.
+
+## Why (R20, F11)
+A chart that makes a certificate authority inside its template (Hubble's) renders differently
+every time: two renders of the same version differ and the machine config never converges.
+A credential (the Scaleway API key of the cloud controller manager and CSI driver) is a
+secret: it never belongs in out/ nor in a config that every node stores; it comes from a
+sealed input at apply time.
+
+## Example
+    addon \"cilium\" manifest=\"vendor/cilium.yaml\" …   // rendered with hubble.tls.auto
+    # vendor/cilium.yaml
+    kind: Secret
+    type: kubernetes.io/tls
+    metadata: { name: hubble-server-certs }
+
+## Instead
+Render the manifest without generated keys (`--set hubble.enabled=false`, or certificates
+issued in the cluster by cert-manager), and leave credentials out: create their Secret at
+apply time from a sealed input (`sealed \"scaleway-api-key\"`).
+";
+
+    REDUNDANT_CERT_SAN = "fleet::talos::redundant-cert-san", Warning, Some("R16"),
+    Some("fleetc always puts the API endpoint and the gateway into the certificate SANs (R16); listing them again changes nothing"),
+"## What it does
+Warns when `cert-sans` lists the cluster's API endpoint address or its environment's gateway.
+
+## Why (R16)
+Both are always in `machine.certSANs` and `cluster.apiServer.certSANs`: a machine whose
+certificate lacks the gateway's address is refused later, from a place where it can no longer
+be reached, so fleetc does not leave it to the user. Repeating them suggests they could be
+left out, which they cannot.
+
+## Example
+    gateway \"51.15.200.10\"
+    cluster \"main\" {
+        endpoint address=\"10.10.0.10\"
+        cert-sans \"10.10.0.10\" \"api.example.org\"
+
+## Instead
+    cert-sans \"api.example.org\"
+";
+
+    EPHEMERAL_ABOVE_DATA_DISK = "fleet::talos::ephemeral-above-data-disk", Error, Some("F5"),
+    Some("the EPHEMERAL volume goes on a non-system disk of at least `ephemeral-min-size`; a data disk smaller than that matches no disk, and EPHEMERAL is only provisioned once (F5, R15)"),
+"## What it does
+Reports a pool whose `ephemeral-min-size` is larger than the data disk the infrastructure
+creates for it (`data-disk-size`).
+
+## Why (F5, R15)
+The EPHEMERAL volume is selected with `!system_disk && disk.size >= <ephemeral-min-size>`.
+A smaller data disk matches nothing, and Talos reads a VolumeConfig only when it first
+provisions the volume: the node comes up without its data disk, and a later fix does not
+move it.
+
+## Example
+    pool \"system\" ephemeral-min-size=\"200GB\" data-disk-size=\"100GB\"
+
+## Instead
+    pool \"system\" ephemeral-min-size=\"100GB\" data-disk-size=\"200GB\"
+";
+
+    SYSTEM_DISK_NOT_SMALLER = "fleet::talos::system-disk-not-smaller", Error, Some("R15"),
+    Some("fleetc tells the system disk from the data disk by size, never by device path: the system disk must be smaller than `ephemeral-min-size` (R15)"),
+"## What it does
+Reports a pool whose system disk is not smaller than its `ephemeral-min-size`.
+
+## Why (R15)
+Device paths change with attach order, so fleetc picks disks by size: Talos installs on the
+disk smaller than `ephemeral-min-size` (`machine.install.diskSelector.size: < 100GB`) and
+puts EPHEMERAL on a disk of at least that size which is not the system disk. With a system
+disk as large as the minimum, no disk is smaller, and the install selector matches nothing.
+
+## Example
+    pool-defaults system-disk-size=\"200GB\" ephemeral-min-size=\"100GB\"
+
+## Instead
+    pool-defaults system-disk-size=\"20GB\" ephemeral-min-size=\"100GB\"
+";
+
+    KUBE_PROXY_KEPT = "fleet::talos::kube-proxy-kept", Warning, Some("F12"),
+    Some("kube-proxy may be disabled only when the CNI replaces it and reaches the API through KubePrism on localhost:7445 (F12); otherwise fleetc keeps it"),
+"## What it does
+Warns when the CNI add-on's manifest turns Cilium's kube-proxy replacement on, but its
+`k8s-service-host`/`k8s-service-port` do not point at KubePrism (`localhost:7445`). fleetc
+then keeps kube-proxy (`cluster.proxy.disabled: false`) and says so.
+
+## Why (F12)
+Without kube-proxy, Services work only once the CNI runs, and the CNI must reach the API
+server without a Service: through KubePrism, the load balancer Talos runs on every node.
+Pointing Cilium at an external address works until that address is the one that fails.
+fleetc reads the vendored manifest's `cilium-config` ConfigMap and disables kube-proxy only
+when both hold.
+
+## Example
+    # vendor/cilium.yaml, cilium-config
+    kube-proxy-replacement: \"true\"
+    k8s-service-host: \"10.10.0.10\"
+
+## Instead
+Render Cilium with `--set kubeProxyReplacement=true --set k8sServiceHost=localhost
+--set k8sServicePort=7445`, or with `kubeProxyReplacement=false` to keep kube-proxy on purpose.
+";
+
+    TALOS_NOT_EMITTED = "fleet::talos::version-not-emitted", Error, Some("F10"),
+    Some("Talos 1.14 moves most cluster settings out of the v1alpha1 config into new documents and drops the `reboot` apply mode (F10); fleetc emits machine configs for Talos 1.12 and 1.13 only, for now"),
+"## What it does
+Reports a cluster whose Talos version is one fleetc knows of but does not yet write machine
+configuration for (Talos 1.14).
+
+## Why (F10)
+Talos 1.14 removes `machine.install`, `machine.kubelet`, `machine.sysctls`, the node labels
+and taints, `cluster.network`, `cluster.apiServer`, `cluster.proxy`, `cluster.discovery` and
+`cluster.inlineManifests` from the v1alpha1 schema: each moves into its own document
+(UnattendedInstall, KubeNodeConfig, SysctlConfig, KubeNetworkConfig, KubeAPIServerConfig,
+KubeProxyConfig, KubeInlineManifestConfig, …). A config written for 1.13 uses fields the 1.14
+schema no longer knows (they are deprecated), and one only half moved would silently lose a
+rule. Its apply modes change too.
+
+## Example
+    talos \"v1.14.0\"
+
+## Instead
+    talos \"v1.13.9\"
+";
+
+    REBOOT_APPLY_MODE = "fleet::talos::reboot-apply-mode", Error, Some("F10"),
+    Some("Talos 1.14 removes the `reboot` apply mode, and its `auto` never reboots (F10)"),
+"## What it does
+Reports `apply-mode \"reboot\"` on a cluster running Talos 1.14 or later.
+
+## Why (F10, R19)
+Talos 1.14 has no `reboot` apply mode: an apply that asks for it fails. The mode was also the
+most aggressive one: on a running cluster nothing orders the applies, so it rebooted every
+control-plane node at once and took etcd quorum down (R19).
+
+## Example
+    talos \"v1.14.0\"
+    apply-mode \"reboot\"
+
+## Instead
+    apply-mode \"auto\"   // or \"staged\", then reboot node by node
+";
+
     EVEN_CONTROL_PLANE = "fleet::quorum::even-control-plane", Error, Some("R29"),
     Some("etcd keeps quorum with a majority of members: 4 nodes tolerate one failure, like 3; an even count adds a node and no fault tolerance. Use 3 or 5 (R29)"),
 "## What it does

@@ -1,0 +1,226 @@
+//! Reading vendored add-on manifests, without changing a byte of them: the objects they hold,
+//! whether the CNI add-on replaces kube-proxy through KubePrism (F12), and whether any object
+//! carries key material or a credential (R20, F11). Pure functions of the manifest text, shared
+//! by the emitter (which embeds the manifests) and `check::talos` (which refuses the bad ones).
+
+use serde_json::Value;
+
+use crate::model::Addon;
+
+/// The port KubePrism listens on, on every node (`localhost:7445`).
+pub const KUBEPRISM_PORT: u16 = 7445;
+
+/// The Kubernetes objects of a multi-document manifest, in order (empty documents skipped).
+pub fn objects(content: &str) -> Result<Vec<Value>, String> {
+    let docs: Vec<Value> = serde_saphyr::from_multiple(content).map_err(|e| e.to_string())?;
+    Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
+}
+
+/// `Kind namespace/name` (or `Kind name`) of an object, for messages.
+pub fn describe(object: &Value) -> String {
+    let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("?").to_owned();
+    let kind = s(object.get("kind"));
+    let meta = object.get("metadata");
+    let name = s(meta.and_then(|m| m.get("name")));
+    match meta.and_then(|m| m.get("namespace")).and_then(Value::as_str) {
+        Some(ns) => format!("{kind} {ns}/{name}"),
+        None => format!("{kind} {name}"),
+    }
+}
+
+/// What fleetc decided about kube-proxy for a cluster, and why (F12).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KubeProxy {
+    /// No CNI add-on: Talos deploys its default CNI and kube-proxy; fleetc says nothing.
+    TalosDefault,
+    /// The CNI add-on does not replace kube-proxy through KubePrism: kube-proxy stays.
+    /// `intended`: the manifest does turn kube-proxy replacement on (but not through
+    /// KubePrism), so the user probably meant to disable kube-proxy.
+    Kept { reason: String, intended: bool },
+    /// The CNI add-on replaces kube-proxy and reaches the API through KubePrism.
+    Replaced,
+}
+
+impl KubeProxy {
+    pub fn disabled(&self) -> bool {
+        matches!(self, KubeProxy::Replaced)
+    }
+}
+
+fn config_value(data: &Value, key: &str) -> Option<String> {
+    match data.get(key)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// Reads the `cilium-config` ConfigMap of the CNI add-on's manifest: kube-proxy may be disabled
+/// only when `kube-proxy-replacement` is `"true"` and `k8s-service-host`/`k8s-service-port`
+/// point at KubePrism (`localhost` or `127.0.0.1`, port 7445). Anything else keeps kube-proxy,
+/// with the reason.
+pub fn kube_proxy(cni: &Addon) -> KubeProxy {
+    let kept = |reason: String| KubeProxy::Kept { reason, intended: false };
+    let objects = match objects(&cni.manifest.content) {
+        Ok(o) => o,
+        Err(e) => return kept(format!("its manifest cannot be read as YAML ({e})")),
+    };
+    let Some(config) = objects.iter().find(|o| {
+        o.get("kind").and_then(Value::as_str) == Some("ConfigMap")
+            && o.pointer("/metadata/name").and_then(Value::as_str) == Some("cilium-config")
+    }) else {
+        return kept("its manifest has no `cilium-config` ConfigMap".to_owned());
+    };
+    let data = config.get("data").cloned().unwrap_or(Value::Null);
+    let replacement = config_value(&data, "kube-proxy-replacement");
+    if replacement.as_deref() != Some("true") {
+        return kept(format!(
+            "`kube-proxy-replacement` is {}",
+            replacement.map_or_else(|| "not set".to_owned(), |v| format!("`{v}`, not `true`"))
+        ));
+    }
+    let host = config_value(&data, "k8s-service-host");
+    let port = config_value(&data, "k8s-service-port");
+    let port_ok = port.as_deref() == Some(&KUBEPRISM_PORT.to_string());
+    let host_ok = matches!(host.as_deref(), Some("localhost" | "127.0.0.1"));
+    if host_ok && port_ok {
+        KubeProxy::Replaced
+    } else {
+        KubeProxy::Kept {
+            intended: true,
+            reason: format!(
+                "it replaces kube-proxy but reaches the API at `{}:{}`, not KubePrism (`localhost:{KUBEPRISM_PORT}`)",
+                host.unwrap_or_else(|| "?".into()),
+                port.unwrap_or_else(|| "?".into())
+            ),
+        }
+    }
+}
+
+/// One object of a manifest that holds key material or a credential.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyMaterial {
+    /// `Secret kube-system/hubble-ca`, or `the manifest` when it cannot be parsed.
+    pub object: String,
+    /// What was found, in words.
+    pub what: String,
+}
+
+fn is_pem_private_key(s: &str) -> bool {
+    s.lines().any(|l| {
+        let l = l.trim();
+        l.starts_with("-----BEGIN ") && l.ends_with("PRIVATE KEY-----")
+    })
+}
+
+fn walk(v: &Value, found: &mut Vec<&'static str>) {
+    match v {
+        Value::String(s) if is_pem_private_key(s) => found.push("a PEM private key"),
+        Value::Object(m) => {
+            for (k, x) in m {
+                if k == "tls.key" {
+                    found.push("a `tls.key` entry");
+                }
+                walk(x, found);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| walk(x, found)),
+        _ => {}
+    }
+}
+
+/// Every object of the manifest that carries key material or a credential: a PEM private key,
+/// a Secret of type `kubernetes.io/tls`, a `tls.key` entry, or any Secret with `data` or
+/// `stringData` (R20: generated keys differ at every render; F11: credentials come at apply).
+pub fn key_material(content: &str) -> Vec<KeyMaterial> {
+    let Ok(objects) = objects(content) else {
+        return if is_pem_private_key(content) {
+            vec![KeyMaterial { object: "the manifest".into(), what: "a PEM private key".into() }]
+        } else {
+            Vec::new()
+        };
+    };
+    let mut out = Vec::new();
+    for o in &objects {
+        let mut found: Vec<&'static str> = Vec::new();
+        if o.get("kind").and_then(Value::as_str) == Some("Secret") {
+            if o.get("type").and_then(Value::as_str) == Some("kubernetes.io/tls") {
+                found.push("a Secret of type `kubernetes.io/tls`");
+            }
+            for field in ["data", "stringData"] {
+                let non_empty = match o.get(field) {
+                    Some(Value::Object(m)) => !m.is_empty(),
+                    Some(Value::Null) | None => false,
+                    Some(_) => true,
+                };
+                if non_empty {
+                    found.push(if field == "data" { "a Secret with `data`" } else { "a Secret with `stringData`" });
+                }
+            }
+        }
+        walk(o, &mut found);
+        found.dedup();
+        if !found.is_empty() {
+            out.push(KeyMaterial { object: describe(o), what: found.join(", ") });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Spanned, Vendored};
+
+    fn addon(content: &str) -> Addon {
+        let s = |v: &str| Spanned::new(v.to_owned(), Default::default());
+        Addon {
+            name: s("cilium"),
+            version: s("1.18.4"),
+            manifest: Vendored { path: s("m.yaml"), sha256: s(""), content: content.to_owned() },
+            span: Default::default(),
+        }
+    }
+
+    const CONFIG: &str =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cilium-config\n  namespace: kube-system\ndata:\n";
+
+    #[test]
+    fn kube_proxy_replaced_only_through_kubeprism() {
+        let ok = format!(
+            "{CONFIG}  kube-proxy-replacement: \"true\"\n  k8s-service-host: localhost\n  k8s-service-port: \"7445\"\n"
+        );
+        assert_eq!(kube_proxy(&addon(&ok)), KubeProxy::Replaced);
+        let other_host = ok.replace("localhost", "10.0.0.1");
+        assert!(
+            matches!(kube_proxy(&addon(&other_host)), KubeProxy::Kept { reason, intended: true } if reason.contains("10.0.0.1:7445"))
+        );
+        let other_port = ok.replace("\"7445\"", "\"6443\"");
+        assert!(matches!(kube_proxy(&addon(&other_port)), KubeProxy::Kept { .. }));
+        let off = ok.replace("\"true\"", "\"false\"");
+        assert!(
+            matches!(kube_proxy(&addon(&off)), KubeProxy::Kept { reason, intended: false } if reason.contains("`false`"))
+        );
+        assert!(
+            matches!(kube_proxy(&addon("kind: ServiceAccount\n")), KubeProxy::Kept { reason, .. } if reason.contains("cilium-config"))
+        );
+    }
+
+    #[test]
+    fn key_material_is_found_and_named() {
+        let tls = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: hubble-ca\n  namespace: kube-system\ntype: kubernetes.io/tls\ndata:\n  tls.crt: eA==\n  tls.key: eA==\n";
+        let found = key_material(tls);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].object, "Secret kube-system/hubble-ca");
+        assert!(found[0].what.contains("kubernetes.io/tls") && found[0].what.contains("`data`"));
+        assert!(found[0].what.contains("tls.key"));
+        let pem = "kind: ConfigMap\nmetadata:\n  name: k\ndata:\n  key: |\n    -----BEGIN EC PRIVATE KEY-----\n    x\n    -----END EC PRIVATE KEY-----\n";
+        assert_eq!(key_material(pem)[0].what, "a PEM private key");
+        let string_data = "kind: Secret\nmetadata:\n  name: api\nstringData:\n  token: x\n";
+        assert_eq!(key_material(string_data)[0].what, "a Secret with `stringData`");
+        let empty_secret = "kind: Secret\nmetadata:\n  name: filled-at-apply\n";
+        assert!(key_material(empty_secret).is_empty());
+        assert!(key_material(CONFIG).is_empty());
+    }
+}

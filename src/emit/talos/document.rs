@@ -1,0 +1,268 @@
+//! The Talos config documents fleetc writes, as serde structures: a strategic-merge patch of
+//! the `v1alpha1` machine config ([`V1Alpha1`]) and the multi-document kinds beside it
+//! ([`VolumeConfig`], [`HostnameConfig`], [`LinkAliasConfig`], [`LinkConfig`],
+//! [`ResolverConfig`], [`Layer2VipConfig`]). Field names are the ones of the Talos 1.12 and
+//! 1.13 config schemas; every field is optional in a patch, so empty ones are left out.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// One document of a Talos multi-document config patch.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Document {
+    /// The `v1alpha1` machine config patch (no `version:` key: it is a patch).
+    V1Alpha1(V1Alpha1),
+    Volume(VolumeConfig),
+    Hostname(HostnameConfig),
+    LinkAlias(LinkAliasConfig),
+    Link(LinkConfig),
+    Resolver(ResolverConfig),
+    Layer2Vip(Layer2VipConfig),
+}
+
+impl Document {
+    /// The document's kind as Talos names it (`v1alpha1` for the machine config).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Document::V1Alpha1(_) => "v1alpha1",
+            Document::Volume(_) => "VolumeConfig",
+            Document::Hostname(_) => "HostnameConfig",
+            Document::LinkAlias(_) => "LinkAliasConfig",
+            Document::Link(_) => "LinkConfig",
+            Document::Resolver(_) => "ResolverConfig",
+            Document::Layer2Vip(_) => "Layer2VIPConfig",
+        }
+    }
+    pub fn as_v1alpha1(&self) -> Option<&V1Alpha1> {
+        match self {
+            Document::V1Alpha1(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct V1Alpha1 {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<Machine>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<Cluster>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Machine {
+    #[serde(rename = "certSANs", skip_serializing_if = "Vec::is_empty")]
+    pub cert_sans: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub install: Option<Install>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kubelet: Option<Kubelet>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub features: Option<Features>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub sysctls: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub node_labels: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub node_taints: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Install {
+    pub image: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disk_selector: Option<InstallDiskSelector>,
+}
+
+/// `machine.install.diskSelector`: Talos's size matcher, `[>=|<=|>|<|==]<size>`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InstallDiskSelector {
+    pub size: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Kubelet {
+    #[serde(rename = "nodeIP")]
+    pub node_ip: NodeIp,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeIp {
+    pub valid_subnets: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Features {
+    pub kube_prism: KubePrism,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KubePrism {
+    pub enabled: bool,
+    pub port: u16,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cluster {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network: Option<Network>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discovery: Option<Discovery>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_server: Option<ApiServer>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<Proxy>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inline_manifests: Vec<InlineManifest>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Network {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cni: Option<Cni>,
+    pub pod_subnets: Vec<String>,
+    pub service_subnets: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cni {
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Discovery {
+    pub enabled: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ApiServer {
+    #[serde(rename = "certSANs")]
+    pub cert_sans: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Proxy {
+    pub disabled: bool,
+}
+
+/// `cluster.inlineManifests[]`: `contents` is the manifest text, byte for byte.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InlineManifest {
+    pub name: String,
+    pub contents: String,
+}
+
+/// The `apiVersion`/`kind` header every non-v1alpha1 document carries.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Meta {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+}
+
+impl Meta {
+    pub fn new(kind: &'static str) -> Self {
+        Meta { api_version: "v1alpha1", kind }
+    }
+}
+
+/// `VolumeConfig`: where a system volume is provisioned (read at first provisioning only).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VolumeConfig {
+    #[serde(flatten)]
+    pub meta: Meta,
+    pub name: String,
+    pub provisioning: Provisioning,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Provisioning {
+    pub disk_selector: DiskSelector,
+    #[serde(skip_serializing_if = "is_false")]
+    pub grow: bool,
+}
+
+/// A CEL expression over `disk` and `system_disk`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DiskSelector {
+    #[serde(rename = "match")]
+    pub expr: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostnameConfig {
+    #[serde(flatten)]
+    pub meta: Meta,
+    pub hostname: String,
+    /// `off`: the generated default (`stable`) must not compete with the static name.
+    pub auto: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinkAliasConfig {
+    #[serde(flatten)]
+    pub meta: Meta,
+    pub name: String,
+    pub selector: LinkSelector,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinkSelector {
+    #[serde(rename = "match")]
+    pub expr: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinkConfig {
+    #[serde(flatten)]
+    pub meta: Meta,
+    pub name: String,
+    pub addresses: Vec<Address>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub routes: Vec<Route>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Address {
+    pub address: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Route {
+    pub gateway: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResolverConfig {
+    #[serde(flatten)]
+    pub meta: Meta,
+    pub nameservers: Vec<Nameserver>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Nameserver {
+    pub address: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Layer2VipConfig {
+    #[serde(flatten)]
+    pub meta: Meta,
+    /// The virtual IP itself.
+    pub name: String,
+    pub link: String,
+}

@@ -1,0 +1,358 @@
+//! One test per content rule of the Talos documents: each asserts the specific field and value,
+//! so that removing the behaviour fails it.
+
+use super::*;
+use crate::compile::{MapLoader, compile};
+use crate::diag::render::{Style, text};
+
+const CILIUM: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cilium-config\n  namespace: kube-system\ndata:\n  kube-proxy-replacement: \"true\"\n  k8s-service-host: \"localhost\"\n  k8s-service-port: \"7445\"\n";
+const CCM: &str = "# a comment, kept byte for byte\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ccm\n  namespace: kube-system\n";
+
+fn sha(s: &str) -> String {
+    crate::artifacts::sha256_hex(s.as_bytes())
+}
+
+/// A Scaleway fleet (`staging`/`main`) and a Proxmox one (`lab`/`main`, `lab`/`edge`), with
+/// `cilium` given as `cilium_text`.
+fn fleet_with(cilium_text: &str, talos: &str, extra_cluster: &str) -> Fleet {
+    let kdl = format!(
+        r#"fleet "t" {{
+    talos "{talos}"
+    kubernetes "1.34.1"
+    schematic "isolated" {{
+        extension "siderolabs/gvisor"
+        extension "siderolabs/kata-containers"
+    }}
+    schematic "plain" {{
+        extension "siderolabs/gvisor"
+        extension "siderolabs/kata-containers"
+        extension "siderolabs/iscsi-tools"
+    }}
+    addon "cilium" version="1.18.4" manifest="cilium.yaml" sha256="{cs}"
+    addon "ccm" version="0.30.0" manifest="ccm.yaml" sha256="{ms}"
+    environment "staging" {{
+        scaleway project="11111111-2222-3333-4444-555555555555" region="fr-par" zone="fr-par-2" {{
+            size "s" type="PRO2-S" kvm=#true
+        }}
+        state bucket="b"
+        network "10.10.0.0/22"
+        gateway "51.15.200.10"
+        cluster "main" {{
+            cni "cilium"
+            addons "cilium" "ccm"
+            runtimes "gvisor" "kata"
+            pod-cidr "10.244.0.0/16"
+            service-cidr "10.96.0.0/12"
+            cert-sans "api.example.org" "10.10.0.10"
+            endpoint address="10.10.0.10"
+            pool-defaults schematic="isolated" size="s"
+            control-plane count=3
+            pool "system" count=2 ephemeral-min-size="50GB" schematic="plain" {{
+                label "node.example/pool" "system"
+                taint "dedicated" "system" effect="NoSchedule"
+                taint "quiet" effect="PreferNoSchedule"
+            }}
+            {extra_cluster}
+        }}
+    }}
+    environment "lab" {{
+        proxmox endpoint="https://pve:8006" node="pve1" gateway="192.168.50.1" {{
+            dns "192.168.50.2" "192.168.50.3"
+            size "m" cores=4 memory="8GiB" kvm=#true
+        }}
+        state bucket="b" region="fr-par" endpoint="https://s3.fr-par.scw.cloud"
+        network "192.168.50.0/24"
+        cluster "main" {{
+            endpoint address="192.168.50.10"
+            pool-defaults schematic="isolated" size="m" ephemeral-min-size="64GiB"
+            control-plane count=3 {{
+                addresses "192.168.50.11" "192.168.50.12" "192.168.50.13"
+            }}
+            cluster-api {{
+                core "1.11.3"
+                bootstrap-talos "0.6.11"
+                control-plane-talos "0.5.12"
+                infrastructure-proxmox "0.7.5"
+                ipam-in-cluster "1.0.3"
+                operator version="0.24.0" manifest="cilium.yaml" sha256="{cs}"
+            }}
+        }}
+        cluster "edge" managed-by="main" {{
+            endpoint address="192.168.50.20"
+            ip-pool "192.168.50.100-192.168.50.150"
+            pool-defaults schematic="isolated" size="m"
+            control-plane count=3
+            pool "workers" count=2
+        }}
+    }}
+}}"#,
+        cs = sha(cilium_text),
+        ms = sha(CCM)
+    );
+    let mut loader = MapLoader::default();
+    loader.files.insert("cilium.yaml".into(), cilium_text.into());
+    loader.files.insert("ccm.yaml".into(), CCM.into());
+    let c = compile("fleet.kdl", &kdl, &loader);
+    assert!(!c.diags.has_errors(), "{}", text(&c.diags, &c.sources, Style::PLAIN));
+    c.fleet.expect("a fleet")
+}
+
+fn fleet() -> Fleet {
+    fleet_with(CILIUM, "v1.13.9", "")
+}
+
+fn docs_of(fleet: &Fleet, env: &str, cluster: &str) -> TalosDocs {
+    let env = fleet.environment(env).unwrap();
+    cluster_documents(fleet, env, env.cluster(cluster).unwrap()).unwrap()
+}
+
+fn machine(set: &DocSet) -> &Machine {
+    set.v1alpha1().and_then(|v| v.machine.as_ref()).expect("a machine section")
+}
+
+fn cluster_patch(set: &DocSet) -> &ClusterPatch {
+    set.v1alpha1().and_then(|v| v.cluster.as_ref()).expect("a cluster section")
+}
+
+fn volume(set: &DocSet) -> &VolumeConfig {
+    set.docs
+        .iter()
+        .find_map(|d| match d {
+            Document::Volume(v) => Some(v),
+            _ => None,
+        })
+        .expect("a VolumeConfig")
+}
+
+#[test]
+fn layout_is_common_roles_pools_and_nodes() {
+    let f = fleet();
+    let d = docs_of(&f, "staging", "main");
+    let paths: Vec<&str> = d.files().map(|s| s.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "talos/staging/main/common.yaml",
+            "talos/staging/main/controlplane.yaml",
+            "talos/staging/main/workers/system.yaml",
+            "talos/staging/main/nodes/main-cp-1.yaml",
+            "talos/staging/main/nodes/main-cp-2.yaml",
+            "talos/staging/main/nodes/main-cp-3.yaml",
+            "talos/staging/main/nodes/main-system-1.yaml",
+            "talos/staging/main/nodes/main-system-2.yaml",
+        ]
+    );
+    for s in d.files() {
+        assert!(s.text.starts_with(&format!("# {HEADER}\n")), "{}", s.path);
+    }
+    let managed = docs_of(&f, "lab", "edge");
+    assert!(managed.nodes.is_empty(), "a Cluster API template cannot carry per-node documents");
+    assert!(managed.workers.contains_key("workers"));
+}
+
+#[test]
+fn install_image_is_the_pools_schematic_installer() {
+    let f = fleet();
+    let d = docs_of(&f, "staging", "main");
+    let cp = machine(&d.controlplane).install.as_ref().unwrap();
+    let isolated = f.schematic("isolated").unwrap();
+    assert_eq!(cp.image, format!("factory.talos.dev/scaleway-installer/{}:v1.13.9", isolated.id));
+    let w = machine(&d.workers["system"]).install.as_ref().unwrap();
+    assert_eq!(w.image, f.schematic("plain").unwrap().installer("scaleway", Version::new(1, 13, 9)));
+    assert_ne!(w.image, cp.image);
+    let lab = docs_of(&f, "lab", "main");
+    assert!(
+        machine(&lab.controlplane).install.as_ref().unwrap().image.starts_with("factory.talos.dev/nocloud-installer/")
+    );
+    assert!(machine(&d.common).install.is_none(), "the installer is a pool's, not the cluster's");
+}
+
+#[test]
+fn install_disk_is_chosen_by_size_below_the_ephemeral_minimum() {
+    let f = fleet();
+    let d = docs_of(&f, "staging", "main");
+    let sel = |s: &DocSet| machine(s).install.as_ref().unwrap().disk_selector.as_ref().unwrap().size.clone();
+    assert_eq!(sel(&d.controlplane), "< 100GB");
+    assert_eq!(sel(&d.workers["system"]), "< 50GB");
+    assert_eq!(sel(&docs_of(&f, "lab", "main").controlplane), "< 64GiB");
+}
+
+#[test]
+fn cert_sans_hold_endpoint_gateway_then_user_sans_once() {
+    let f = fleet();
+    let d = docs_of(&f, "staging", "main");
+    let want = ["10.10.0.10", "51.15.200.10", "api.example.org"];
+    assert_eq!(machine(&d.common).cert_sans, want);
+    assert_eq!(cluster_patch(&d.controlplane).api_server.as_ref().unwrap().cert_sans, want);
+    let lab = docs_of(&f, "lab", "main");
+    assert_eq!(machine(&lab.common).cert_sans, ["192.168.50.10"]);
+}
+
+#[test]
+fn kubelet_node_ip_is_the_private_network() {
+    let f = fleet();
+    let d = docs_of(&f, "staging", "main");
+    assert_eq!(machine(&d.common).kubelet.as_ref().unwrap().node_ip.valid_subnets, ["10.10.0.0/22"]);
+    let lab = docs_of(&f, "lab", "main");
+    assert_eq!(machine(&lab.common).kubelet.as_ref().unwrap().node_ip.valid_subnets, ["192.168.50.0/24"]);
+}
+
+#[test]
+fn ephemeral_volume_is_selected_by_size_off_the_system_disk() {
+    let f = fleet();
+    let d = docs_of(&f, "staging", "main");
+    let cp = volume(&d.controlplane);
+    assert_eq!(cp.name, "EPHEMERAL");
+    assert_eq!(cp.provisioning.disk_selector.expr, "!system_disk && disk.size >= 100u * GB");
+    assert_eq!(volume(&d.workers["system"]).provisioning.disk_selector.expr, "!system_disk && disk.size >= 50u * GB");
+    let lab = docs_of(&f, "lab", "main");
+    assert_eq!(volume(&lab.controlplane).provisioning.disk_selector.expr, "!system_disk && disk.size >= 64u * GiB");
+    assert!(d.controlplane.text.contains("kind: VolumeConfig\nname: EPHEMERAL\n"));
+    assert_eq!(cel_size(Bytes(1234)), "1234u");
+}
+
+#[test]
+fn discovery_follows_the_model() {
+    let f = fleet();
+    let d = docs_of(&f, "staging", "main");
+    assert_eq!(cluster_patch(&d.common).discovery, Some(Discovery { enabled: false }));
+    assert!(d.common.text.contains("discovery:\n    enabled: false\n"));
+}
+
+#[test]
+fn cilium_cni_disables_talos_cni_and_kube_proxy_through_kubeprism() {
+    let f = fleet();
+    let d = docs_of(&f, "staging", "main");
+    assert_eq!(d.kube_proxy, KubeProxy::Replaced);
+    let net = cluster_patch(&d.common).network.as_ref().unwrap();
+    assert_eq!(net.cni, Some(Cni { name: "none".into() }));
+    assert_eq!(cluster_patch(&d.controlplane).proxy, Some(Proxy { disabled: true }));
+    assert_eq!(machine(&d.common).features, Some(Features { kube_prism: KubePrism { enabled: true, port: 7445 } }));
+
+    let via_lb = CILIUM.replace("\"localhost\"", "\"10.10.0.10\"");
+    let f = fleet_with(&via_lb, "v1.13.9", "");
+    let d = docs_of(&f, "staging", "main");
+    assert!(matches!(d.kube_proxy, KubeProxy::Kept { .. }));
+    assert_eq!(cluster_patch(&d.controlplane).proxy, Some(Proxy { disabled: false }));
+    assert_eq!(cluster_patch(&d.common).network.as_ref().unwrap().cni, Some(Cni { name: "none".into() }));
+
+    let lab = docs_of(&f, "lab", "main");
+    assert_eq!(lab.kube_proxy, KubeProxy::TalosDefault);
+    assert_eq!(cluster_patch(&lab.common).network.as_ref().unwrap().cni, None);
+    assert_eq!(cluster_patch(&lab.controlplane).proxy, None);
+}
+
+#[test]
+fn pod_and_service_cidrs_come_from_the_model() {
+    let f = fleet();
+    let net = cluster_patch(&docs_of(&f, "staging", "main").common).network.clone().unwrap();
+    assert_eq!(net.pod_subnets, ["10.244.0.0/16"]);
+    assert_eq!(net.service_subnets, ["10.96.0.0/12"]);
+}
+
+#[test]
+fn addon_manifests_are_inline_on_the_control_plane_byte_for_byte() {
+    let f = fleet();
+    let d = docs_of(&f, "staging", "main");
+    let inline = &cluster_patch(&d.controlplane).inline_manifests;
+    assert_eq!(inline[0], InlineManifest { name: "cilium".into(), contents: CILIUM.into() });
+    assert_eq!(inline[1], InlineManifest { name: "ccm".into(), contents: CCM.into() });
+    assert!(d.workers["system"].v1alpha1().unwrap().cluster.is_none());
+    assert!(cluster_patch(&d.common).inline_manifests.is_empty());
+    // What a YAML reader gets back from the file is the manifest, unchanged.
+    let back: Vec<serde_json::Value> = serde_saphyr::from_multiple(&d.controlplane.text).unwrap();
+    assert_eq!(back[0]["cluster"]["inlineManifests"][1]["contents"], CCM);
+}
+
+#[test]
+fn runtimes_get_their_runtime_classes_and_sysctl() {
+    let f = fleet();
+    let d = docs_of(&f, "staging", "main");
+    let inline = &cluster_patch(&d.controlplane).inline_manifests;
+    let gvisor = inline.iter().find(|m| m.name == "runtimeclass-gvisor").unwrap();
+    assert_eq!(
+        gvisor.contents,
+        "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: gvisor\nhandler: runsc\n"
+    );
+    let kata = inline.iter().find(|m| m.name == "runtimeclass-kata").unwrap();
+    assert_eq!(
+        kata.contents,
+        "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: kata\nhandler: kata\noverhead:\n  podFixed:\n    cpu: 250m\n    memory: 160Mi\n"
+    );
+    assert_eq!(machine(&d.common).sysctls.get("user.max_user_namespaces").map(String::as_str), Some("11255"));
+    let lab = docs_of(&f, "lab", "main");
+    assert!(machine(&lab.common).sysctls.is_empty(), "no gVisor, no sysctl");
+    assert!(cluster_patch(&lab.controlplane).inline_manifests.is_empty());
+}
+
+#[test]
+fn pools_carry_labels_and_taints() {
+    let f = fleet();
+    let d = docs_of(&f, "staging", "main");
+    let m = machine(&d.workers["system"]);
+    assert_eq!(m.node_labels.get("node.example/pool").map(String::as_str), Some("system"));
+    assert_eq!(m.node_taints.get("dedicated").map(String::as_str), Some("system:NoSchedule"));
+    assert_eq!(m.node_taints.get("quiet").map(String::as_str), Some("PreferNoSchedule"));
+    assert!(machine(&d.controlplane).node_taints.is_empty());
+}
+
+#[test]
+fn nodes_get_hostname_and_on_proxmox_their_address() {
+    let f = fleet();
+    let d = docs_of(&f, "staging", "main");
+    let node = &d.nodes["main-system-2"];
+    assert_eq!(
+        node.docs,
+        [Document::Hostname(HostnameConfig {
+            meta: Meta::new("HostnameConfig"),
+            hostname: "main-system-2".into(),
+            auto: "off"
+        })]
+    );
+    let lab = docs_of(&f, "lab", "main");
+    let n = &lab.nodes["main-cp-2"];
+    let link = n
+        .docs
+        .iter()
+        .find_map(|d| match d {
+            Document::Link(l) => Some(l),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(link.name, PROXMOX_LINK);
+    assert_eq!(link.addresses, [Address { address: "192.168.50.12/24".into() }]);
+    assert_eq!(link.routes, [Route { gateway: "192.168.50.1".into() }]);
+    assert!(n.docs.iter().any(
+        |d| matches!(d, Document::Resolver(r) if r.nameservers.len() == 2 && r.nameservers[0].address == "192.168.50.2")
+    ));
+    assert!(lab.common.docs.iter().any(|d| matches!(d, Document::LinkAlias(a) if a.name == PROXMOX_LINK)));
+    assert!(
+        lab.controlplane
+            .docs
+            .iter()
+            .any(|d| matches!(d, Document::Layer2Vip(v) if v.name == "192.168.50.10" && v.link == PROXMOX_LINK))
+    );
+    assert!(
+        !d.controlplane.docs.iter().any(|d| matches!(d, Document::Layer2Vip(_))),
+        "Scaleway uses a load balancer (R12)"
+    );
+}
+
+#[test]
+fn talos_1_12_is_emitted_and_1_14_is_not() {
+    let f = fleet_with(CILIUM, "v1.12.4", "");
+    let d = docs_of(&f, "staging", "main");
+    assert!(machine(&d.controlplane).install.as_ref().unwrap().image.ends_with(":v1.12.4"));
+    assert!(supported(Version::new(1, 13, 0)));
+    assert!(!supported(Version::new(1, 14, 0)));
+}
+
+#[test]
+fn emit_is_deterministic() {
+    let f = fleet();
+    let a = emit(&f).unwrap();
+    let b = emit(&f).unwrap();
+    assert_eq!(a.manifest(), b.manifest());
+    assert!(a.get("talos/lab/edge/controlplane.yaml").is_some());
+    assert!(a.get("talos/lab/edge/nodes/edge-cp-1.yaml").is_none());
+}

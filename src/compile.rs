@@ -72,6 +72,11 @@ impl Loader for FsLoader {
         let bytes = std::fs::read(&real).map_err(|e| io_message(&e))?;
         String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_owned())
     }
+
+    fn exists(&self, rel: &str) -> bool {
+        let rel_path = Path::new(rel);
+        rel_path.components().all(|c| matches!(c, Component::Normal(_))) && self.root.join(rel_path).exists()
+    }
 }
 
 /// An I/O error in words that do not depend on the operating system.
@@ -93,5 +98,11 @@ pub struct MapLoader {
 impl Loader for MapLoader {
     fn read(&self, rel: &str) -> Result<String, String> {
         self.files.get(rel).cloned().ok_or_else(|| "no such file".to_owned())
+    }
+
+    /// A file of the map, or a directory that holds one.
+    fn exists(&self, rel: &str) -> bool {
+        let dir = format!("{}/", rel.trim_end_matches('/'));
+        self.files.contains_key(rel) || self.files.range(dir.clone()..).next().is_some_and(|(k, _)| k.starts_with(&dir))
     }
 }

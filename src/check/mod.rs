@@ -2,6 +2,7 @@
 //! family; every check runs, whatever the others found, and only pushes diagnostics: the
 //! model is never changed here. Each diagnostic's help says why the rule exists (its R-id).
 
+mod argocd;
 mod discovery;
 mod names;
 mod network;
@@ -26,4 +27,5 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     runtimes::check(fleet, diags);
     discovery::check(fleet, diags);
     talos::check(fleet, diags);
+    argocd::check(fleet, diags);
 }

@@ -47,7 +47,21 @@ impl Fleet {
 pub struct Gitops {
     pub repo: Spanned<String>,
     pub revision: Spanned<String>,
+    /// Where fleet.kdl's directory sits inside the repository (`path=`, `/`-separated, no
+    /// leading or trailing `/`); `None` when fleet.kdl is at the repository root. Every path
+    /// Argo CD reads (path apps, values files, fleetc's own `out/`) is prefixed with it.
+    pub path: Option<Spanned<String>>,
     pub span: Span,
+}
+
+impl Gitops {
+    /// `rel` (relative to fleet.kdl's directory) as a path from the repository root.
+    pub fn repo_path(&self, rel: &str) -> String {
+        match &self.path {
+            Some(p) => format!("{}/{rel}", p.value),
+            None => rel.to_owned(),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -250,6 +264,14 @@ pub struct Postgres {
     pub span: Span,
 }
 
+impl Postgres {
+    /// The Secret Manager secret that holds the password (written write-only by the cloud
+    /// root, R10; read in-cluster by External Secrets Operator, R23): `postgres-<name>-password`.
+    pub fn password_secret(&self) -> String {
+        format!("postgres-{}-password", self.name.value)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Bucket {
     /// The logical name (an OpenTofu address part).
@@ -403,13 +425,20 @@ pub struct App {
     pub wave: Option<Spanned<i64>>,
     /// `syncPolicy.automated` with prune and selfHeal (the default).
     pub auto_sync: bool,
+    /// Postgres instances of the environment whose password the app reads (`postgres "app"`
+    /// children): each becomes an ExternalSecret in the app's namespace (R10 → R23).
+    pub postgres: Vec<Spanned<String>>,
     pub span: Span,
 }
 
 #[derive(Debug, Clone)]
 pub enum AppSource {
-    /// A directory of the fleet's git repository.
-    Path(Spanned<String>),
+    /// A directory of the fleet's git repository, relative to fleet.kdl's directory.
+    Path {
+        path: Spanned<String>,
+        /// Whether the directory exists beside fleet.kdl (as the [`Loader`] saw it).
+        exists: bool,
+    },
     /// A Helm chart from a chart repository, pinned.
     Chart {
         repo: Spanned<String>,

@@ -20,6 +20,11 @@ use crate::syntax::{Node, ValueKind};
 pub trait Loader {
     /// The file's text, or a message saying why it cannot be read.
     fn read(&self, rel_path: &str) -> Result<String, String>;
+    /// Whether a file or directory exists at `rel_path`. A loader that cannot tell says
+    /// yes, so that no warning is made up.
+    fn exists(&self, _rel_path: &str) -> bool {
+        true
+    }
 }
 
 /// Resolves the parsed `fleet.kdl` into a [`Fleet`]. Returns `None` when the fleet is too
@@ -360,11 +365,20 @@ impl Resolver<'_> {
     }
 
     fn gitops(&mut self, node: &Node) -> Option<Gitops> {
-        let r = Reader::new(node, &["repo", "revision"], self.diags);
+        let r = Reader::new(node, &["repo", "revision", "path"], self.diags);
         let repo = r.require_str("repo", self.diags);
         let revision = r.prop_str("revision", self.diags).unwrap_or_else(|| Spanned::new("main".into(), r.span()));
+        let path = r.prop_str("path", self.diags).filter(|p| {
+            let ok = check_relative(&p.value);
+            if let Err(e) = &ok {
+                self.diags.push(Diagnostic::new(&codes::INVALID_VALUE, e.clone()).at(p.span).help(
+                    "`path` is where fleet.kdl's directory sits inside the repository, e.g. `path=\"infra/fleet\"`",
+                ));
+            }
+            ok.is_ok()
+        });
         r.finish(false, self.diags);
-        Some(Gitops { repo: repo?, revision, span: node.head_span() })
+        Some(Gitops { repo: repo?, revision, path, span: node.head_span() })
     }
 
     fn argocd(&mut self, node: &Node) -> Option<ArgoCd> {
@@ -1094,7 +1108,8 @@ impl Resolver<'_> {
                         );
                     }
                 }
-                Some(AppSource::Path(p))
+                let exists = check_relative(&p.value).is_ok() && self.loader.exists(&p.value);
+                Some(AppSource::Path { path: p, exists })
             }
             (None, Some(chart)) => {
                 let repo = r.require_str("repo", d);
@@ -1136,6 +1151,7 @@ impl Resolver<'_> {
             }
         };
         r.finish(true, d);
+        let mut postgres = Vec::new();
         for child in node.children() {
             match child.name.value.as_str() {
                 "after" => {
@@ -1143,7 +1159,12 @@ impl Resolver<'_> {
                     after.extend(r.rest_str(d, "app names"));
                     r.finish(false, d);
                 }
-                _ => unknown_child(child, "app", &["after"], d),
+                "postgres" => {
+                    let mut r = Reader::new(child, &[], d);
+                    postgres.extend(r.rest_str(d, "postgres instance names"));
+                    r.finish(false, d);
+                }
+                _ => unknown_child(child, "app", &["after", "postgres"], d),
             }
         }
         Some(App {
@@ -1153,6 +1174,7 @@ impl Resolver<'_> {
             after,
             wave,
             auto_sync,
+            postgres,
             span: node.head_span(),
         })
     }

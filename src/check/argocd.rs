@@ -1,0 +1,292 @@
+//! Argo CD apps (R23, R28, F7): a fleet with apps has a git repository; `after` has no circle
+//! and explicit waves respect it; path apps name a directory that exists; charts are pinned;
+//! Application names are unique on each Argo CD; apps that read a postgres password can get
+//! it. App names unique per cluster are checked in `names`.
+//!
+//! Apps declared on an environment are copies in each of its clusters, with the same spans:
+//! a problem in one is reported once.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::diag::{Diagnostic, Diagnostics, Span, codes, did_you_mean};
+use crate::emit::argocd::plan;
+use crate::model::{App, AppSource, Cluster, Environment, Fleet, Provider};
+
+pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
+    let mut found = Vec::new();
+    if fleet.gitops.is_none()
+        && let Some((_, app)) = fleet.clusters().find_map(|(e, c)| c.apps.first().map(|a| (e, a)))
+    {
+        found.push(
+            Diagnostic::new(
+                &codes::NO_GITOPS,
+                format!("app `{}` is declared but the fleet has no `gitops` repository", app.name.value),
+            )
+            .at(app.name.span)
+            .label("delivered by Argo CD from git"),
+        );
+    }
+    for env in &fleet.environments {
+        for c in &env.clusters {
+            for app in &c.apps {
+                source(app, &mut found);
+                postgres(env, c, app, &mut found);
+            }
+            if !cycles(c, &mut found) {
+                waves(c, &mut found);
+            }
+            if fleet.gitops.is_some() && plan::runs_argocd(c) {
+                name_clashes(env, c, &mut found);
+            }
+        }
+    }
+    let mut seen: BTreeSet<(&str, Option<Span>, String)> = BTreeSet::new();
+    for d in found {
+        if seen.insert((d.code.name, d.span, d.message.clone())) {
+            diags.push(d);
+        }
+    }
+}
+
+/// A pinned chart version names one release: no range, wildcard or moving tag.
+fn is_exact_version(v: &str) -> bool {
+    let v = v.strip_prefix('v').unwrap_or(v);
+    let core = v.split(['-', '+']).next().unwrap_or("");
+    let parts: Vec<&str> = core.split('.').collect();
+    !v.is_empty()
+        && parts.len() == 3
+        && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        && !v.contains([' ', '*', '^', '~', '>', '<', '=', '|', ','])
+}
+
+fn source(app: &App, found: &mut Vec<Diagnostic>) {
+    match &app.source {
+        AppSource::Path { path, exists: false } => found.push(
+            Diagnostic::new(
+                &codes::APP_PATH_MISSING,
+                format!("app `{}` reads `{}`, which does not exist beside fleet.kdl", app.name.value, path.value),
+            )
+            .at(path.span)
+            .label("no such directory"),
+        ),
+        AppSource::Chart { chart, version: None, .. } => found.push(
+            Diagnostic::new(
+                &codes::CHART_UNPINNED,
+                format!("chart app `{}` has no `version` for chart `{}`", app.name.value, chart.value),
+            )
+            .at(app.name.span)
+            .label("unpinned chart"),
+        ),
+        AppSource::Chart { version: Some(v), .. } if !is_exact_version(&v.value) => found.push(
+            Diagnostic::new(
+                &codes::CHART_UNPINNED,
+                format!("chart app `{}` asks for version `{}`, not one exact release", app.name.value, v.value),
+            )
+            .at(v.span)
+            .label("a range or tag moves"),
+        ),
+        _ => {}
+    }
+}
+
+fn postgres(env: &Environment, c: &Cluster, app: &App, found: &mut Vec<Diagnostic>) {
+    for p in &app.postgres {
+        if !env.postgres.iter().any(|x| x.name.value == p.value) {
+            let known: Vec<&str> = env.postgres.iter().map(|x| x.name.value.as_str()).collect();
+            let help = match did_you_mean(&p.value, known.iter().copied()) {
+                Some(m) => format!("did you mean `{m}`?"),
+                None if known.is_empty() => format!("environment `{}` declares no postgres instance", env.name.value),
+                None => format!("declared: {}", known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
+            };
+            found.push(
+                Diagnostic::new(&codes::DANGLING_REFERENCE, format!("no postgres instance `{}`", p.value))
+                    .at(p.span)
+                    .label("unknown postgres instance")
+                    .help(help),
+            );
+        } else if !matches!(env.provider, Provider::Scaleway(_)) {
+            found.push(
+                Diagnostic::new(
+                    &codes::NO_SECRET_STORE,
+                    format!(
+                        "app `{}` reads the password of `{}`, but environment `{}` has no Secret Manager",
+                        app.name.value, p.value, env.name.value
+                    ),
+                )
+                .at(p.span)
+                .label(format!("{} has no secret store fleetc can use", env.provider.name())),
+            );
+        } else if plan::eso_app(c).is_none() {
+            found.push(
+                Diagnostic::new(
+                    &codes::NO_SECRET_OPERATOR,
+                    format!(
+                        "app `{}` reads the password of `{}`, but no app of cluster `{}` installs External Secrets Operator",
+                        app.name.value, p.value, c.name.value
+                    ),
+                )
+                .at(p.span)
+                .label("delivered by an ExternalSecret"),
+            );
+        }
+    }
+}
+
+/// Reports every circle in `after`, once each; true when there is one.
+fn cycles(c: &Cluster, found: &mut Vec<Diagnostic>) -> bool {
+    let index: BTreeMap<&str, usize> = c.apps.iter().enumerate().map(|(i, a)| (a.name.value.as_str(), i)).collect();
+    // Edges i → j with the place of the `after` entry that makes them.
+    let edges: Vec<Vec<(usize, Span)>> = c
+        .apps
+        .iter()
+        .map(|a| a.after.iter().filter_map(|s| index.get(s.value.as_str()).map(|&j| (j, s.span))).collect())
+        .collect();
+    let mut reported: BTreeSet<Vec<usize>> = BTreeSet::new();
+    let mut state = vec![0u8; c.apps.len()]; // 0 new, 1 on the stack, 2 done
+    let mut stack: Vec<(usize, Span)> = Vec::new();
+    #[allow(clippy::too_many_arguments)]
+    fn dfs(
+        i: usize,
+        via: Span,
+        edges: &[Vec<(usize, Span)>],
+        state: &mut [u8],
+        stack: &mut Vec<(usize, Span)>,
+        cycles: &mut Vec<Vec<(usize, Span)>>,
+    ) {
+        state[i] = 1;
+        stack.push((i, via));
+        for &(j, span) in &edges[i] {
+            match state[j] {
+                0 => dfs(j, span, edges, state, stack, cycles),
+                1 => {
+                    let start = stack.iter().position(|(k, _)| *k == j).unwrap_or(0);
+                    // Each entry: (app, span of the `after` that leads to the next one).
+                    let nodes: Vec<usize> = stack[start..].iter().map(|(k, _)| *k).collect();
+                    let mut cyc = Vec::new();
+                    for (n, &k) in nodes.iter().enumerate() {
+                        let span = if n + 1 < nodes.len() { stack[start + n + 1].1 } else { span };
+                        cyc.push((k, span));
+                    }
+                    cycles.push(cyc);
+                }
+                _ => {}
+            }
+        }
+        stack.pop();
+        state[i] = 2;
+    }
+    let mut all = Vec::new();
+    for i in 0..c.apps.len() {
+        if state[i] == 0 {
+            dfs(i, Span::default(), &edges, &mut state, &mut stack, &mut all);
+        }
+    }
+    for mut cyc in all {
+        // Start at the app declared first, so the same circle always reads the same way.
+        let first = cyc.iter().enumerate().min_by_key(|(_, (k, _))| *k).map_or(0, |(n, _)| n);
+        cyc.rotate_left(first);
+        let key: Vec<usize> = cyc.iter().map(|(k, _)| *k).collect();
+        if !reported.insert(key) {
+            continue;
+        }
+        let name = |k: usize| c.apps[k].name.value.as_str();
+        let mut path: Vec<String> = cyc.iter().map(|(k, _)| format!("`{}`", name(*k))).collect();
+        path.push(format!("`{}`", name(cyc[0].0)));
+        let (last, closing) = cyc[cyc.len() - 1];
+        let mut d = Diagnostic::new(
+            &codes::APP_CYCLE,
+            format!("apps of cluster `{}` wait for each other in a circle: {}", c.name.value, path.join(" → ")),
+        )
+        .at(closing)
+        .label(format!("`{}` waits for `{}`, closing the circle", name(last), name(cyc[0].0)));
+        for w in cyc.windows(2) {
+            d = d.related(w[0].1, format!("`{}` waits for `{}`", name(w[0].0), name(w[1].0)));
+        }
+        found.push(d);
+    }
+    !reported.is_empty()
+}
+
+/// An explicit wave must come after the waves of the apps the app waits for.
+fn waves(c: &Cluster, found: &mut Vec<Diagnostic>) {
+    let nodes: Vec<plan::WaveNode> = c
+        .apps
+        .iter()
+        .map(|a| plan::WaveNode {
+            name: a.name.value.clone(),
+            after: a.after.iter().map(|s| s.value.clone()).collect(),
+            wave: a.wave.as_ref().map(|w| w.value),
+        })
+        .collect();
+    let waves = plan::waves(&nodes);
+    for app in &c.apps {
+        let Some(w) = &app.wave else { continue };
+        for dep in &app.after {
+            let Some(&dw) = waves.get(&dep.value) else { continue };
+            if w.value <= dw {
+                found.push(
+                    Diagnostic::new(
+                        &codes::WAVE_BEFORE_DEPENDENCY,
+                        format!(
+                            "app `{}` is in wave {} but waits for `{}`, in wave {dw}",
+                            app.name.value, w.value, dep.value
+                        ),
+                    )
+                    .at(w.span)
+                    .label(format!("not after wave {dw}"))
+                    .related(dep.span, "waits for it here"),
+                );
+            }
+        }
+    }
+}
+
+fn name_clashes(env: &Environment, inst: &Cluster, found: &mut Vec<Diagnostic>) {
+    let mut first: BTreeMap<String, Option<Span>> = BTreeMap::new();
+    for (name, span) in plan::applications(env, inst) {
+        match first.get(&name) {
+            None => {
+                first.insert(name, span);
+            }
+            Some(prev) => {
+                let (at, other) = match (span, *prev) {
+                    (Some(s), p) => (s, p),
+                    (None, Some(p)) => (p, None),
+                    (None, None) => continue,
+                };
+                let mut d = Diagnostic::new(
+                    &codes::APPLICATION_NAME_CLASH,
+                    format!(
+                        "two Applications on the Argo CD of `{}/{}` would be named `{name}`",
+                        env.name.value, inst.name.value
+                    ),
+                )
+                .at(at)
+                .label(if other.is_some() || span.is_none() {
+                    format!("becomes Application `{name}`")
+                } else {
+                    "fleetc names one of its own Applications so".to_owned()
+                });
+                if let Some(o) = other {
+                    d = d.related(o, format!("also Application `{name}`"));
+                }
+                found.push(d);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_exact_version;
+
+    #[test]
+    fn exact_versions() {
+        for v in ["0.20.4", "v1.2.3", "1.2.3-rc.1", "1.2.3+build.5"] {
+            assert!(is_exact_version(v), "{v}");
+        }
+        for v in ["", "*", "1.x", "^1.2.3", "~1.2", ">=1.0.0", "1.2", "latest", "1.2.3 || 1.2.4", "1.2.*"] {
+            assert!(!is_exact_version(v), "{v}");
+        }
+    }
+}

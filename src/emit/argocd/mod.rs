@@ -1,0 +1,389 @@
+//! Argo CD: every cluster's GitOps root (R23, F7). For each cluster that runs Argo CD,
+//! `argocd/<env>/<cluster>/` holds
+//!
+//! - `bootstrap/`: what the apply step puts in place once, in file order, after installing
+//!   Argo CD from its vendored manifest: the `argocd-cm` patch that restores the health check
+//!   of `argoproj.io/Application` (so that sync waves between child Applications wait for
+//!   health, F7), the admin AppProject, and the root Application (app of apps);
+//! - `apps/`: what the root Application delivers from git: the AppProjects, one Application
+//!   per app with its sync wave, the Cluster API provider stages on a management cluster,
+//!   and one app of apps per workload cluster it manages;
+//! - `platform/`: the External Secrets objects that hand the apps the passwords the cloud
+//!   root writes to Secret Manager (R10 → R23).
+//!
+//! A workload cluster (`managed-by`) has only `apps/` (and `platform/`): its Applications
+//! live on the management cluster's Argo CD and name it as a registered cluster.
+
+mod objects;
+pub(crate) mod plan;
+mod secrets;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use objects::{
+    ARGO_API, AppProject, Application, ApplicationSpec, Automated, ConfigMap, Destination, GroupKind, Helm, Meta,
+    Object, ProjectSpec, RESOURCES_FINALIZER, Source, SyncPolicy,
+};
+use plan::{ADMIN_PROJECT, CAPI_PROJECT, CAPI_STAGES, IN_CLUSTER, ROOT, SECRETS};
+
+use super::{EmitError, EmitResult, HEADER};
+use crate::artifacts::ArtifactSet;
+use crate::model::{App, AppSource, Cluster, Environment, Fleet, Gitops};
+
+/// The `argocd-cm` key that gives `argoproj.io/Application` a health check again (F7).
+pub(crate) const APPLICATION_HEALTH_KEY: &str = "resource.customizations.health.argoproj.io_Application";
+
+/// The health of an Application is the health its own status reports; with no status yet,
+/// it is still progressing. Argo CD removed this check in 1.8; its health documentation gives
+/// it to restore for app-of-apps ordering.
+const APPLICATION_HEALTH_LUA: &str = "\
+hs = {}
+hs.status = \"Progressing\"
+hs.message = \"\"
+if obj.status ~= nil and obj.status.health ~= nil then
+  hs.status = obj.status.health.status
+  if obj.status.health.message ~= nil then
+    hs.message = obj.status.health.message
+  end
+end
+return hs
+";
+
+/// Cluster-scoped kinds the Cluster API provider stages create (CRDs, RBAC, webhooks).
+const CAPI_CLUSTER_KINDS: [(&str, &str); 6] = [
+    ("", "Namespace"),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+    ("rbac.authorization.k8s.io", "ClusterRole"),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+];
+
+pub fn emit(fleet: &Fleet) -> EmitResult {
+    let mut out = ArtifactSet::new();
+    let Some(gitops) = &fleet.gitops else { return Ok(out) };
+    let namespace = fleet.argocd.as_ref().map_or(plan::DEFAULT_NAMESPACE, |a| a.namespace.value.as_str());
+    let ctx = Ctx { gitops, namespace };
+    for env in &fleet.environments {
+        for c in &env.clusters {
+            let delivered = if plan::runs_argocd(c) {
+                plan::has_root(env, c)
+            } else {
+                !c.apps.is_empty() && plan::instance_of(env, c).is_some_and(plan::runs_argocd)
+            };
+            if !delivered {
+                continue;
+            }
+            if plan::runs_argocd(c) {
+                ctx.bootstrap(env, c, &mut out)?;
+            }
+            ctx.apps(env, c, &mut out)?;
+            if plan::needs_secrets(env, c) {
+                secrets::emit(env, c, &mut out)?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) struct Ctx<'a> {
+    pub gitops: &'a Gitops,
+    /// Argo CD's namespace.
+    pub namespace: &'a str,
+}
+
+fn write(out: &mut ArtifactSet, path: String, docs: &[Object]) -> Result<(), EmitError> {
+    let text = super::yaml::documents(Some(HEADER), docs).map_err(|e| EmitError(format!("{path}: {e}")))?;
+    out.insert(path, text).map_err(EmitError)
+}
+
+/// `argocd/<env>/<cluster>`, inside out/.
+pub(crate) fn dir(env: &Environment, c: &Cluster) -> String {
+    format!("argocd/{}/{}", env.name.value, c.name.value)
+}
+
+/// Where a cluster's apps go: in-cluster for its own Argo CD, by registered name otherwise.
+fn destination(c: &Cluster, namespace: Option<&str>) -> Destination {
+    let namespace = namespace.map(str::to_owned);
+    if c.is_managed() {
+        Destination { name: Some(c.name.value.clone()), namespace, server: None }
+    } else {
+        Destination { name: None, namespace, server: Some(IN_CLUSTER.to_owned()) }
+    }
+}
+
+fn sync_policy(automated: Option<bool>, options: &[&str]) -> SyncPolicy {
+    SyncPolicy {
+        automated: automated.map(|prune| Automated { prune, self_heal: true }),
+        sync_options: options.iter().map(|s| (*s).to_owned()).collect(),
+    }
+}
+
+const APP_SYNC_OPTIONS: [&str; 2] = ["CreateNamespace=true", "ServerSideApply=true"];
+
+impl Ctx<'_> {
+    /// A source that reads `rel` (relative to fleet.kdl's directory) from the fleet's repo.
+    fn fleet_source(&self, rel: &str) -> Source {
+        Source {
+            repo_url: self.gitops.repo.value.clone(),
+            path: Some(self.gitops.repo_path(rel)),
+            target_revision: self.gitops.revision.value.clone(),
+            ..Source::default()
+        }
+    }
+
+    fn application(&self, name: String, wave: Option<i64>, spec: ApplicationSpec, finalizer: bool) -> Object {
+        let mut metadata = Meta::new(name, Some(self.namespace));
+        if let Some(w) = wave {
+            metadata = metadata.wave(w);
+        }
+        if finalizer {
+            metadata.finalizers.push(RESOURCES_FINALIZER.to_owned());
+        }
+        Object::Application(Box::new(Application { api_version: ARGO_API, kind: "Application", metadata, spec }))
+    }
+
+    fn project(&self, name: String, wave: Option<i64>, spec: ProjectSpec) -> Object {
+        let mut metadata = Meta::new(name, Some(self.namespace));
+        if let Some(w) = wave {
+            metadata = metadata.wave(w);
+        }
+        Object::AppProject(AppProject { api_version: ARGO_API, kind: "AppProject", metadata, spec })
+    }
+
+    /// What the apply step puts in place on a cluster that runs Argo CD.
+    fn bootstrap(&self, env: &Environment, c: &Cluster, out: &mut ArtifactSet) -> Result<(), EmitError> {
+        let base = format!("{}/bootstrap", dir(env, c));
+        let cm = ConfigMap {
+            api_version: "v1",
+            kind: "ConfigMap",
+            metadata: Meta::new("argocd-cm", Some(self.namespace))
+                .label("app.kubernetes.io/name", "argocd-cm")
+                .label("app.kubernetes.io/part-of", "argocd"),
+            data: BTreeMap::from([(APPLICATION_HEALTH_KEY.to_owned(), APPLICATION_HEALTH_LUA.to_owned())]),
+        };
+        write(out, format!("{base}/00-argocd-cm.yaml"), &[Object::ConfigMap(cm)])?;
+        let admin = self.project(
+            ADMIN_PROJECT.to_owned(),
+            None,
+            ProjectSpec {
+                description: format!(
+                    "fleetc: the root application of {}/{}; it writes Applications and AppProjects into Argo CD's namespace (F7)",
+                    env.name.value, c.name.value
+                ),
+                source_repos: vec![self.gitops.repo.value.clone()],
+                destinations: vec![Destination {
+                    name: None,
+                    namespace: Some(self.namespace.to_owned()),
+                    server: Some(IN_CLUSTER.to_owned()),
+                }],
+                cluster_resource_whitelist: Vec::new(),
+                namespace_resource_whitelist: vec![
+                    GroupKind::new("argoproj.io", "AppProject"),
+                    GroupKind::new("argoproj.io", "Application"),
+                ],
+            },
+        );
+        write(out, format!("{base}/10-project-admin.yaml"), &[admin])?;
+        let root = self.application(
+            ROOT.to_owned(),
+            None,
+            ApplicationSpec {
+                project: ADMIN_PROJECT.to_owned(),
+                source: Some(self.fleet_source(&format!("out/{}/apps", dir(env, c)))),
+                sources: Vec::new(),
+                destination: Destination {
+                    name: None,
+                    namespace: Some(self.namespace.to_owned()),
+                    server: Some(IN_CLUSTER.to_owned()),
+                },
+                sync_policy: sync_policy(Some(true), &["ServerSideApply=true"]),
+            },
+            false,
+        );
+        write(out, format!("{base}/20-root.yaml"), &[root])
+    }
+
+    fn app_source(&self, app: &App) -> Result<(Option<Source>, Vec<Source>), EmitError> {
+        Ok(match &app.source {
+            AppSource::Path { path, .. } => (Some(self.fleet_source(&path.value)), Vec::new()),
+            AppSource::Chart { repo, chart, version, values } => {
+                let version = version.as_ref().ok_or_else(|| {
+                    EmitError(format!("app `{}` has no chart version (check refuses this)", app.name.value))
+                })?;
+                let mut helm = Helm { release_name: app.name.value.clone(), value_files: Vec::new() };
+                let chart_source = |helm: Helm| Source {
+                    repo_url: repo.value.clone(),
+                    chart: Some(chart.value.clone()),
+                    target_revision: version.value.clone(),
+                    helm: Some(helm),
+                    ..Source::default()
+                };
+                match values {
+                    None => (Some(chart_source(helm)), Vec::new()),
+                    Some(v) => {
+                        helm.value_files.push(format!("$values/{}", self.gitops.repo_path(&v.value)));
+                        let values_source = Source {
+                            repo_url: self.gitops.repo.value.clone(),
+                            target_revision: self.gitops.revision.value.clone(),
+                            reference: Some("values".to_owned()),
+                            ..Source::default()
+                        };
+                        (None, vec![chart_source(helm), values_source])
+                    }
+                }
+            }
+        })
+    }
+
+    /// `apps/` of cluster `c`: its projects and Applications (and, on a management cluster,
+    /// the provider stages and the workload clusters' apps of apps).
+    #[allow(clippy::too_many_lines)]
+    fn apps(&self, env: &Environment, c: &Cluster, out: &mut ArtifactSet) -> Result<(), EmitError> {
+        let base = format!("{}/apps", dir(env, c));
+        let waves = plan::waves(&plan::order_graph(env, c));
+        let mut files: BTreeMap<String, (i64, Object)> = BTreeMap::new();
+        for app in &c.apps {
+            let wave = waves[&app.name.value];
+            let (source, sources) = self.app_source(app)?;
+            let name = plan::application_name(c, app);
+            let spec = ApplicationSpec {
+                project: plan::apps_project(&c.name.value),
+                source,
+                sources,
+                destination: destination(c, Some(&app.namespace.value)),
+                sync_policy: sync_policy(app.auto_sync.then_some(true), &APP_SYNC_OPTIONS),
+            };
+            files.insert(name.clone(), (wave, self.application(name, Some(wave), spec, app.auto_sync)));
+        }
+        if plan::needs_secrets(env, c) {
+            let wave = waves[SECRETS];
+            let name = if c.is_managed() { format!("{}-{SECRETS}", c.name.value) } else { SECRETS.to_owned() };
+            let spec = ApplicationSpec {
+                project: plan::platform_project(&c.name.value),
+                source: Some(self.fleet_source(&format!("out/{}/platform", dir(env, c)))),
+                sources: Vec::new(),
+                destination: destination(c, None),
+                sync_policy: sync_policy(Some(true), &["ServerSideApply=true"]),
+            };
+            files.insert(name.clone(), (wave, self.application(name, Some(wave), spec, true)));
+        }
+        if plan::runs_argocd(c) && c.cluster_api.is_some() {
+            for (name, stage, wave) in CAPI_STAGES {
+                // Never pruned, never cascaded: removing a CRD deletes every object of its
+                // kind, and with them the workload clusters.
+                let spec = ApplicationSpec {
+                    project: CAPI_PROJECT.to_owned(),
+                    source: Some(self.fleet_source(&format!("out/capi/{}/providers/{stage}", c.name.value))),
+                    sources: Vec::new(),
+                    destination: destination(c, None),
+                    sync_policy: sync_policy(Some(false), &["ServerSideApply=true"]),
+                };
+                files.insert(name.to_owned(), (wave, self.application(name.to_owned(), Some(wave), spec, false)));
+            }
+        }
+        let last = files.values().map(|(w, _)| *w).max().unwrap_or(0);
+        if plan::runs_argocd(c) {
+            // Last, so that a workload cluster not yet registered never holds back the
+            // management cluster's own waves.
+            for w in plan::workloads(env, c) {
+                let name = plan::workload_root(&w.name.value);
+                let spec = ApplicationSpec {
+                    project: ADMIN_PROJECT.to_owned(),
+                    source: Some(self.fleet_source(&format!("out/{}/apps", dir(env, w)))),
+                    sources: Vec::new(),
+                    destination: Destination {
+                        name: None,
+                        namespace: Some(self.namespace.to_owned()),
+                        server: Some(IN_CLUSTER.to_owned()),
+                    },
+                    sync_policy: sync_policy(Some(true), &["ServerSideApply=true"]),
+                };
+                files.insert(name.clone(), (last + 1, self.application(name, Some(last + 1), spec, false)));
+            }
+        }
+        let first = files.values().map(|(w, _)| *w).min().unwrap_or(0).min(0) - 1;
+        let projects = self.projects(env, c, first);
+        if !projects.is_empty() {
+            write(out, format!("{base}/projects.yaml"), &projects)?;
+        }
+        for (name, (_, obj)) in files {
+            write(out, format!("{base}/{name}.yaml"), &[obj])?;
+        }
+        Ok(())
+    }
+
+    /// The projects of `apps/`, in a wave before every Application.
+    fn projects(&self, env: &Environment, c: &Cluster, wave: i64) -> Vec<Object> {
+        let cluster = &c.name.value;
+        let mut docs = Vec::new();
+        let mut repos: BTreeSet<String> = BTreeSet::from([self.gitops.repo.value.clone()]);
+        for a in &c.apps {
+            if let AppSource::Chart { repo, .. } = &a.source {
+                repos.insert(repo.value.clone());
+            }
+        }
+        let namespaces: BTreeSet<&str> = c.apps.iter().map(|a| a.namespace.value.as_str()).collect();
+        if !c.apps.is_empty() {
+            docs.push(self.project(
+                plan::apps_project(cluster),
+                Some(wave),
+                ProjectSpec {
+                    description: format!(
+                        "fleetc: the apps of {}/{cluster}: the fleet's repository and pinned charts, the declared namespaces",
+                        env.name.value
+                    ),
+                    source_repos: repos.into_iter().collect(),
+                    destinations: namespaces.iter().map(|ns| destination(c, Some(ns))).collect(),
+                    // Exactly what `CreateNamespace=true` needs (F7).
+                    cluster_resource_whitelist: vec![GroupKind::new("", "Namespace")],
+                    namespace_resource_whitelist: Vec::new(),
+                },
+            ));
+        }
+        if plan::needs_secrets(env, c) {
+            let consumers = secrets::consumer_namespaces(c);
+            docs.push(self.project(
+                plan::platform_project(cluster),
+                Some(wave),
+                ProjectSpec {
+                    description: format!(
+                        "fleetc: the secret store of {}/{cluster} and the ExternalSecrets of its apps (R10, R23)",
+                        env.name.value
+                    ),
+                    source_repos: vec![self.gitops.repo.value.clone()],
+                    destinations: consumers.iter().map(|ns| destination(c, Some(ns))).collect(),
+                    cluster_resource_whitelist: vec![
+                        GroupKind::new("", "Namespace"),
+                        GroupKind::new("external-secrets.io", "ClusterSecretStore"),
+                    ],
+                    namespace_resource_whitelist: vec![GroupKind::new("external-secrets.io", "ExternalSecret")],
+                },
+            ));
+        }
+        if plan::runs_argocd(c) && c.cluster_api.is_some() {
+            docs.push(self.project(
+                CAPI_PROJECT.to_owned(),
+                Some(wave),
+                ProjectSpec {
+                    description: format!(
+                        "fleetc: the Cluster API providers of {}/{cluster} (R24); CRDs and cluster-wide RBAC, in every namespace",
+                        env.name.value
+                    ),
+                    source_repos: vec![self.gitops.repo.value.clone()],
+                    destinations: vec![Destination {
+                        name: None,
+                        namespace: Some("*".to_owned()),
+                        server: Some(IN_CLUSTER.to_owned()),
+                    }],
+                    cluster_resource_whitelist: CAPI_CLUSTER_KINDS.iter().map(|(g, k)| GroupKind::new(g, k)).collect(),
+                    namespace_resource_whitelist: Vec::new(),
+                },
+            ));
+        }
+        docs
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,278 @@
+//! The Kubernetes objects this family writes, as serde structures: Argo CD's Application and
+//! AppProject (`argoproj.io/v1alpha1`), the `argocd-cm` patch, and External Secrets
+//! Operator's ClusterSecretStore and ExternalSecret (`external-secrets.io/v1`). Field names
+//! follow the upstream types (see docs/argocd.md, "Verified upstream"). Empty values are left
+//! out, never written as `null`.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+pub(crate) const ARGO_API: &str = "argoproj.io/v1alpha1";
+pub(crate) const ESO_API: &str = "external-secrets.io/v1";
+pub(crate) const SYNC_WAVE: &str = "argocd.argoproj.io/sync-wave";
+/// Deleting an Application with this finalizer deletes the resources it made.
+pub(crate) const RESOURCES_FINALIZER: &str = "resources-finalizer.argocd.argoproj.io";
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub(crate) struct Meta {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub finalizers: Vec<String>,
+}
+
+impl Meta {
+    pub(crate) fn new(name: impl Into<String>, namespace: Option<&str>) -> Self {
+        Meta { name: name.into(), namespace: namespace.map(str::to_owned), ..Meta::default() }
+    }
+    #[must_use]
+    pub(crate) fn wave(mut self, wave: i64) -> Self {
+        self.annotations.insert(SYNC_WAVE.to_owned(), wave.to_string());
+        self
+    }
+    #[must_use]
+    pub(crate) fn label(mut self, k: &str, v: &str) -> Self {
+        self.labels.insert(k.to_owned(), v.to_owned());
+        self
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Application {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub metadata: Meta,
+    pub spec: ApplicationSpec,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ApplicationSpec {
+    pub project: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<Source>,
+    pub destination: Destination,
+    pub sync_policy: SyncPolicy,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Source {
+    #[serde(rename = "repoURL")]
+    pub repo_url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chart: Option<String>,
+    pub target_revision: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub helm: Option<Helm>,
+    /// Names this source for `$<ref>/…` value files (multi-source Applications).
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Helm {
+    pub release_name: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub value_files: Vec<String>,
+}
+
+/// Where an Application deploys, or what a project allows: `server` for a cluster's own
+/// Argo CD, `name` for a cluster registered in a management cluster's Argo CD.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Destination {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SyncPolicy {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub automated: Option<Automated>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sync_options: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Automated {
+    pub prune: bool,
+    pub self_heal: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AppProject {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub metadata: Meta,
+    pub spec: ProjectSpec,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ProjectSpec {
+    pub description: String,
+    pub source_repos: Vec<String>,
+    pub destinations: Vec<Destination>,
+    /// Cluster-scoped kinds the project may create; left out, it allows none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cluster_resource_whitelist: Vec<GroupKind>,
+    /// Namespaced kinds the project may create; left out, it allows every kind.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub namespace_resource_whitelist: Vec<GroupKind>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct GroupKind {
+    pub group: String,
+    pub kind: String,
+}
+
+impl GroupKind {
+    pub(crate) fn new(group: &str, kind: &str) -> Self {
+        GroupKind { group: group.to_owned(), kind: kind.to_owned() }
+    }
+}
+
+/// A partial ConfigMap: applied server-side, it sets only the keys it holds.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ConfigMap {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub metadata: Meta,
+    pub data: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Namespace {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub metadata: Meta,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ClusterSecretStore {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub metadata: Meta,
+    pub spec: SecretStoreSpec,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SecretStoreSpec {
+    pub provider: StoreProvider,
+    /// Namespaces whose ExternalSecrets may use the store.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<StoreCondition>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct StoreProvider {
+    pub scaleway: ScalewayProvider,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ScalewayProvider {
+    pub region: String,
+    pub project_id: String,
+    pub access_key: SecretValue,
+    pub secret_key: SecretValue,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SecretValue {
+    pub secret_ref: SecretKeySelector,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct SecretKeySelector {
+    pub name: String,
+    pub namespace: String,
+    pub key: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct StoreCondition {
+    pub namespaces: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExternalSecret {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub metadata: Meta,
+    pub spec: ExternalSecretSpec,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExternalSecretSpec {
+    pub refresh_interval: String,
+    pub secret_store_ref: StoreRef,
+    pub target: Target,
+    pub data: Vec<SecretData>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct StoreRef {
+    pub kind: &'static str,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Target {
+    pub name: String,
+    pub creation_policy: &'static str,
+    pub deletion_policy: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SecretData {
+    pub secret_key: String,
+    pub remote_ref: RemoteRef,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct RemoteRef {
+    pub key: String,
+    pub version: String,
+}
+
+/// Any object of this family, so that one YAML stream can hold several kinds.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub(crate) enum Object {
+    Application(Box<Application>),
+    AppProject(AppProject),
+    ConfigMap(ConfigMap),
+    Namespace(Namespace),
+    ClusterSecretStore(ClusterSecretStore),
+    ExternalSecret(ExternalSecret),
+}

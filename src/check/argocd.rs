@@ -193,12 +193,10 @@ fn cycles(c: &Cluster, found: &mut Vec<Diagnostic>) -> bool {
         let mut path: Vec<String> = cyc.iter().map(|(k, _)| format!("`{}`", name(*k))).collect();
         path.push(format!("`{}`", name(cyc[0].0)));
         let (last, closing) = cyc[cyc.len() - 1];
-        let mut d = Diagnostic::new(
-            &codes::APP_CYCLE,
-            format!("apps of cluster `{}` wait for each other in a circle: {}", c.name.value, path.join(" → ")),
-        )
-        .at(closing)
-        .label(format!("`{}` waits for `{}`, closing the circle", name(last), name(cyc[0].0)));
+        let mut d =
+            Diagnostic::new(&codes::APP_CYCLE, format!("apps wait for each other in a circle: {}", path.join(" → ")))
+                .at(closing)
+                .label(format!("`{}` waits for `{}`, closing the circle", name(last), name(cyc[0].0)));
         for w in cyc.windows(2) {
             d = d.related(w[0].1, format!("`{}` waits for `{}`", name(w[0].0), name(w[1].0)));
         }
@@ -279,6 +277,50 @@ fn name_clashes(env: &Environment, inst: &Cluster, found: &mut Vec<Diagnostic>) 
 #[cfg(test)]
 mod tests {
     use super::is_exact_version;
+    use crate::compile::{MapLoader, compile};
+
+    /// An app declared on the environment is a copy in each cluster: one problem, one report.
+    #[test]
+    fn inherited_app_is_reported_once() {
+        let cluster = |name: &str, ip: &str| {
+            format!(
+                r#"cluster "{name}" {{
+                    runtimes "gvisor"
+                    endpoint address="{ip}"
+                    pool-defaults schematic="isolated" size="small"
+                    control-plane count=3
+                }}"#
+            )
+        };
+        let text = format!(
+            r#"fleet "acme" {{
+    talos "v1.13.9"
+    kubernetes "1.36.2"
+    gitops repo="https://git.example.org/acme/fleet.git"
+    schematic "isolated" {{
+        extension "siderolabs/gvisor"
+    }}
+    environment "staging" {{
+        scaleway project="11111111-2222-3333-4444-555555555555" region="fr-par" zone="fr-par-2" {{
+            size "small" type="PRO2-XS"
+        }}
+        state bucket="acme-tofu-state"
+        network "10.10.0.0/22"
+        app "eso" chart="external-secrets" repo="https://charts.external-secrets.io" namespace="eso"
+        app "a" path="apps/nowhere" namespace="a" after="a"
+        {}
+        {}
+    }}
+}}"#,
+            cluster("one", "10.10.0.10"),
+            cluster("two", "10.10.0.20")
+        );
+        let c = compile("fleet.kdl", &text, &MapLoader::default());
+        let count = |code: &str| c.diags.iter().filter(|d| d.code.name == code).count();
+        assert_eq!(count("fleet::argocd::chart-unpinned"), 1);
+        assert_eq!(count("fleet::argocd::after-cycle"), 1);
+        assert_eq!(count("fleet::argocd::path-missing"), 1);
+    }
 
     #[test]
     fn exact_versions() {

@@ -171,6 +171,8 @@ fn usage_and_io_errors_exit_2() {
 fn json_diagnostics_carry_the_required_fields() {
     let dir = tempfile::tempdir().unwrap();
     fs::copy(common::root().join("golden/check-cidr-overlap/fleet.kdl"), dir.path().join("fleet.kdl")).unwrap();
+    // The app's directory, so that the only diagnostics are the two overlaps.
+    fs::create_dir_all(dir.path().join("apps/hello")).unwrap();
     let o = fleetc(dir.path(), &["check", "--format", "json"]);
     assert_eq!(code(&o), 1);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is JSON");

@@ -2,6 +2,7 @@
 //! family; every check runs, whatever the others found, and only pushes diagnostics: the
 //! model is never changed here. Each diagnostic's help says why the rule exists (its R-id).
 
+mod capi;
 mod discovery;
 mod names;
 mod network;
@@ -14,6 +15,7 @@ mod versions;
 use crate::diag::Diagnostics;
 use crate::model::Fleet;
 
+pub use capi::{core_for_workload, core_management_range, core_workload_range, provider_problem};
 pub use versions::{kubernetes_range, talos_supported};
 
 /// Runs every check.
@@ -26,4 +28,5 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     runtimes::check(fleet, diags);
     discovery::check(fleet, diags);
     talos::check(fleet, diags);
+    capi::check(fleet, diags);
 }

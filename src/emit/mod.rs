@@ -4,6 +4,7 @@
 //! on every machine. YAML comes from serde structures through [`yaml`], HCL from the typed
 //! writer in [`hcl`]; text templates serve free text (READMEs) only.
 
+pub mod capi;
 pub mod hcl;
 pub mod schematic;
 pub mod talos;
@@ -34,7 +35,8 @@ pub type Emitter = fn(&Fleet) -> EmitResult;
 
 /// Every family, merged into one set.
 pub fn all(fleet: &Fleet) -> Result<ArtifactSet, Diagnostics> {
-    let families: &[(&str, Emitter)] = &[("schematic", schematic::emit), ("talos", talos::emit)];
+    let families: &[(&str, Emitter)] =
+        &[("schematic", schematic::emit), ("talos", talos::emit), ("capi", capi::emit)];
     let mut out = ArtifactSet::new();
     let mut diags = Diagnostics::new();
     for (name, emit) in families {

@@ -265,3 +265,14 @@ fn no_plan_downgrades() {
         fleetc::plan::upgrade::plan(&upgrade_fleet(), "lab/edge-1", v("1.32.0"), None).unwrap_err().contains("older")
     );
 }
+
+#[test]
+fn changing_the_control_planes_talos_documents_repoints_its_machine_template() {
+    let before = objects(&build(&lab_text()));
+    let edited = lab_text().replace("endpoint address=\"192.168.50.20\"", "endpoint address=\"192.168.50.21\"");
+    let after = objects(&build(&edited));
+    let cp = |o: &BTreeMap<(String, String), Value>| {
+        o[&("TalosControlPlane".to_owned(), "edge-1".to_owned())]["spec"]["infrastructureTemplate"]["name"].clone()
+    };
+    assert_ne!(cp(&before), cp(&after), "a new control-plane config means a new template name, so CACPPT rolls");
+}

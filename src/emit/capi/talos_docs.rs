@@ -125,3 +125,18 @@ fn render(kind: &str, name: Option<&str>, v: &Value) -> Result<PatchDocument, St
         yaml: yaml::to_yaml(v).map_err(|e| e.to_string())?,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dispositions() {
+        assert_eq!(disposition("v1alpha1", None), Disposition::Patch);
+        assert!(matches!(disposition("VolumeConfig", Some("EPHEMERAL")), Disposition::Dropped(_)));
+        assert!(matches!(disposition("Layer2VIPConfig", Some("10.0.0.1")), Disposition::Dropped(_)));
+        assert!(matches!(disposition("ResolverConfig", None), Disposition::Dropped(_)));
+        assert_eq!(disposition("VolumeConfig", Some("data")), Disposition::UnsettledPatch);
+        assert_eq!(disposition("KubeSpanConfig", None), Disposition::UnsettledPatch);
+    }
+}

@@ -201,7 +201,13 @@ impl Ctx<'_> {
                 },
             },
         };
-        let name = hashed_name(self.name(), &pool.name.value, &spec)?;
+        // The control plane's template name also hashes its Talos config: CACPPT 0.5 replaces
+        // machines when the infrastructure template changes, so a config change rolls too.
+        let name = if pool.role == Role::ControlPlane {
+            hashed_name(self.name(), &pool.name.value, &(&spec, self.talos_config(pool)?))?
+        } else {
+            hashed_name(self.name(), &pool.name.value, &spec)?
+        };
         Ok((Object::new(INFRASTRUCTURE_API, "ProxmoxMachineTemplate", self.meta(name.clone()), spec), name))
     }
 

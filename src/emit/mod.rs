@@ -35,8 +35,7 @@ pub type Emitter = fn(&Fleet) -> EmitResult;
 
 /// Every family, merged into one set.
 pub fn all(fleet: &Fleet) -> Result<ArtifactSet, Diagnostics> {
-    let families: &[(&str, Emitter)] =
-        &[("schematic", schematic::emit), ("talos", talos::emit), ("capi", capi::emit)];
+    let families: &[(&str, Emitter)] = &[("schematic", schematic::emit), ("talos", talos::emit), ("capi", capi::emit)];
     let mut out = ArtifactSet::new();
     let mut diags = Diagnostics::new();
     for (name, emit) in families {

@@ -1,15 +1,13 @@
 //! The Talos documents a managed cluster's machines get, as strategic merge patches.
 //!
-//! The talos family renders the documents of every cluster (`src/emit/talos/`). Until its
-//! function is on main, [`role_documents`] is a local stand-in that renders the parts this
-//! family depends on; switching over replaces its body with a call and keeps [`PatchDocument`]
-//! as the seam. [`disposition`] then says what becomes of each document under Cluster API:
-//! a strategic patch, or nothing because Cluster API and CAPMOX provide it otherwise.
+//! The talos family renders the documents of every cluster (`src/emit/talos/`);
+//! [`role_documents`] takes a pool's share of them, and [`disposition`] says what becomes of
+//! each document under Cluster API: a strategic patch, or nothing because Cluster API and
+//! CAPMOX provide it otherwise.
 
-use serde_json::{Map, Value, json};
-
+use crate::emit::talos::{self, document::Document};
 use crate::emit::yaml;
-use crate::model::{Cluster, Environment, Fleet, Pool, Role};
+use crate::model::{Cluster, Environment, Fleet, Pool};
 
 /// One Talos config document, rendered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,75 +53,24 @@ pub fn disposition(kind: &str, name: Option<&str>) -> Disposition {
     }
 }
 
-/// The documents of `pool`'s machines in a managed `cluster`, before [`disposition`].
+/// The documents of `pool`'s machines in a managed `cluster`, before [`disposition`]: the
+/// cluster's common documents, then its pool's, as the talos family renders them
+/// ([`crate::emit::talos::cluster_documents`]).
 pub fn role_documents(
     fleet: &Fleet,
     env: &Environment,
     cluster: &Cluster,
     pool: &Pool,
 ) -> Result<Vec<PatchDocument>, String> {
-    let talos = cluster.talos.value;
-    let mut machine = Map::new();
-    if let Some(s) = fleet.schematic(&pool.schematic.value) {
-        // R17: the installer that carries the schematic's extensions.
-        machine.insert("install".into(), json!({ "image": s.installer(env.platform(), talos) }));
-    }
-    // R18: the kubelet registers its private address only.
-    machine.insert("kubelet".into(), json!({ "nodeIP": { "validSubnets": [env.network.value.to_string()] } }));
-    if !pool.labels.is_empty() {
-        let labels: Map<String, Value> =
-            pool.labels.iter().map(|(k, v)| (k.clone(), Value::String(v.value.clone()))).collect();
-        machine.insert("nodeLabels".into(), Value::Object(labels));
-    }
-    if !pool.taints.is_empty() {
-        let taints: Map<String, Value> = pool
-            .taints
-            .iter()
-            .map(|t| {
-                let v = match &t.value {
-                    Some(v) => format!("{v}:{}", t.effect.as_str()),
-                    None => t.effect.as_str().to_owned(),
-                };
-                (t.key.clone(), Value::String(v))
-            })
-            .collect();
-        machine.insert("nodeTaints".into(), Value::Object(taints));
-    }
-    let mut cluster_doc = Map::new();
-    // R21: no announcement to the hosted discovery service.
-    cluster_doc.insert("discovery".into(), json!({ "enabled": cluster.discovery.value }));
-    if cluster.cni.is_some() {
-        cluster_doc.insert("network".into(), json!({ "cni": { "name": "none" } }));
-    }
-    let v1alpha1 = json!({ "machine": machine, "cluster": cluster_doc });
-    let mut docs = vec![render("v1alpha1", None, &v1alpha1)?];
-    let ephemeral = json!({
-        "apiVersion": "v1alpha1",
-        "kind": "VolumeConfig",
-        "name": "EPHEMERAL",
-        "provisioning": {
-            "diskSelector": { "match": format!("!system_disk && disk.size >= {}u", pool.ephemeral_min_size.value.0) }
-        }
-    });
-    docs.push(render("VolumeConfig", Some("EPHEMERAL"), &ephemeral)?);
-    if pool.role == Role::ControlPlane {
-        let vip = json!({
-            "apiVersion": "v1alpha1",
-            "kind": "Layer2VIPConfig",
-            "name": cluster.endpoint.address.value.to_string(),
-            "link": "eth0"
-        });
-        docs.push(render("Layer2VIPConfig", Some(&cluster.endpoint.address.value.to_string()), &vip)?);
-    }
-    Ok(docs)
+    let docs = talos::cluster_documents(fleet, env, cluster).map_err(|e| e.0)?;
+    let pool_docs = docs.pool(pool).ok_or_else(|| format!("no Talos documents for pool `{}`", pool.name))?;
+    docs.common.docs.iter().chain(pool_docs.docs.iter()).map(render).collect()
 }
 
-fn render(kind: &str, name: Option<&str>, v: &Value) -> Result<PatchDocument, String> {
-    Ok(PatchDocument {
-        kind: kind.to_owned(),
-        name: name.map(str::to_owned),
-        yaml: yaml::to_yaml(v).map_err(|e| e.to_string())?,
-    })
+fn render(doc: &Document) -> Result<PatchDocument, String> {
+    let name =
+        serde_json::to_value(doc).map_err(|e| e.to_string())?.get("name").and_then(|n| n.as_str().map(str::to_owned));
+    Ok(PatchDocument { kind: doc.kind().to_owned(), name, yaml: yaml::to_yaml(doc).map_err(|e| e.to_string())? })
 }
 
 #[cfg(test)]

@@ -39,6 +39,12 @@ fn hashed_name<T: Serialize>(cluster: &str, pool: &str, spec: &T) -> Result<Stri
     Ok(format!("{cluster}-{pool}-{}", spec_hash(spec)?))
 }
 
+/// The boot volume of a pool's machines, in GB: CAPMOX machines have one disk, so the system
+/// partitions and EPHEMERAL share it (`system-disk-size` + `data-disk-size`).
+fn boot_volume_gb(pool: &Pool) -> u64 {
+    Bytes(pool.system_disk_size.value.0 + pool.data_disk_size.value.0).gb_ceil()
+}
+
 /// Everything one managed cluster's objects are built from.
 struct Ctx<'a> {
     fleet: &'a Fleet,
@@ -168,8 +174,6 @@ impl Ctx<'_> {
         let (Some(cores), Some(memory)) = (&size.cores, &size.memory) else {
             return Err(EmitError(format!("size `{}` has no cores or memory", size.name)));
         };
-        // One disk: the system partitions and EPHEMERAL share the boot volume.
-        let boot = Bytes(pool.system_disk_size.value.0 + pool.data_disk_size.value.0);
         let spec = ProxmoxMachineTemplateSpec {
             template: ProxmoxMachineTemplateResource {
                 spec: ProxmoxMachineSpec {
@@ -182,7 +186,7 @@ impl Ctx<'_> {
                     num_sockets: 1,
                     num_cores: cores.value,
                     memory_mib: memory.value.mib_ceil(),
-                    disks: Disks { boot_volume: BootVolume { disk: BOOT_DISK, size_gb: boot.gb_ceil() } },
+                    disks: Disks { boot_volume: BootVolume { disk: BOOT_DISK, size_gb: boot_volume_gb(pool) } },
                     network: Network {
                         network_devices: vec![NetworkDevice {
                             name: "net0",
@@ -221,6 +225,13 @@ impl Ctx<'_> {
                 Disposition::Dropped(_) => {}
             }
         }
+        // One disk: the talos family selects the install disk as the one smaller than the
+        // ephemeral minimum (a second disk holds EPHEMERAL elsewhere); here the only disk is
+        // the boot volume, system and EPHEMERAL together, so select it by its own size (R15).
+        let install = serde_json::json!({ "machine": { "install": { "diskSelector": {
+            "size": format!("< {}", Bytes((boot_volume_gb(pool) + 1) * Bytes::GB))
+        } } } });
+        patches.push(crate::emit::yaml::to_yaml(&install).map_err(|e| EmitError(e.to_string()))?);
         if pool.role == Role::ControlPlane {
             // The API's shared address, held by one control-plane node at a time.
             let vip = serde_json::json!({ "machine": { "network": { "interfaces": [

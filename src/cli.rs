@@ -84,6 +84,19 @@ pub enum Command {
         /// A code such as `fleet::quorum::even-control-plane`, or its last part. Without it, list every code.
         code: Option<String>,
     },
+    /// Print the ordered steps that upgrade a cluster to a Kubernetes (and Talos) version.
+    UpgradePlan {
+        /// The cluster, as `<environment>/<cluster>`.
+        cluster: String,
+        /// The target Kubernetes version (full, e.g. 1.36.2).
+        #[arg(long)]
+        kubernetes: String,
+        /// The target Talos version (e.g. v1.13.9); raised only where needed when absent.
+        #[arg(long)]
+        talos: Option<String>,
+        #[command(flatten)]
+        fleet: FleetArgs,
+    },
     /// Image Factory schematic tools.
     Schematic {
         #[command(subcommand)]

@@ -12,6 +12,7 @@ pub mod compile;
 pub mod diag;
 pub mod emit;
 pub mod model;
+pub mod plan;
 mod run;
 pub mod schematic;
 pub mod syntax;

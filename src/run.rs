@@ -33,6 +33,36 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Diff { fleet, out } => diff(&ui, &fleet, out),
         Command::Explain { code } => explain(code.as_deref()),
         Command::Schematic { command: SchematicCommand::Id { file } } => schematic_id(&file),
+        Command::UpgradePlan { cluster, kubernetes, talos, fleet } => {
+            upgrade_plan(&ui, &fleet, &cluster, &kubernetes, talos.as_deref())
+        }
+    }
+}
+
+fn upgrade_plan(ui: &Ui, args: &FleetArgs, cluster: &str, kubernetes: &str, talos: Option<&str>) -> i32 {
+    use crate::model::Version;
+    let k8s = match kubernetes.parse::<Version>() {
+        Ok(v) => v,
+        Err(e) => return fail(format_args!("--kubernetes: {e}")),
+    };
+    let talos = match talos.map(str::parse::<Version>).transpose() {
+        Ok(v) => v,
+        Err(e) => return fail(format_args!("--talos: {e}")),
+    };
+    let c = match load(ui, args) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let Some(fleet) = c.fleet.filter(|_| !c.diags.has_errors()) else { return EXIT_PROBLEMS };
+    match crate::plan::upgrade::plan(&fleet, cluster, k8s, talos) {
+        Ok(p) => {
+            print!("{p}");
+            EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("fleetc: no upgrade plan: {e}");
+            EXIT_PROBLEMS
+        }
     }
 }
 

@@ -104,7 +104,9 @@ fn every_code_has_a_failing_golden_case() {
             rendered.push_str(&t);
         }
     }
-    let exempt = [fleetc::diag::codes::INTERNAL.name];
+    // `capi::multidoc-patch` warns about Talos document kinds that no document source emits
+    // yet (docs/capi.md, "Known limitations"); its disposition table has a unit test.
+    let exempt = [fleetc::diag::codes::INTERNAL.name, fleetc::diag::codes::CAPI_MULTIDOC_PATCH.name];
     let missing: Vec<&str> = fleetc::diag::codes::ALL
         .iter()
         .map(|c| c.name)

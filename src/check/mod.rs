@@ -3,6 +3,7 @@
 //! model is never changed here. Each diagnostic's help says why the rule exists (its R-id).
 
 mod argocd;
+mod capi;
 mod discovery;
 mod names;
 mod network;
@@ -15,6 +16,7 @@ mod versions;
 use crate::diag::Diagnostics;
 use crate::model::Fleet;
 
+pub use capi::{core_for_workload, core_management_range, core_workload_range, provider_problem};
 pub use versions::{kubernetes_range, talos_supported};
 
 /// Runs every check.
@@ -28,4 +30,5 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     discovery::check(fleet, diags);
     talos::check(fleet, diags);
     argocd::check(fleet, diags);
+    capi::check(fleet, diags);
 }

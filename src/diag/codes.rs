@@ -783,6 +783,148 @@ custom resources of External Secrets Operator. Without the operator they are nev
     app \"platform\" path=\"apps/platform\" namespace=\"platform\" after=\"external-secrets\" { postgres \"app\" }
 ";
 
+    CAPI_PROVIDER_UNSUPPORTED = "fleet::capi::provider-unsupported", Error, Some("R24"), None,
+"## What it does
+Reports a pinned Cluster API provider version whose API fleetc does not emit: the shapes of
+the objects under out/capi/ are keyed on the pinned versions, and fleetc knows Cluster API
+core 1.11–1.14 (`cluster.x-k8s.io/v1beta2`), the Talos control-plane provider (CACPPT) 0.5,
+the Talos bootstrap provider (CABPT) 0.6.5 and later 0.6 releases, and the Proxmox provider
+(CAPMOX) 0.9.
+
+## Why (R24)
+Each provider line serves its own API versions. CACPPT 0.6 moves to the v1beta2 contract
+(`spec.machineTemplate.spec.infrastructureRef` instead of `spec.infrastructureTemplate`);
+CAPMOX before 0.8 serves only `v1alpha1`; CABPT before 0.6.5 has no `strategicPatches`. Objects
+written for another version are refused by the API server, or worse, pruned silently.
+
+## Example
+    cluster-api {
+        control-plane-talos \"0.6.0\"
+
+## Instead
+    cluster-api {
+        control-plane-talos \"0.5.12\"
+";
+
+    CAPI_KUBERNETES_UNSUPPORTED = "fleet::capi::kubernetes-unsupported", Error, Some("R26"), None,
+"## What it does
+Reports a Kubernetes version that the management cluster's pinned Cluster API core does not
+support: for a managed cluster (or one of its pools), the range of workload clusters; for the
+management cluster itself, the range of management clusters.
+
+## Why (R26)
+Each Cluster API minor release supports a window of Kubernetes minors (1.11: workloads
+1.28–1.33; 1.12: 1.29–1.35; 1.13: 1.30–1.36; 1.14: 1.31–1.37). Outside it, the controllers
+are not tested against that API and upgrades may stop halfway. `fleetc upgrade-plan` raises
+the core provider first when a step needs it.
+
+## Example
+    core \"1.12.9\"
+    …
+    cluster \"edge-1\" managed-by=\"mgmt\" {
+        kubernetes \"1.36.2\"
+
+## Instead
+    core \"1.13.3\"
+";
+
+    CAPI_IDENTITY_NOT_SEALED = "fleet::capi::identity-not-sealed", Error, Some("R14"), None,
+"## What it does
+Reports a managed cluster that lists no `talos-secrets` sealed input, or a management cluster
+that lists no `proxmox-api` sealed input.
+
+## Why (R14, F13)
+The Talos bootstrap provider keeps a workload cluster's identity in the Secret
+`<cluster>-talos` on the management cluster and generates a new one when it is missing: lose
+the management cluster and the workload cluster's identity is gone with it. Created from the
+sealed bundle before the first sync, the Secret is used instead, and a rebuilt management
+cluster finds the same identity. CAPMOX's Proxmox token is a credential: it comes from a
+sealed input too, never from out/ (F11).
+
+## Example
+    cluster \"edge-1\" managed-by=\"mgmt\" {
+        sealed \"scaleway-api-key\"
+
+## Instead
+    cluster \"edge-1\" managed-by=\"mgmt\" {
+        sealed \"talos-secrets\"
+";
+
+    CAPI_INFRASTRUCTURE_UNSUPPORTED = "fleet::capi::infrastructure-unsupported", Error, Some("R27"), None,
+"## What it does
+Reports a managed cluster that fleetc cannot express with its Cluster API providers: one
+outside a Proxmox environment, or one without an `ip-pool` for its machines.
+
+## Why (R27)
+fleetc emits the Proxmox infrastructure provider (CAPMOX) only. Its machines take their
+addresses from the cluster's IP pool through the ProxmoxCluster's address configuration.
+
+## Example
+    environment \"staging\" {
+        scaleway …
+        cluster \"edge-1\" managed-by=\"mgmt\"
+
+## Instead
+Manage the cluster from a Proxmox environment and give it an address range:
+    cluster \"edge-1\" managed-by=\"mgmt\" {
+        ip-pool \"192.168.50.100-192.168.50.150\"
+";
+
+    CAPI_WORKER_SKEW = "fleet::capi::worker-version-skew", Error, Some("R26"), None,
+"## What it does
+Reports a worker pool whose own `kubernetes` version is ahead of the control plane, more than
+three minors behind it, or set on a cluster that Cluster API does not manage.
+
+## Why (R26)
+A kubelet may not be newer than the API server, and may lag it by at most three minors. During
+a chained upgrade the control plane goes first, one minor at a time, and the workers follow
+(`fleetc upgrade-plan`); a pool pin holds them back in the meantime. Clusters built by OpenTofu
+upgrade every kubelet with `talosctl upgrade-k8s`, so a pin there would be a lie.
+
+## Example
+    kubernetes \"1.34.4\"
+    pool \"workers\" count=2 kubernetes=\"1.35.0\"
+
+## Instead
+    pool \"workers\" count=2 kubernetes=\"1.33.4\"
+";
+
+    CAPI_NO_PROVIDER_ID = "fleet::capi::no-provider-id", Warning, Some("F8"), None,
+"## What it does
+Warns when a managed cluster has no `talos-ccm` add-on to give its nodes the provider ID
+that CAPMOX matches Machines with.
+
+## Why (F8, R25)
+CAPMOX matches a Machine to its Node by `proxmox://<vm uuid>`. fleetc has CAPMOX inject that
+value into the machine's nocloud metadata, but Talos does not pass it to the kubelet: the
+Talos cloud controller manager copies it into `Node.spec.providerID`. Without it, Machines
+never get their Node, and rollouts and health checks stall.
+
+## Example
+    cluster \"edge-1\" managed-by=\"mgmt\" {
+        addons \"cilium\"
+
+## Instead
+    cluster \"edge-1\" managed-by=\"mgmt\" {
+        addons \"cilium\" \"talos-ccm\"
+";
+
+    CAPI_MULTIDOC_PATCH = "fleet::capi::multidoc-patch", Warning, Some("R24"), None,
+"## What it does
+Warns when a managed cluster's machines get a Talos document other than the v1alpha1 machine
+config as a strategic patch, and the Talos bootstrap provider may refuse it.
+
+## Why (R24)
+The bootstrap provider generates each machine's config with the Talos library it was built
+with and merges the patches in; whether a strategic patch may add a new document of the
+multi-document format is not settled upstream, and a kind the library does not know fails the
+machine's bootstrap. fleetc expresses what it can through v1alpha1 fields or through Cluster
+API itself, and passes the rest as patches (docs/capi.md, \"Known limitations\").
+
+## Instead
+Check the machines' bootstrap on a test cluster after a provider or Talos upgrade.
+";
+
     INTERNAL = "fleet::internal::bug", Error, None,
     Some("this is a bug in fleetc; please report it with the fleet.kdl that triggers it"),
 "## What it does

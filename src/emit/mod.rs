@@ -5,6 +5,7 @@
 //! writer in [`hcl`]; text templates serve free text (READMEs) only.
 
 pub mod argocd;
+pub mod capi;
 pub mod hcl;
 pub mod schematic;
 pub mod talos;
@@ -36,7 +37,7 @@ pub type Emitter = fn(&Fleet) -> EmitResult;
 /// Every family, merged into one set.
 pub fn all(fleet: &Fleet) -> Result<ArtifactSet, Diagnostics> {
     let families: &[(&str, Emitter)] =
-        &[("schematic", schematic::emit), ("talos", talos::emit), ("argocd", argocd::emit)];
+        &[("schematic", schematic::emit), ("talos", talos::emit), ("capi", capi::emit), ("argocd", argocd::emit)];
     let mut out = ArtifactSet::new();
     let mut diags = Diagnostics::new();
     for (name, emit) in families {

@@ -343,6 +343,10 @@ impl Cluster {
     pub fn is_managed(&self) -> bool {
         self.managed_by.is_some()
     }
+    /// The Kubernetes version a pool's kubelets run: its own pin, else the cluster's.
+    pub fn pool_kubernetes(&self, pool: &Pool) -> Version {
+        pool.kubernetes.as_ref().map_or(self.kubernetes.value, |k| k.value)
+    }
     /// `https://<endpoint>:<port>`
     pub fn endpoint_url(&self) -> String {
         format!("https://{}:{}", self.endpoint.address.value, self.endpoint.port)
@@ -393,6 +397,9 @@ pub struct Pool {
     pub taints: Vec<Taint>,
     pub machines: Vec<Machine>,
     pub former_name: Option<Spanned<String>>,
+    /// A worker pool's own Kubernetes version, when it stays behind the control plane during
+    /// a staged upgrade of a Cluster API managed cluster; `None` follows the cluster.
+    pub kubernetes: Option<Spanned<Version>>,
     pub span: Span,
 }
 

@@ -68,11 +68,12 @@ fn fleet_with(cilium_text: &str, talos: &str, extra_cluster: &str) -> Fleet {
             control-plane count=3 {{
                 addresses "192.168.50.11" "192.168.50.12" "192.168.50.13"
             }}
+            sealed "proxmox-api"
             cluster-api {{
-                core "1.11.3"
+                core "1.13.3"
                 bootstrap-talos "0.6.11"
                 control-plane-talos "0.5.12"
-                infrastructure-proxmox "0.7.5"
+                infrastructure-proxmox "0.9.0"
                 ipam-in-cluster "1.0.3"
                 operator version="0.24.0" manifest="cilium.yaml" sha256="{cs}"
             }}
@@ -83,6 +84,7 @@ fn fleet_with(cilium_text: &str, talos: &str, extra_cluster: &str) -> Fleet {
             pool-defaults schematic="isolated" size="m"
             control-plane count=3
             pool "workers" count=2
+            sealed "talos-secrets"
         }}
     }}
 }}"#,

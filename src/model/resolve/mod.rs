@@ -111,6 +111,7 @@ const POOL_PROPS: &[&str] = &[
     "was",
     "ephemeral-disk",
     "install-disk",
+    "kubernetes",
 ];
 const POOL_DEFAULT_PROPS: &[&str] = &[
     "size",
@@ -1001,6 +1002,19 @@ impl Resolver<'_> {
             None
         };
         let former_name = r.prop_str("was", d);
+        // A worker pool may pin its own Kubernetes version, behind the control plane's
+        // during a staged upgrade (docs/capi.md, "Language additions").
+        let kubernetes = r.prop_parsed::<Version>("kubernetes", d);
+        if role == Role::ControlPlane
+            && let Some(k) = &kubernetes
+        {
+            d.push(
+                Diagnostic::new(&codes::INVALID_VALUE, "the control plane runs the cluster's `kubernetes` version")
+                    .at(k.span)
+                    .label("not on `control-plane`")
+                    .help("set `kubernetes` on the cluster; only worker pools may stay behind it during an upgrade"),
+            );
+        }
         r.finish(true, d);
         let mut labels = BTreeMap::new();
         let mut taints = Vec::new();
@@ -1086,6 +1100,7 @@ impl Resolver<'_> {
             taints,
             machines,
             former_name,
+            kubernetes: kubernetes.filter(|_| role == Role::Worker),
             span: head,
         })
     }

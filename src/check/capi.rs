@@ -1,0 +1,286 @@
+//! Cluster API: the pinned providers are versions whose API fleetc emits, their Kubernetes
+//! support covers the clusters they run and manage, identities and credentials come from
+//! sealed inputs (R14, F13), worker pools never run ahead of their control plane (R26), and
+//! what fleetc cannot make sure of is said (F8, multi-document patches). The table below is
+//! sourced in docs/capi.md.
+
+use crate::diag::{Diagnostic, Diagnostics, Span, codes};
+use crate::emit::capi::{PROVIDER_ID_ADDON, TALOS_SEALED_INPUT, providers::PROXMOX_SEALED_INPUT, unsettled_patches};
+use crate::model::{Cluster, ClusterApi, Fleet, Provider, Version};
+
+/// A `(major, minor)` pair.
+pub type Minor = (u32, u32);
+
+/// An inclusive range of Kubernetes minors.
+type Range = (Minor, Minor);
+
+/// Cluster API core minor → (workload clusters first and last, management cluster first and
+/// last) Kubernetes minors, from each release's "Kubernetes version support" notes.
+const CORE: &[(Minor, Range, Range)] = &[
+    ((1, 11), ((1, 28), (1, 33)), ((1, 30), (1, 33))),
+    ((1, 12), ((1, 29), (1, 35)), ((1, 31), (1, 35))),
+    ((1, 13), ((1, 30), (1, 36)), ((1, 32), (1, 36))),
+    ((1, 14), ((1, 31), (1, 37)), ((1, 33), (1, 37))),
+];
+
+/// The Kubernetes minors a Cluster API core version supports for workload clusters.
+pub fn core_workload_range(core: Version) -> Option<(Minor, Minor)> {
+    CORE.iter().find(|(m, _, _)| *m == core.minor_version()).map(|(_, w, _)| *w)
+}
+
+/// The Kubernetes minors a Cluster API core version supports for the management cluster.
+pub fn core_management_range(core: Version) -> Option<(Minor, Minor)> {
+    CORE.iter().find(|(m, _, _)| *m == core.minor_version()).map(|(_, _, m)| *m)
+}
+
+/// The oldest Cluster API core minor whose workload range holds `k8s`, for upgrade plans.
+pub fn core_for_workload(k8s: Minor) -> Option<Minor> {
+    CORE.iter().find(|(_, (lo, hi), _)| *lo <= k8s && k8s <= *hi).map(|(m, _, _)| *m)
+}
+
+/// Why fleetc cannot emit for a pinned provider version, if it cannot.
+pub fn provider_problem(provider: &str, v: Version) -> Option<String> {
+    let m = v.minor_version();
+    match provider {
+        "core" if core_workload_range(v).is_none() => Some(if m < (1, 11) {
+            format!("Cluster API {v} does not serve `cluster.x-k8s.io/v1beta2`, which fleetc writes (1.11 and later)")
+        } else {
+            format!("fleetc knows the Kubernetes support of Cluster API 1.11 to 1.14, not {v}")
+        }),
+        "control-plane-talos" if m == (0, 6) => Some(format!(
+            "CACPPT {v} moves to the v1beta2 contract (`spec.machineTemplate.spec.infrastructureRef`), which fleetc does not support yet"
+        )),
+        "control-plane-talos" if m != (0, 5) => {
+            Some(format!("fleetc writes the TalosControlPlane of CACPPT 0.5, not {v}"))
+        }
+        "bootstrap-talos" if m == (0, 6) && v.patch < 5 => {
+            Some(format!("CABPT {v} has no `strategicPatches` (added in 0.6.5)"))
+        }
+        "bootstrap-talos" if m != (0, 6) => {
+            Some(format!("fleetc writes the TalosConfigTemplate of CABPT 0.6, not {v}"))
+        }
+        "infrastructure-proxmox" if m < (0, 8) => {
+            Some(format!("CAPMOX {v} serves only `v1alpha1`; fleetc writes `v1alpha2` (CAPMOX 0.9)"))
+        }
+        "infrastructure-proxmox" if m != (0, 9) => {
+            Some(format!("fleetc writes the `v1alpha2` objects of CAPMOX 0.9, not {v}"))
+        }
+        _ => None,
+    }
+}
+
+fn fmt(m: Minor) -> String {
+    format!("{}.{}", m.0, m.1)
+}
+
+pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
+    for env in &fleet.environments {
+        for cluster in &env.clusters {
+            if let Some(capi) = &cluster.cluster_api {
+                providers(cluster, capi, diags);
+            }
+            pool_versions(cluster, diags);
+            let Some(mgmt_name) = &cluster.managed_by else { continue };
+            let Some(mgmt) = env.cluster(&mgmt_name.value) else { continue };
+            let Some(capi) = &mgmt.cluster_api else { continue };
+            if !matches!(env.provider, Provider::Proxmox(_)) {
+                diags.push(
+                    Diagnostic::new(
+                        &codes::CAPI_INFRASTRUCTURE_UNSUPPORTED,
+                        format!("cluster `{}` is managed in a {} environment", cluster.name, env.provider.name()),
+                    )
+                    .at(mgmt_name.span)
+                    .label("managed here")
+                    .related(env.provider.span(), "the environment's provider")
+                    .help("fleetc emits Cluster API objects for Proxmox (CAPMOX) only; build this cluster with OpenTofu (R27)"),
+                );
+            } else if cluster.ip_pool.is_none() {
+                diags.push(
+                    Diagnostic::new(
+                        &codes::CAPI_INFRASTRUCTURE_UNSUPPORTED,
+                        format!("managed cluster `{}` has no `ip-pool`", cluster.name),
+                    )
+                    .at(cluster.name.span)
+                    .label("no addresses for its machines")
+                    .help("CAPMOX gives machines addresses from the cluster's pool: `ip-pool \"192.168.50.100-192.168.50.150\"` (R27)"),
+                );
+            }
+            kubernetes(cluster, capi, mgmt_name.span, diags);
+            sealed(
+                cluster,
+                TALOS_SEALED_INPUT,
+                "its Talos secrets bundle: the bootstrap provider generates a new identity when the Secret `<cluster>-talos` is missing, and losing the management cluster would lose it (R14, F13)",
+                diags,
+            );
+            if !cluster.addons.iter().any(|a| a.value == PROVIDER_ID_ADDON) {
+                diags.push(
+                    Diagnostic::new(
+                        &codes::CAPI_NO_PROVIDER_ID,
+                        format!("managed cluster `{}` has no `{PROVIDER_ID_ADDON}` add-on to set its nodes' provider ID", cluster.name),
+                    )
+                    .at(cluster.name.span)
+                    .label("Machines will not find their Nodes")
+                    .help(format!("Talos does not pass the `proxmox://<vm uuid>` that CAPMOX injects to the kubelet; the Talos cloud controller manager sets it (F8, R25): add `{PROVIDER_ID_ADDON}` to the cluster's `addons`")),
+                );
+            }
+            let unsettled = unsettled_patches(fleet, env, cluster);
+            if !unsettled.is_empty() {
+                let list: Vec<String> = unsettled.iter().map(|(p, k)| format!("`{k}` ({p})")).collect();
+                diags.push(
+                    Diagnostic::new(
+                        &codes::CAPI_MULTIDOC_PATCH,
+                        format!("managed cluster `{}` passes {} to the bootstrap provider as strategic patches", cluster.name, list.join(", ")),
+                    )
+                    .at(cluster.name.span)
+                    .label("may be refused by CABPT")
+                    .help("whether CABPT accepts a strategic patch that adds a multi-document Talos document is not settled upstream; check a machine's bootstrap on a test cluster (R24, docs/capi.md)"),
+                );
+            }
+        }
+    }
+}
+
+fn providers(cluster: &Cluster, capi: &ClusterApi, diags: &mut Diagnostics) {
+    let pins = [
+        ("core", &capi.core),
+        ("bootstrap-talos", &capi.bootstrap_talos),
+        ("control-plane-talos", &capi.control_plane_talos),
+        ("infrastructure-proxmox", &capi.infrastructure_proxmox),
+    ];
+    for (name, v) in pins {
+        if let Some(why) = provider_problem(name, v.value) {
+            diags.push(
+                Diagnostic::new(
+                    &codes::CAPI_PROVIDER_UNSUPPORTED,
+                    format!("`{name}` {} is not a version fleetc can emit for", v.value),
+                )
+                .at(v.span)
+                .label("unsupported provider version")
+                .help(format!("{why} (R24; the table is in docs/capi.md)")),
+            );
+        }
+    }
+    if let Some((lo, hi)) = core_management_range(capi.core.value) {
+        let k = cluster.kubernetes.value.minor_version();
+        if k < lo || k > hi {
+            diags.push(
+                Diagnostic::new(
+                    &codes::CAPI_KUBERNETES_UNSUPPORTED,
+                    format!(
+                        "Cluster API {} does not run on a management cluster with Kubernetes {}",
+                        capi.core.value, cluster.kubernetes.value
+                    ),
+                )
+                .at(capi.core.span)
+                .label(format!("management clusters: {}–{}", fmt(lo), fmt(hi)))
+                .related(cluster.kubernetes.span, "the management cluster's Kubernetes")
+                .help("change the core provider or the management cluster's Kubernetes version (R26)"),
+            );
+        }
+    }
+    sealed(
+        cluster,
+        PROXMOX_SEALED_INPUT,
+        "the Proxmox API token CAPMOX works with: a credential never goes into out/ (F11)",
+        diags,
+    );
+}
+
+fn kubernetes(cluster: &Cluster, capi: &ClusterApi, at: Span, diags: &mut Diagnostics) {
+    let Some((lo, hi)) = core_workload_range(capi.core.value) else { return };
+    let mut versions = vec![(&cluster.kubernetes, "the control plane".to_owned())];
+    for p in &cluster.workers {
+        if let Some(k) = &p.kubernetes {
+            versions.push((k, format!("pool `{}`", p.name)));
+        }
+    }
+    for (v, what) in versions {
+        let k = v.value.minor_version();
+        if k < lo || k > hi {
+            diags.push(
+                Diagnostic::new(
+                    &codes::CAPI_KUBERNETES_UNSUPPORTED,
+                    format!("Cluster API {} does not manage Kubernetes {} ({what} of `{}`)", capi.core.value, v.value, cluster.name),
+                )
+                .at(v.span)
+                .label(format!("workload clusters: {}–{}", fmt(lo), fmt(hi)))
+                .related(at, "managed by")
+                .related(capi.core.span, "core provider")
+                .help("raise the management cluster's `core` provider first, or stay on a supported Kubernetes minor (R26)"),
+            );
+        }
+    }
+}
+
+fn pool_versions(cluster: &Cluster, diags: &mut Diagnostics) {
+    let cp = cluster.kubernetes.value;
+    for p in &cluster.workers {
+        let Some(k) = &p.kubernetes else { continue };
+        let problem = if !cluster.is_managed() {
+            Some((
+                format!("pool `{}` pins its own Kubernetes version in a cluster Cluster API does not manage", p.name),
+                "not managed",
+                "`talosctl upgrade-k8s` upgrades every kubelet of a cluster built by OpenTofu: remove the pin (R26)"
+                    .to_owned(),
+            ))
+        } else if k.value.minor_version() > cp.minor_version()
+            || (k.value.minor_version() == cp.minor_version() && k.value > cp)
+        {
+            Some((
+                format!("pool `{}` runs Kubernetes {} ahead of its control plane ({cp})", p.name, k.value),
+                "ahead of the control plane",
+                "a kubelet may not be newer than the API server: the control plane upgrades first, then the workers (R26)".to_owned(),
+            ))
+        } else if cp.major == k.value.major && cp.minor > k.value.minor + 3 {
+            Some((
+                format!("pool `{}` runs Kubernetes {}, more than three minors behind its control plane ({cp})", p.name, k.value),
+                "too far behind",
+                "a kubelet may lag the API server by three minors at most: upgrade the workers before the control plane goes further (R26)".to_owned(),
+            ))
+        } else {
+            None
+        };
+        if let Some((msg, label, help)) = problem {
+            diags.push(
+                Diagnostic::new(&codes::CAPI_WORKER_SKEW, msg)
+                    .at(k.span)
+                    .label(label)
+                    .related(cluster.kubernetes.span, "the control plane's version")
+                    .help(help),
+            );
+        }
+    }
+}
+
+fn sealed(cluster: &Cluster, input: &str, why: &str, diags: &mut Diagnostics) {
+    if cluster.sealed.iter().any(|s| s.value == input) {
+        return;
+    }
+    diags.push(
+        Diagnostic::new(
+            &codes::CAPI_IDENTITY_NOT_SEALED,
+            format!("cluster `{}` lists no `{input}` sealed input", cluster.name),
+        )
+        .at(cluster.name.span)
+        .label(format!("no `sealed \"{input}\"`"))
+        .help(format!("add `sealed \"{input}\"`: it holds {why}")),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provider_table() {
+        let v = |s: &str| s.parse::<Version>().unwrap();
+        assert!(provider_problem("control-plane-talos", v("0.5.12")).is_none());
+        assert!(provider_problem("control-plane-talos", v("0.6.0")).unwrap().contains("not support yet"));
+        assert!(provider_problem("bootstrap-talos", v("0.6.4")).unwrap().contains("strategicPatches"));
+        assert!(provider_problem("bootstrap-talos", v("0.6.11")).is_none());
+        assert!(provider_problem("infrastructure-proxmox", v("0.7.5")).unwrap().contains("v1alpha1"));
+        assert!(provider_problem("core", v("1.10.4")).unwrap().contains("v1beta2"));
+        assert_eq!(core_workload_range(v("1.12.9")), Some(((1, 29), (1, 35))));
+        assert_eq!(core_for_workload((1, 36)), Some((1, 13)));
+    }
+}

@@ -1,0 +1,105 @@
+//! Cluster API: what a management cluster runs and the workload clusters it manages (R24–R27).
+//!
+//! For every management cluster (a cluster with `cluster-api { … }`), `capi/<mgmt>/`:
+//! - `providers/{00-crds,10-controllers,20-providers}/`: the provider set, applied in that
+//!   order ([`providers`]);
+//! - `<cluster>/`: the objects of each cluster it manages ([`workload`]);
+//! - `sealed.yaml`: the Secrets the apply step creates from sealed inputs before anything is
+//!   applied; their values are never in out/ (R14, F11, F13).
+//!
+//! The shapes are those of the pinned provider versions `check` accepts
+//! (`fleet::capi::provider-unsupported`): Cluster API core ≥ 1.11 (`v1beta2`), CACPPT 0.5
+//! (`v1alpha3` with `infrastructureTemplate`), CABPT 0.6 and CAPMOX 0.9 (`v1alpha2`).
+//! docs/capi.md describes the objects, their names and how a change rolls.
+
+pub mod objects;
+pub mod providers;
+mod talos_docs;
+mod workload;
+
+use serde::Serialize;
+
+use super::{EmitError, EmitResult, HEADER, yaml};
+use crate::artifacts::ArtifactSet;
+use crate::model::Fleet;
+
+pub use talos_docs::{Disposition, PatchDocument, disposition};
+pub use workload::{PROVIDER_ID_ADDON, unsettled_patches};
+
+/// The sealed input of a managed cluster that holds its Talos secrets bundle.
+pub const TALOS_SEALED_INPUT: &str = "talos-secrets";
+
+pub fn emit(fleet: &Fleet) -> EmitResult {
+    let mut out = ArtifactSet::new();
+    for (env, mgmt) in fleet.clusters() {
+        let Some(capi) = &mgmt.cluster_api else { continue };
+        providers::emit(&mgmt.name.value, capi, &mut out)?;
+        let mut sealed = vec![SealedSecret {
+            name: providers::CAPMOX_SECRET.into(),
+            namespace: providers::CAPMOX_NAMESPACE.into(),
+            cluster: mgmt.name.value.clone(),
+            sealed_input: providers::PROXMOX_SEALED_INPUT.into(),
+            keys: vec!["PROXMOX_URL", "PROXMOX_TOKEN", "PROXMOX_SECRET"],
+            labels: Default::default(),
+            used_by: "the InfrastructureProvider `proxmox` (spec.configSecret): CAPMOX's Proxmox API credentials",
+        }];
+        for cluster in env.clusters.iter().filter(|c| c.managed_by.as_ref().is_some_and(|m| m.value == mgmt.name.value))
+        {
+            workload::emit(fleet, env, mgmt, cluster, &mut out)?;
+            sealed.push(SealedSecret {
+                name: format!("{}-talos", cluster.name),
+                namespace: cluster.name.value.clone(),
+                cluster: cluster.name.value.clone(),
+                sealed_input: TALOS_SEALED_INPUT.into(),
+                keys: vec!["bundle"],
+                labels: [(objects::CLUSTER_NAME_LABEL.to_owned(), cluster.name.value.clone())].into(),
+                used_by: "CABPT and CACPPT: the cluster's Talos secrets bundle, used instead of a generated one",
+            });
+        }
+        let text = format!(
+            "# {HEADER}\n# Secrets to create on `{}` from sealed inputs before applying anything under capi/{}/.\n{}",
+            mgmt.name,
+            mgmt.name,
+            yaml::to_yaml(&SealedSet { secrets: sealed }).map_err(|e| EmitError(e.to_string()))?
+        );
+        out.insert(format!("capi/{}/sealed.yaml", mgmt.name), text)?;
+    }
+    Ok(out)
+}
+
+#[derive(Serialize)]
+struct SealedSet {
+    secrets: Vec<SealedSecret>,
+}
+
+/// A Secret the apply step creates from a sealed input (never written by fleetc).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SealedSecret {
+    namespace: String,
+    name: String,
+    /// The cluster whose sealed input holds the value.
+    cluster: String,
+    sealed_input: String,
+    keys: Vec<&'static str>,
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    labels: std::collections::BTreeMap<String, String>,
+    used_by: &'static str,
+}
+
+/// One object as one YAML document.
+fn yaml_doc<T: Serialize>(v: &T) -> Result<String, EmitError> {
+    yaml::to_yaml(v).map_err(|e| EmitError(e.to_string()))
+}
+
+/// A manifest file: the header comment, then the documents separated by `---`.
+fn file(docs: &[String]) -> String {
+    let mut s = format!("# {HEADER}\n");
+    for (i, d) in docs.iter().enumerate() {
+        if i > 0 {
+            s.push_str("---\n");
+        }
+        s.push_str(d);
+    }
+    s
+}

@@ -1,0 +1,89 @@
+//! The Talos documents a managed cluster's machines get, as strategic merge patches.
+//!
+//! The talos family renders the documents of every cluster (`src/emit/talos/`);
+//! [`role_documents`] takes a pool's share of them, and [`disposition`] says what becomes of
+//! each document under Cluster API: a strategic patch, or nothing because Cluster API and
+//! CAPMOX provide it otherwise.
+
+use crate::emit::talos::{self, document::Document};
+use crate::emit::yaml;
+use crate::model::{Cluster, Environment, Fleet, Pool};
+
+/// One Talos config document, rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchDocument {
+    /// `v1alpha1` for the machine config, else the document's `kind`.
+    pub kind: String,
+    /// The document's `name`, for named documents (`EPHEMERAL` for a VolumeConfig).
+    pub name: Option<String>,
+    /// The YAML text (one document, no `---`).
+    pub yaml: String,
+}
+
+/// What becomes of a Talos document on a Cluster API managed machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Disposition {
+    /// Passed to CABPT as a strategic patch, which CABPT accepts for the v1alpha1 document.
+    Patch,
+    /// Passed as a strategic patch although CABPT may refuse a document of this kind
+    /// (`fleet::capi::multidoc-patch` warns).
+    UnsettledPatch,
+    /// Left out: Cluster API or CAPMOX provides it, for the reason given.
+    Dropped(&'static str),
+}
+
+/// The fate of a document of `kind` (and `name`) on a managed machine (docs/capi.md, "Talos
+/// documents").
+pub fn disposition(kind: &str, name: Option<&str>) -> Disposition {
+    match (kind, name) {
+        ("v1alpha1", _) => Disposition::Patch,
+        ("VolumeConfig", Some("EPHEMERAL")) => Disposition::Dropped(
+            "CAPMOX machines have one disk: EPHEMERAL stays on the boot volume, which is sized for it",
+        ),
+        ("HostnameConfig", _) => {
+            Disposition::Dropped("the hostname is the Machine's name, from CAPMOX's nocloud metadata")
+        }
+        ("LinkConfig" | "LinkAliasConfig" | "ResolverConfig", _) => Disposition::Dropped(
+            "addresses, routes and DNS servers come from CAPMOX's nocloud network config (the IP pool)",
+        ),
+        ("Layer2VIPConfig", _) => {
+            Disposition::Dropped("the API's shared address is written as a v1alpha1 `vip` patch instead")
+        }
+        _ => Disposition::UnsettledPatch,
+    }
+}
+
+/// The documents of `pool`'s machines in a managed `cluster`, before [`disposition`]: the
+/// cluster's common documents, then its pool's, as the talos family renders them
+/// ([`crate::emit::talos::cluster_documents`]).
+pub fn role_documents(
+    fleet: &Fleet,
+    env: &Environment,
+    cluster: &Cluster,
+    pool: &Pool,
+) -> Result<Vec<PatchDocument>, String> {
+    let docs = talos::cluster_documents(fleet, env, cluster).map_err(|e| e.0)?;
+    let pool_docs = docs.pool(pool).ok_or_else(|| format!("no Talos documents for pool `{}`", pool.name))?;
+    docs.common.docs.iter().chain(pool_docs.docs.iter()).map(render).collect()
+}
+
+fn render(doc: &Document) -> Result<PatchDocument, String> {
+    let name =
+        serde_json::to_value(doc).map_err(|e| e.to_string())?.get("name").and_then(|n| n.as_str().map(str::to_owned));
+    Ok(PatchDocument { kind: doc.kind().to_owned(), name, yaml: yaml::to_yaml(doc).map_err(|e| e.to_string())? })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dispositions() {
+        assert_eq!(disposition("v1alpha1", None), Disposition::Patch);
+        assert!(matches!(disposition("VolumeConfig", Some("EPHEMERAL")), Disposition::Dropped(_)));
+        assert!(matches!(disposition("Layer2VIPConfig", Some("10.0.0.1")), Disposition::Dropped(_)));
+        assert!(matches!(disposition("ResolverConfig", None), Disposition::Dropped(_)));
+        assert_eq!(disposition("VolumeConfig", Some("data")), Disposition::UnsettledPatch);
+        assert_eq!(disposition("KubeSpanConfig", None), Disposition::UnsettledPatch);
+    }
+}

@@ -1,0 +1,346 @@
+//! Upgrade planning: from a cluster's current Talos and Kubernetes versions to a target, in
+//! steps that each keep every support matrix satisfied (R26, F1):
+//!
+//! - the control plane moves one Kubernetes minor at a time (1.33 → 1.34 → 1.35 → 1.36);
+//! - Talos is raised first whenever the next minor is outside its Kubernetes range
+//!   ([`crate::check::kubernetes_range`]), one Talos minor at a time;
+//! - for a Cluster API managed cluster, the management cluster's core provider is raised first
+//!   whenever the next minor is outside its workload range, worker pools are pinned to their
+//!   version while the control plane goes ahead, never run ahead of it nor lag it by more
+//!   than three minors, and follow in one step at the end;
+//! - for a cluster built by OpenTofu, each step is the `talosctl upgrade` / `talosctl
+//!   upgrade-k8s` operation after the fleet.kdl edit (F1: applying a config with a new image
+//!   upgrades nothing).
+//!
+//! Each [`Step`] is the fleet.kdl edit to commit and what it rolls.
+
+use std::fmt;
+
+use crate::check::{core_for_workload, core_management_range, core_workload_range, kubernetes_range};
+use crate::model::{Cluster, Environment, Fleet, Version};
+
+type Minor = (u32, u32);
+
+/// One step of a plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    pub title: String,
+    /// The fleet.kdl edits to commit, one per line.
+    pub edits: Vec<String>,
+    /// What the edit rolls, or the operations to run after `fleetc build` and apply.
+    pub rolls: Vec<String>,
+}
+
+/// An ordered upgrade plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub heading: String,
+    pub steps: Vec<Step>,
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}", self.heading)?;
+        if self.steps.is_empty() {
+            return writeln!(f, "\nNothing to do: the cluster already runs these versions.");
+        }
+        for (i, s) in self.steps.iter().enumerate() {
+            writeln!(f, "\nStep {}: {}", i + 1, s.title)?;
+            for e in &s.edits {
+                writeln!(f, "  edit:  {e}")?;
+            }
+            for r in &s.rolls {
+                writeln!(f, "  then:  {r}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Plans the upgrade of `target` (`<env>/<cluster>`) to Kubernetes `kubernetes` and, when
+/// given, Talos `talos`. The error says why no plan exists.
+pub fn plan(fleet: &Fleet, target: &str, kubernetes: Version, talos: Option<Version>) -> Result<Plan, String> {
+    let (env_name, cluster_name) =
+        target.split_once('/').ok_or_else(|| format!("`{target}` is not `<environment>/<cluster>`"))?;
+    let env = fleet.environment(env_name).ok_or_else(|| format!("no environment `{env_name}`"))?;
+    let cluster = env.cluster(cluster_name).ok_or_else(|| format!("no cluster `{cluster_name}` in `{env_name}`"))?;
+    Planner::new(env, cluster, kubernetes, talos)?.run()
+}
+
+fn minor_of(v: Version) -> Minor {
+    v.minor_version()
+}
+
+fn next_minor(m: Minor) -> Minor {
+    (m.0, m.1 + 1)
+}
+
+/// The version to pin for minor `m`: the target itself in its own minor, else `m.0`.
+fn pin(m: Minor, target: Version) -> Version {
+    if minor_of(target) == m { target } else { Version::new(m.0, m.1, 0) }
+}
+
+fn fmt_minor(m: Minor) -> String {
+    format!("{}.{}", m.0, m.1)
+}
+
+struct Planner<'a> {
+    cluster: &'a Cluster,
+    mgmt: Option<&'a Cluster>,
+    target_k8s: Version,
+    target_talos: Option<Version>,
+    talos: Version,
+    cp: Version,
+    /// Worker pools and their current versions, in declaration order.
+    pools: Vec<(String, Version)>,
+    core: Option<Version>,
+    steps: Vec<Step>,
+}
+
+impl<'a> Planner<'a> {
+    fn new(
+        env: &'a Environment,
+        cluster: &'a Cluster,
+        target_k8s: Version,
+        target_talos: Option<Version>,
+    ) -> Result<Self, String> {
+        let mgmt = match &cluster.managed_by {
+            Some(m) => Some(env.cluster(&m.value).ok_or_else(|| format!("no management cluster `{}`", m.value))?),
+            None => None,
+        };
+        let core = mgmt.and_then(|m| m.cluster_api.as_ref()).map(|c| c.core.value);
+        let cp = cluster.kubernetes.value;
+        if target_k8s < cp {
+            return Err(format!(
+                "Kubernetes {target_k8s} is older than the control plane's {cp}: fleetc plans upgrades only"
+            ));
+        }
+        if let Some(t) = target_talos
+            && t < cluster.talos.value
+        {
+            return Err(format!(
+                "Talos {} is older than the cluster's {}: fleetc plans upgrades only",
+                t.v(),
+                cluster.talos.value.v()
+            ));
+        }
+        let pools = cluster.workers.iter().map(|p| (p.name.value.clone(), cluster.pool_kubernetes(p))).collect();
+        Ok(Planner {
+            cluster,
+            mgmt,
+            target_k8s,
+            target_talos,
+            talos: cluster.talos.value,
+            cp,
+            pools,
+            core,
+            steps: Vec::new(),
+        })
+    }
+
+    fn name(&self) -> &str {
+        &self.cluster.name.value
+    }
+
+    fn run(mut self) -> Result<Plan, String> {
+        let heading = format!(
+            "Upgrade plan for {}/{} ({}): Kubernetes {} → {}, Talos {} → {}",
+            self.cluster.env,
+            self.name(),
+            match self.mgmt {
+                Some(m) => format!("managed by `{}` through Cluster API", m.name),
+                None => "built by OpenTofu".to_owned(),
+            },
+            self.cp,
+            self.target_k8s,
+            self.talos.v(),
+            self.target_talos.unwrap_or(self.talos).v(),
+        );
+        let target_minor = minor_of(self.target_k8s);
+        while minor_of(self.cp) < target_minor {
+            let next = next_minor(minor_of(self.cp));
+            self.talos_for(next)?;
+            self.core_for(next)?;
+            if let Some((_, oldest)) = self.pools.iter().min_by_key(|(_, v)| *v)
+                && next.1 > oldest.minor + 3
+            {
+                self.workers_to(self.cp);
+            }
+            self.control_plane_to(pin(next, self.target_k8s));
+        }
+        if self.cp < self.target_k8s {
+            self.control_plane_to(self.target_k8s);
+        }
+        if let Some(t) = self.target_talos {
+            while minor_of(self.talos) < minor_of(t) {
+                let next = next_minor(minor_of(self.talos));
+                self.talos_to(if minor_of(t) == next { t } else { Version::new(next.0, next.1, 0) })?;
+            }
+            if self.talos < t {
+                self.talos_to(t)?;
+            }
+        }
+        if self.mgmt.is_some() && self.pools.iter().any(|(_, v)| *v != self.cp) {
+            self.workers_to(self.cp);
+        }
+        Ok(Plan { heading, steps: self.steps })
+    }
+
+    /// Raises Talos, one minor at a time, until it runs Kubernetes minor `next`.
+    fn talos_for(&mut self, next: Minor) -> Result<(), String> {
+        loop {
+            let (_, hi) = kubernetes_range(self.talos)
+                .ok_or_else(|| format!("fleetc does not know which Kubernetes Talos {} runs", self.talos.v()))?;
+            if hi >= next {
+                return Ok(());
+            }
+            let m = next_minor(minor_of(self.talos));
+            let v = match self.target_talos {
+                Some(t) if minor_of(t) == m => t,
+                _ => Version::new(m.0, m.1, 0),
+            };
+            self.talos_to(v)?;
+        }
+    }
+
+    fn talos_to(&mut self, v: Version) -> Result<(), String> {
+        let (lo, hi) =
+            kubernetes_range(v).ok_or_else(|| format!("fleetc does not know which Kubernetes Talos {} runs", v.v()))?;
+        let oldest = self.pools.iter().map(|(_, k)| *k).chain(std::iter::once(self.cp)).min().unwrap_or(self.cp);
+        if minor_of(oldest) < lo || minor_of(self.cp) > hi {
+            return Err(format!(
+                "Talos {} runs Kubernetes {}–{}, and the cluster runs {oldest}–{}: no step keeps both in range",
+                v.v(),
+                fmt_minor(lo),
+                fmt_minor(hi),
+                self.cp
+            ));
+        }
+        let from = self.talos;
+        self.talos = v;
+        let name = self.name().to_owned();
+        let mut rolls = Vec::new();
+        if self.mgmt.is_some() {
+            rolls.push(format!(
+                "every machine of `{name}` is replaced, one at a time per rollout: new ProxmoxMachineTemplates (Talos {} image) and TalosConfigTemplates, TalosControlPlane and MachineDeployments repointed",
+                v.v()
+            ));
+        } else {
+            rolls.push(
+                "`fleetc build`, then apply the cluster root (stores the new installer image; F1: it upgrades nothing)"
+                    .into(),
+            );
+            rolls.push(format!(
+                "`talosctl upgrade --image <installer of {}> -n <node>` for each control-plane node, one at a time, `talosctl health` between nodes; then each worker node",
+                v.v()
+            ));
+        }
+        self.steps.push(Step {
+            title: format!(
+                "raise Talos {} → {} (it runs Kubernetes {}–{})",
+                from.v(),
+                v.v(),
+                fmt_minor(kubernetes_range(v).map_or((0, 0), |r| r.0)),
+                fmt_minor(kubernetes_range(v).map_or((0, 0), |r| r.1))
+            ),
+            edits: vec![format!("cluster \"{name}\" {{ talos \"{}\" }}", v.v())],
+            rolls,
+        });
+        Ok(())
+    }
+
+    /// Raises the management cluster's core provider until it manages Kubernetes minor `next`.
+    fn core_for(&mut self, next: Minor) -> Result<(), String> {
+        let (Some(core), Some(mgmt)) = (self.core, self.mgmt) else { return Ok(()) };
+        if core_workload_range(core).is_some_and(|(_, hi)| hi >= next) {
+            return Ok(());
+        }
+        let m = core_for_workload(next).ok_or_else(|| {
+            format!("fleetc knows no Cluster API release that manages Kubernetes {}", fmt_minor(next))
+        })?;
+        let v = Version::new(m.0, m.1, 0);
+        if let Some((lo, hi)) = core_management_range(v) {
+            let k = minor_of(mgmt.kubernetes.value);
+            if k < lo || k > hi {
+                return Err(format!(
+                    "Cluster API {v} (needed for Kubernetes {}) runs on management clusters with Kubernetes {}–{}; upgrade `{}` first",
+                    fmt_minor(next),
+                    fmt_minor(lo),
+                    fmt_minor(hi),
+                    mgmt.name
+                ));
+            }
+        }
+        self.core = Some(v);
+        self.steps.push(Step {
+            title: format!(
+                "raise Cluster API core {core} → {v} on `{}` (it manages Kubernetes up to {})",
+                mgmt.name,
+                fmt_minor(core_workload_range(v).map_or(next, |r| r.1))
+            ),
+            edits: vec![format!(
+                "cluster \"{}\" {{ cluster-api {{ core \"{v}\" }} }} (any {} patch release; pin the newest)",
+                mgmt.name,
+                fmt_minor(m)
+            )],
+            rolls: vec![format!(
+                "the operator upgrades the CoreProvider on `{}`; no machine of `{}` is replaced",
+                mgmt.name,
+                self.name()
+            )],
+        });
+        Ok(())
+    }
+
+    fn control_plane_to(&mut self, v: Version) {
+        let name = self.name().to_owned();
+        let mut edits = vec![format!("cluster \"{name}\" {{ kubernetes \"{v}\" }}")];
+        let mut rolls = Vec::new();
+        if self.mgmt.is_some() {
+            for (pool, k) in &self.pools {
+                edits.push(format!("pool \"{pool}\" kubernetes=\"{k}\" (stays behind the control plane)"));
+            }
+            rolls.push(format!(
+                "TalosControlPlane `{name}` (version {}): control-plane machines replaced one at a time; worker pools do not roll",
+                v.v()
+            ));
+        } else {
+            rolls.push("`fleetc build`, then apply the cluster root".into());
+            rolls.push(format!(
+                "`talosctl upgrade-k8s --to {v} -n <first control-plane node>`: control-plane components first, then every kubelet"
+            ));
+            for p in &mut self.pools {
+                p.1 = v;
+            }
+        }
+        if minor_of(self.cp) != minor_of(v) && v.patch == 0 && minor_of(v) != minor_of(self.target_k8s) {
+            edits.push(format!("(any {} patch release works; pin the newest)", fmt_minor(minor_of(v))));
+        }
+        self.steps.push(Step { title: format!("control plane to Kubernetes {v}"), edits, rolls });
+        self.cp = v;
+    }
+
+    fn workers_to(&mut self, v: Version) {
+        let mut edits = Vec::new();
+        let mut rolled = Vec::new();
+        for (pool, k) in &mut self.pools {
+            if *k != v {
+                edits.push(if v == self.cp {
+                    format!("pool \"{pool}\": remove `kubernetes=` (follows the control plane)")
+                } else {
+                    format!("pool \"{pool}\" kubernetes=\"{v}\"")
+                });
+                rolled.push(format!("MachineDeployment `{}-{pool}`", self.cluster.name));
+                *k = v;
+            }
+        }
+        if edits.is_empty() {
+            return;
+        }
+        self.steps.push(Step {
+            title: format!("worker pools to Kubernetes {v}"),
+            edits,
+            rolls: vec![format!("{}: machines replaced one at a time (a new one first, R26)", rolled.join(", "))],
+        });
+    }
+}

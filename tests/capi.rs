@@ -1,0 +1,278 @@
+//! The Cluster API family: names and rollouts, provider IDs, sealed identities, the vendored
+//! provider set, and upgrade plans (golden text in `golden/capi-upgrade/`).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use fleetc::artifacts::ArtifactSet;
+use fleetc::compile::{Compilation, FsLoader, compile};
+use fleetc::model::Version;
+use serde_json::Value;
+
+fn lab_dir() -> PathBuf {
+    common::root().join("golden/capi-lab")
+}
+
+fn compile_text(dir: &PathBuf, text: &str) -> Compilation {
+    compile("fleet.kdl", text, &FsLoader::new(dir))
+}
+
+fn lab_text() -> String {
+    std::fs::read_to_string(lab_dir().join("fleet.kdl")).unwrap()
+}
+
+fn build(text: &str) -> ArtifactSet {
+    let c = compile_text(&lab_dir(), text);
+    assert!(
+        !c.diags.has_errors(),
+        "{}",
+        fleetc::diag::render::text(&c.diags, &c.sources, fleetc::diag::render::Style::PLAIN)
+    );
+    c.artifacts.unwrap()
+}
+
+/// Every object under `capi/` (vendored copies and sealed.yaml excluded), keyed by kind and name.
+fn objects(set: &ArtifactSet) -> BTreeMap<(String, String), Value> {
+    let mut out = BTreeMap::new();
+    for (path, bytes) in set.iter() {
+        if !path.starts_with("capi/")
+            || path.contains("/providers/0")
+            || path.contains("/providers/10-")
+            || path.ends_with("sealed.yaml")
+        {
+            continue;
+        }
+        let docs: Vec<Value> = serde_saphyr::from_multiple(std::str::from_utf8(bytes).unwrap()).unwrap();
+        for d in docs {
+            let key = (d["kind"].as_str().unwrap().to_owned(), d["metadata"]["name"].as_str().unwrap().to_owned());
+            assert!(out.insert(key.clone(), d).is_none(), "{key:?} twice");
+        }
+    }
+    out
+}
+
+fn get<'a>(objs: &'a BTreeMap<(String, String), Value>, kind: &str, prefix: &str) -> Vec<&'a Value> {
+    objs.iter().filter(|((k, n), _)| k == kind && n.starts_with(prefix)).map(|(_, v)| v).collect()
+}
+
+#[test]
+fn changing_a_pools_talos_documents_renames_its_config_template_and_repoints_only_its_deployment() {
+    let before = objects(&build(&lab_text()));
+    let edited =
+        lab_text().replace(r#"label "node.acme.example/pool" "workers""#, r#"label "node.acme.example/pool" "batch""#);
+    let after = objects(&build(&edited));
+    let removed: Vec<_> = before.keys().filter(|k| !after.contains_key(*k)).collect();
+    let added: Vec<_> = after.keys().filter(|k| !before.contains_key(*k)).collect();
+    let changed: Vec<_> =
+        before.iter().filter(|(k, v)| after.get(*k).is_some_and(|a| a != *v)).map(|(k, _)| k).collect();
+    assert_eq!(removed.len(), 1, "{removed:?}");
+    assert_eq!(added.len(), 1, "{added:?}");
+    assert_eq!(removed[0].0, "TalosConfigTemplate");
+    assert_eq!(added[0].0, "TalosConfigTemplate");
+    assert!(removed[0].1.starts_with("edge-1-workers-") && added[0].1.starts_with("edge-1-workers-"));
+    assert_ne!(removed[0].1, added[0].1);
+    assert_eq!(
+        changed,
+        vec![&("MachineDeployment".to_owned(), "edge-1-workers".to_owned())],
+        "only the deployment changes"
+    );
+    let md_before = &before[&("MachineDeployment".to_owned(), "edge-1-workers".to_owned())];
+    let mut md_after = after[&("MachineDeployment".to_owned(), "edge-1-workers".to_owned())].clone();
+    assert_eq!(
+        md_after["spec"]["template"]["spec"]["bootstrap"]["configRef"]["name"],
+        Value::String(added[0].1.clone())
+    );
+    md_after["spec"]["template"]["spec"]["bootstrap"]["configRef"]["name"] = Value::String(removed[0].1.clone());
+    assert_eq!(&md_after, md_before, "nothing else in the deployment changes");
+}
+
+#[test]
+fn changing_a_pools_size_renames_its_machine_template_only() {
+    let before = objects(&build(&lab_text()));
+    let after = objects(&build(&lab_text().replace(r#"size "medium" cores=8"#, r#"size "medium" cores=12"#)));
+    let renamed: Vec<_> = before.keys().filter(|k| !after.contains_key(*k)).map(|k| k.0.as_str()).collect();
+    assert!(renamed.iter().all(|k| *k == "ProxmoxMachineTemplate") && !renamed.is_empty(), "{renamed:?}");
+    assert!(after.keys().all(|k| before.contains_key(k) || k.0 == "ProxmoxMachineTemplate"));
+}
+
+#[test]
+fn every_machine_gets_the_capmox_provider_id_and_a_ccm_that_sets_it() {
+    let objs = objects(&build(&lab_text()));
+    let templates = get(&objs, "ProxmoxMachineTemplate", "edge-1-");
+    assert_eq!(templates.len(), 3);
+    for t in templates {
+        assert_eq!(t["spec"]["template"]["spec"]["metadataSettings"]["providerIDInjection"], Value::Bool(true));
+    }
+    let ccm = "cluster:\n  externalCloudProvider:\n    enabled: true\n";
+    let tcp = &get(&objs, "TalosControlPlane", "edge-1")[0];
+    let cp_patches = tcp["spec"]["controlPlaneConfig"]["controlplane"]["strategicPatches"].as_array().unwrap();
+    assert!(cp_patches.iter().any(|p| p == ccm));
+    for t in get(&objs, "TalosConfigTemplate", "edge-1-") {
+        assert!(t["spec"]["template"]["spec"]["strategicPatches"].as_array().unwrap().iter().any(|p| p == ccm));
+    }
+    // Without the add-on: no CCM patch, and a warning that says why.
+    let text = lab_text().replace(r#"addons "cilium" "talos-ccm""#, r#"addons "cilium""#);
+    let c = compile_text(&lab_dir(), &text);
+    assert!(c.diags.iter().any(|d| d.code.name == "fleet::capi::no-provider-id"));
+    let objs = objects(&c.artifacts.unwrap());
+    let tcp = &get(&objs, "TalosControlPlane", "edge-1")[0];
+    assert!(
+        !tcp["spec"]["controlPlaneConfig"]["controlplane"]["strategicPatches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p == ccm)
+    );
+}
+
+#[test]
+fn talos_documents_capi_provides_otherwise_are_not_patches() {
+    let objs = objects(&build(&lab_text()));
+    let tcp = &get(&objs, "TalosControlPlane", "edge-1")[0];
+    let patches: Vec<&str> = tcp["spec"]["controlPlaneConfig"]["controlplane"]["strategicPatches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert!(patches.iter().all(|p| !p.contains("kind: VolumeConfig") && !p.contains("kind: Layer2VIPConfig")));
+    assert!(
+        patches.iter().any(|p| p.contains("vip:\n") && p.contains("192.168.50.20")),
+        "the API address is a v1alpha1 vip"
+    );
+    assert!(patches[0].contains("validSubnets:\n      - 192.168.50.0/24"), "R18 reaches the kubelet");
+    let gpu = &get(&objs, "MachineDeployment", "edge-1-gpu")[0];
+    assert_eq!(gpu["spec"]["template"]["spec"]["version"], "v1.35.4", "a pool pin is the deployment's version");
+    assert_eq!(tcp["spec"]["version"], "v1.36.2");
+    assert_eq!(tcp["spec"]["rolloutStrategy"]["rollingUpdate"]["maxSurge"], 1);
+}
+
+#[test]
+fn the_identity_comes_from_the_sealed_bundle_and_never_from_out() {
+    let set = build(&lab_text());
+    let sealed: Value =
+        serde_saphyr::from_str(std::str::from_utf8(set.get("capi/mgmt/sealed.yaml").unwrap()).unwrap()).unwrap();
+    let talos =
+        sealed["secrets"].as_array().unwrap().iter().find(|s| s["name"] == "edge-1-talos").expect("edge-1-talos");
+    let objs = objects(&set);
+    let cluster = &get(&objs, "Cluster", "edge-1")[0];
+    assert_eq!(talos["namespace"], cluster["metadata"]["namespace"], "CABPT looks in the cluster's namespace");
+    assert_eq!(talos["keys"], serde_json::json!(["bundle"]));
+    assert_eq!(talos["sealedInput"], "talos-secrets");
+    for (path, bytes) in set.iter() {
+        let text = std::str::from_utf8(bytes).unwrap();
+        assert!(!text.contains("kind: Secret\n"), "{path} holds a Secret");
+    }
+    let text = lab_text().replace("            sealed \"talos-secrets\"\n        }\n    }", "        }\n    }");
+    assert_ne!(text, lab_text());
+    let c = compile_text(&lab_dir(), &text);
+    assert!(c.diags.iter().any(|d| d.code.name == "fleet::capi::identity-not-sealed"));
+}
+
+#[test]
+fn provider_set_splits_vendored_manifests_byte_for_byte() {
+    let set = build(&lab_text());
+    for (vendored, name) in
+        [("cert-manager-1.19.1.yaml", "00-cert-manager.yaml"), ("capi-operator-0.24.0.yaml", "10-capi-operator.yaml")]
+    {
+        let original = std::fs::read_to_string(lab_dir().join("vendor").join(vendored)).unwrap();
+        let crds =
+            std::str::from_utf8(set.get(&format!("capi/mgmt/providers/00-crds/{name}")).unwrap()).unwrap().to_owned();
+        let rest = std::str::from_utf8(set.get(&format!("capi/mgmt/providers/10-controllers/{name}")).unwrap())
+            .unwrap()
+            .to_owned();
+        let docs = fleetc::emit::capi::providers::documents(&original);
+        assert!(docs.len() >= 2);
+        for d in docs {
+            let in_crds = crds.contains(d);
+            assert!(in_crds ^ rest.contains(d), "each document is in exactly one directory:\n{d}");
+            assert_eq!(in_crds, d.contains("kind: CustomResourceDefinition"));
+        }
+    }
+    let providers = std::str::from_utf8(set.get("capi/mgmt/providers/20-providers/providers.yaml").unwrap()).unwrap();
+    let docs: Vec<Value> = serde_saphyr::from_multiple(providers).unwrap();
+    let kinds: Vec<&str> = docs
+        .iter()
+        .filter(|d| d["apiVersion"] == "operator.cluster.x-k8s.io/v1alpha2")
+        .map(|d| d["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["CoreProvider", "BootstrapProvider", "ControlPlaneProvider", "InfrastructureProvider", "IPAMProvider"]
+    );
+    let core = docs.iter().find(|d| d["kind"] == "CoreProvider").unwrap();
+    assert_eq!(core["spec"]["version"], "v1.13.3");
+    let infra = docs.iter().find(|d| d["kind"] == "InfrastructureProvider").unwrap();
+    assert_eq!(infra["spec"]["configSecret"]["name"], "capmox-variables");
+    assert_eq!(infra["spec"]["version"], "v0.9.0");
+}
+
+#[test]
+fn emission_is_deterministic() {
+    assert_eq!(build(&lab_text()), build(&lab_text()));
+}
+
+fn upgrade_fleet() -> fleetc::model::Fleet {
+    let c = common::compile_file(&common::root().join("golden/capi-upgrade/fleet.kdl"));
+    assert!(!c.diags.has_errors());
+    c.fleet.unwrap()
+}
+
+fn check_golden(name: &str, actual: &str) {
+    let path = common::root().join("golden/capi-upgrade").join(name);
+    if std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(expected, actual, "{} differs (UPDATE_GOLDEN=1 rewrites it)", path.display());
+}
+
+#[test]
+fn golden_upgrade_plan_1_33_to_1_36_for_a_managed_cluster() {
+    let v = |s: &str| s.parse::<Version>().unwrap();
+    let plan = fleetc::plan::upgrade::plan(&upgrade_fleet(), "lab/edge-1", v("1.36.2"), Some(v("v1.13.9"))).unwrap();
+    check_golden("upgrade-plan-edge-1.txt", &plan.to_string());
+    let titles: Vec<&str> = plan.steps.iter().map(|s| s.title.as_str()).collect();
+    let pos =
+        |p: &str| titles.iter().position(|t| t.starts_with(p)).unwrap_or_else(|| panic!("no step `{p}` in {titles:?}"));
+    // One minor at a time, in order; Talos and the core provider before 1.36; workers last.
+    assert!(pos("control plane to Kubernetes 1.34") < pos("control plane to Kubernetes 1.35"));
+    assert!(pos("control plane to Kubernetes 1.35") < pos("raise Talos v1.12.6 → v1.13.9"));
+    assert!(pos("raise Talos") < pos("control plane to Kubernetes 1.36.2"));
+    assert!(pos("raise Cluster API core 1.12.9 → 1.13.0") < pos("control plane to Kubernetes 1.36.2"));
+    assert_eq!(pos("worker pools to Kubernetes 1.36.2"), titles.len() - 1);
+    // Workers stay pinned while the control plane moves.
+    let cp134 = &plan.steps[pos("control plane to Kubernetes 1.34")];
+    assert!(cp134.edits.iter().any(|e| e.contains(r#"pool "workers" kubernetes="1.33.4""#)));
+}
+
+#[test]
+fn golden_upgrade_plan_for_a_cluster_built_by_opentofu() {
+    let v = |s: &str| s.parse::<Version>().unwrap();
+    let plan = fleetc::plan::upgrade::plan(&upgrade_fleet(), "lab/mgmt", v("1.35.1"), None).unwrap();
+    check_golden("upgrade-plan-mgmt.txt", &plan.to_string());
+    assert!(plan.steps.iter().all(|s| !s.title.starts_with("worker pools")), "upgrade-k8s upgrades every kubelet");
+    assert!(plan.to_string().contains("talosctl upgrade-k8s --to 1.35.1"));
+}
+
+#[test]
+fn no_plan_downgrades() {
+    let v = |s: &str| s.parse::<Version>().unwrap();
+    assert!(
+        fleetc::plan::upgrade::plan(&upgrade_fleet(), "lab/edge-1", v("1.32.0"), None).unwrap_err().contains("older")
+    );
+}
+
+#[test]
+fn changing_the_control_planes_talos_documents_repoints_its_machine_template() {
+    let before = objects(&build(&lab_text()));
+    let edited = lab_text().replace("endpoint address=\"192.168.50.20\"", "endpoint address=\"192.168.50.21\"");
+    let after = objects(&build(&edited));
+    let cp = |o: &BTreeMap<(String, String), Value>| {
+        o[&("TalosControlPlane".to_owned(), "edge-1".to_owned())]["spec"]["infrastructureTemplate"]["name"].clone()
+    };
+    assert_ne!(cp(&before), cp(&after), "a new control-plane config means a new template name, so CACPPT rolls");
+}

@@ -49,19 +49,21 @@ fn fleet(gitops: &str, apps: &str, edge_apps: &str) -> String {
             control-plane count=1 {{
                 addresses "192.168.50.11"
             }}
+            sealed "talos-secrets" "proxmox-api"
             cluster-api {{
-                core "1.11.3"
+                core "1.13.3"
                 bootstrap-talos "0.6.11"
                 control-plane-talos "0.5.12"
-                infrastructure-proxmox "0.7.5"
+                infrastructure-proxmox "0.9.0"
                 ipam-in-cluster "1.0.3"
-                operator version="0.24.0" manifest="op.yaml" sha256="a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3"
+                operator version="0.24.0" manifest="op.yaml" sha256="20cea3b6e3958d77b1bc89ac90c0a6d21c0ad99c7cee523afb161f46e02ea02c"
             }}
         }}
         cluster "edge-1" managed-by="mgmt" {{
             endpoint address="192.168.50.20"
             ip-pool "192.168.50.100-192.168.50.150"
             control-plane count=3
+            sealed "talos-secrets"
             {edge_apps}
         }}
     }}
@@ -73,9 +75,11 @@ fn fleet(gitops: &str, apps: &str, edge_apps: &str) -> String {
 const GITOPS: &str = r#"gitops repo="https://git.example.org/acme/fleet.git" revision="stable""#;
 const ESO: &str = r#"app "external-secrets" chart="external-secrets" repo="https://charts.external-secrets.io" version="0.20.4" values="values/eso.yaml" namespace="external-secrets""#;
 
+const OPERATOR: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: capi-operator-system\n";
+
 fn build(text: &str) -> ArtifactSet {
     let mut loader = MapLoader::default();
-    loader.files.insert("op.yaml".into(), "123".into());
+    loader.files.insert("op.yaml".into(), OPERATOR.into());
     for dir in ["apps/platform", "apps/api", "apps/web"] {
         loader.files.insert(format!("{dir}/kustomization.yaml"), KUSTOMIZATION.to_owned());
     }
@@ -272,11 +276,11 @@ fn argocd_cm_patch_restores_the_application_health_check() {
 fn argocd_namespace_comes_from_the_argocd_block() {
     let text = fleet(GITOPS, r#"app "web" path="apps/web" namespace="web""#, "").replace(
         "    schematic \"isolated\"",
-        "    argocd version=\"3.2.1\" namespace=\"gitops\" manifest=\"install.yaml\" sha256=\"a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3\"\n    schematic \"isolated\"",
+        "    argocd version=\"3.2.1\" namespace=\"gitops\" manifest=\"install.yaml\" sha256=\"20cea3b6e3958d77b1bc89ac90c0a6d21c0ad99c7cee523afb161f46e02ea02c\"\n    schematic \"isolated\"",
     );
     let mut loader = MapLoader::default();
-    loader.files.insert("install.yaml".into(), "123".into());
-    loader.files.insert("op.yaml".into(), "123".into());
+    loader.files.insert("install.yaml".into(), OPERATOR.into());
+    loader.files.insert("op.yaml".into(), OPERATOR.into());
     loader.files.insert("apps/web/kustomization.yaml".into(), KUSTOMIZATION.into());
     let c = compile("fleet.kdl", &text, &loader);
     let set = c.artifacts.expect("builds");

@@ -422,6 +422,15 @@ impl Resolver<'_> {
                     .label("pinned sha256 differs"),
             );
         }
+        if let Err(e) = manifest_documents(&content) {
+            self.diags.push(
+                Diagnostic::new(&codes::INVALID_VALUE, format!("`{}` is not a Kubernetes manifest: {e}", path.value))
+                    .at(path.span)
+                    .label("this file")
+                    .help("vendor a rendered manifest: YAML documents, each an object with `apiVersion` and `kind`"),
+            );
+            return None;
+        }
         Some(Vendored { path, sha256: sha, content })
     }
 
@@ -1263,6 +1272,21 @@ impl Resolver<'_> {
             span: node.head_span(),
         })
     }
+}
+
+/// Checks that vendored text is a stream of YAML documents, each an object (or empty).
+fn manifest_documents(content: &str) -> Result<(), String> {
+    let docs: Vec<Option<serde_json::Value>> = serde_saphyr::from_multiple(content).map_err(|e| {
+        let e = e.to_string();
+        e.lines().next().unwrap_or("it does not parse as YAML").to_owned()
+    })?;
+    for (i, d) in docs.iter().enumerate() {
+        match d {
+            None | Some(serde_json::Value::Object(_)) => {}
+            Some(_) => return Err(format!("document {} is not an object", i + 1)),
+        }
+    }
+    Ok(())
 }
 
 /// Whether a schematic holding one user value encodes with certainty; if not, the refusal

@@ -7,7 +7,7 @@
 //!
 //! Besides `apply`, this is the only module that spawns a process, and it spawns only `git`,
 //! read-only.
-#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+#![allow(clippy::disallowed_methods)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

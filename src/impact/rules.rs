@@ -268,7 +268,10 @@ fn lifecycle(ctx: &Ctx<'_>, out: &mut Outcome) {
                 rule: "unknown",
                 cites: "",
                 subject: rn.scope.subject(),
-                change: format!("node hostnames change with the name of {what} (`{}-…` becomes `{}-…`)", rn.old_name, name(&rn.scope)),
+                change: match rn.scope {
+                    Scope::Pool { .. } => format!("node hostnames change with the name of {what} (`…-{}-N` become `…-{}-N`)", rn.old_name, name(&rn.scope)),
+                    _ => format!("node hostnames change with the name of {what} (`{}-…` become `{}-…`)", rn.old_name, name(&rn.scope)),
+                },
                 effect: "unknown impact: how running nodes take a new hostname is not classified; review the Talos documents in the diff".to_owned(),
             });
         }
@@ -296,7 +299,21 @@ fn lifecycle(ctx: &Ctx<'_>, out: &mut Outcome) {
 fn install_image(ctx: &Ctx<'_>, out: &mut Outcome) {
     const EFFECT: &str = "no effect on running nodes until they are upgraded (`fleetc upgrade` / `talosctl upgrade --image …`, control plane first, one node at a time); nodes created from now on install it";
     let Some(old) = ctx.old else {
-        // Without the old model, the schematic files tell which image changed.
+        // Without the old model, the schematic files tell which image changed, and a file
+        // whose only changed lines are installer references follows from that.
+        let installer = format!("{}/", crate::model::IMAGE_FACTORY);
+        let schematic_changed = ctx.files.iter().any(|f| f.path.starts_with("schematics/"));
+        for f in ctx.files {
+            let only_installer = f
+                .hunks
+                .iter()
+                .flat_map(|h| &h.lines)
+                .filter(|l| l.tag != crate::artifacts::diff::Tag::Context)
+                .all(|l| l.text.contains(&installer) && l.text.contains("-installer/"));
+            if schematic_changed && !f.hunks.is_empty() && only_installer {
+                out.claim_file(&f.path);
+            }
+        }
         for f in ctx.files {
             let Some(name) = f.path.strip_prefix("schematics/").and_then(|p| p.strip_suffix(".yaml")) else { continue };
             out.claim_file(&f.path);
@@ -899,12 +916,36 @@ fn unknown_impact(subject: String, change: String, effect: &str) -> Impact {
     Impact { severity: Severity::Warning, rule: "unknown", cites: "", subject, change, effect: effect.to_owned() }
 }
 
-/// Whether a change of the fleet plausibly produced a change at `path`.
+/// Whether a path names `name`: as a directory or file name (extension aside), or as a
+/// `-`-separated part of one (a node's hostname is `<cluster>-<pool>-<n>`).
+fn names(path: &str, name: &str) -> bool {
+    path.split('/').any(|c| {
+        let stem = c.split_once('.').map_or(c, |(s, _)| s);
+        stem == name
+            || stem.starts_with(&format!("{name}-"))
+            || stem.ends_with(&format!("-{name}"))
+            || stem.contains(&format!("-{name}-"))
+    })
+}
+
+/// Whether a change of the fleet plausibly produced a change at `path`: a fleet-wide
+/// change explains any file; another one, the files that name its environment or cluster.
 fn explains(change: &FactChange, path: &str) -> bool {
     match change.scope.env() {
         None => true,
-        Some(env) => path.split('/').any(|c| c == env || Some(c) == change.scope.cluster()),
+        Some(env) => names(path, env) || change.scope.cluster().is_some_and(|c| names(path, c)),
     }
+}
+
+/// Whether a `was=` rename explains a change at `path`: the path names the old or new name.
+fn rename_explains(rename: &super::facts::Rename, path: &str) -> bool {
+    let new = match &rename.scope {
+        Scope::Cluster { cluster, .. } => cluster,
+        Scope::Pool { pool, .. } => pool,
+        Scope::Service { name, .. } => name,
+        _ => return false,
+    };
+    names(path, new) || names(path, &rename.old_name)
 }
 
 /// Unknown impacts: fact changes no rule claimed, model changes the facts do not cover, and
@@ -944,7 +985,9 @@ pub fn unknown(ctx: &Ctx<'_>, claimed: &[bool], claimed_files: &[String], rename
     }
     let mut by_dir: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for f in ctx.files {
-        if claimed_files.contains(&f.path) || (ctx.old.is_some() && ctx.changes.iter().any(|c| explains(c, &f.path))) {
+        let explained = ctx.changes.iter().any(|c| explains(c, &f.path))
+            || ctx.renames.list.iter().any(|r| rename_explains(r, &f.path));
+        if claimed_files.contains(&f.path) || (ctx.old.is_some() && explained) {
             continue;
         }
         by_dir.entry(dir(&f.path)).or_default().push(f.path.rsplit('/').next().unwrap_or(&f.path));
@@ -965,3 +1008,17 @@ pub fn unknown(ctx: &Ctx<'_>, claimed: &[bool], claimed_files: &[String], rename
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod path_tests {
+    use super::names;
+
+    #[test]
+    fn paths_name_entities_as_components_or_hostname_parts() {
+        assert!(names("talos/staging/main/common.yaml", "main"));
+        assert!(names("talos/staging/main/nodes/main-system-1.yaml", "system"));
+        assert!(names("capi/mgmt/edge-1/workers.yaml", "edge-1"));
+        assert!(!names("talos/staging/mainline/common.yaml", "main"));
+        assert!(!names("talos/production/core/common.yaml", "staging"));
+    }
+}

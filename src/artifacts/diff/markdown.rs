@@ -138,7 +138,7 @@ pub fn render(review: &Review, cap: usize) -> String {
     if cut.0 > 0 {
         let _ = writeln!(
             out,
-            "> **{} of {} file diffs left out** (+{} −{} lines) to keep this comment under {cap} characters. Run `fleetc diff --base {}` to see every diff.",
+            "> **{} of {} file diffs left out** (+{} −{} lines) to keep this comment under {cap} characters. Run `fleetc diff` against `{}` to see every diff.",
             cut.0,
             review.files.len(),
             cut.1,

@@ -351,20 +351,26 @@ fn a_removed_resource_address_is_destroyed_and_a_moved_one_is_not() {
 
 #[test]
 fn without_a_base_model_a_changed_schematic_file_is_still_an_install_image_change() {
-    let old = set(&[("schematics/isolated.yaml", "customization: {}\n")]);
-    let new = set(&[("schematics/isolated.yaml", "customization:\n  systemExtensions: {}\n")]);
+    let image =
+        |id: &str| format!("machine:\n  install:\n    image: factory.talos.dev/scaleway-installer/{id}:v1.12.6\n");
+    let old = set(&[
+        ("schematics/isolated.yaml", "customization: {}\n"),
+        ("talos/staging/main/controlplane.yaml", &image("aaa")),
+    ]);
+    let new = set(&[
+        ("schematics/isolated.yaml", "customization:\n  systemExtensions: {}\n"),
+        ("talos/staging/main/controlplane.yaml", &image("bbb")),
+    ]);
     let n = fleet(BASE);
     let i = analyze(None, n.fleet.as_ref().unwrap(), &diff_sets(&old, &new));
-    assert!(
-        find(
-            &i,
-            "install-image",
-            Severity::Warning,
-            "staging/main: install image of the control plane and pool `system`"
-        )
-        .is_some(),
-        "{i:#?}"
+    let hit = find(
+        &i,
+        "install-image",
+        Severity::Warning,
+        "staging/main: install image of the control plane and pool `system`",
     );
+    assert!(hit.is_some(), "{i:#?}");
+    assert!(!i.iter().any(|x| x.rule == "unknown"), "an installer reference follows from the schematic: {i:#?}");
 }
 
 #[test]

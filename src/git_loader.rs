@@ -105,4 +105,11 @@ impl Loader for GitLoader {
         let bytes = self.read_bytes(rel)?;
         String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_owned())
     }
+
+    /// Whether a file or directory exists at the revision (`git cat-file -e`). When `git`
+    /// cannot be asked, it says yes, as the trait asks: no warning is made up.
+    fn exists(&self, rel: &str) -> bool {
+        let object = format!("{}:{}{}", self.commit, self.prefix, rel.trim_end_matches('/'));
+        git(&self.dir, &["cat-file", "-e", &object]).map_or(true, |o| o.status.success())
+    }
 }

@@ -311,7 +311,7 @@ fn cluster_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, c: &Cluster) {
         let a = Scope::App { env: env.name.value.clone(), cluster: c.name.value.clone(), app: app.name.value.clone() };
         put(f, &a, EXISTS, "yes");
         let source = match &app.source {
-            crate::model::AppSource::Path(p) => format!("path {}", p.value),
+            crate::model::AppSource::Path { path, .. } => format!("path {}", path.value),
             crate::model::AppSource::Chart { repo, chart, version, values } => format!(
                 "chart {} from {}{}{}",
                 chart.value,
@@ -325,6 +325,7 @@ fn cluster_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, c: &Cluster) {
         put(f, &a, "after", join(app.after.iter().map(|v| &v.value)));
         put(f, &a, "wave", app.wave.as_ref().map(|w| w.value.to_string()).unwrap_or_default());
         put(f, &a, "sync", if app.auto_sync { "auto" } else { "manual" });
+        put(f, &a, "postgres", join(app.postgres.iter().map(|p| &p.value)));
     }
 }
 

@@ -71,14 +71,11 @@ pub enum Command {
         #[command(flatten)]
         fleet: FleetArgs,
     },
-    /// Show how a fresh build differs from out/.
-    Diff {
-        #[command(flatten)]
-        fleet: FleetArgs,
-        /// The output directory [default: out/ beside the fleet file].
-        #[arg(long)]
-        out: Option<PathBuf>,
-    },
+    /// Review a change: what differs in the artifacts, and its impact on running clusters.
+    ///
+    /// Compares a fresh build with out/, or with `--base REV` the builds of the fleet as of a
+    /// git revision and of the working tree. Exit 0 when equal, 1 when different, 2 on error.
+    Diff(DiffArgs),
     /// Print the long explanation of a diagnostic code.
     Explain {
         /// A code such as `fleet::quorum::even-control-plane`, or its last part. Without it, list every code.
@@ -102,6 +99,44 @@ pub enum Command {
         #[command(subcommand)]
         command: SchematicCommand,
     },
+}
+
+/// `fleetc diff`. Diagnostics get their own flag (`--diagnostics-format`), so that
+/// `--format` is the diff's format, the option a reviewer reaches for.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The fleet description.
+    #[arg(long, default_value = "fleet.kdl")]
+    pub fleet: PathBuf,
+    /// The output directory to compare with [default: out/ beside the fleet file].
+    #[arg(long, conflicts_with = "base")]
+    pub out: Option<PathBuf>,
+    /// Compare with the fleet as of this git revision (read with the local `git`, built in
+    /// memory) instead of out/.
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+    /// How to print the diff.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Unified)]
+    pub format: DiffFormat,
+    /// How to print diagnostics (always on stderr).
+    #[arg(long = "diagnostics-format", value_enum, default_value_t = DiagFormat::Human)]
+    pub diagnostics_format: DiagFormat,
+    /// With `--format markdown`: the most characters the comment may have.
+    #[arg(long, value_name = "CHARS", default_value_t = crate::artifacts::diff::markdown::DEFAULT_CAP)]
+    pub max_chars: usize,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq, Default)]
+pub enum DiffFormat {
+    /// The impact list, then a unified diff whose hunks name their objects.
+    #[default]
+    Unified,
+    /// The impact list, then added/removed line counts per file and per object.
+    Stat,
+    /// A pull-request comment: impact table, file table, collapsible diffs, size-capped.
+    Markdown,
+    /// Impacts, and per file its status, objects and hunks.
+    Json,
 }
 
 #[derive(Debug, Subcommand)]

@@ -11,6 +11,8 @@ pub mod cli;
 pub mod compile;
 pub mod diag;
 pub mod emit;
+pub mod git_loader;
+pub mod impact;
 pub mod model;
 pub mod plan;
 mod run;

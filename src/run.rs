@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 
 use crate::artifacts::{self, ArtifactSet};
-use crate::cli::{Cli, ColorChoice, Command, DiagFormat, FleetArgs, SchematicCommand};
+use crate::cli::{Cli, ColorChoice, Command, DiagFormat, DiffArgs, DiffFormat, FleetArgs, SchematicCommand};
 use crate::compile::{Compilation, FsLoader, compile};
 use crate::diag::{codes, render};
 
@@ -30,7 +30,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     match cli.command {
         Command::Build { fleet, out, check } => build(&ui, &fleet, out, check),
         Command::Check { fleet } => check(&ui, &fleet),
-        Command::Diff { fleet, out } => diff(&ui, &fleet, out),
+        Command::Diff(args) => diff(&ui, &args),
         Command::Explain { code } => explain(code.as_deref()),
         Command::Schematic { command: SchematicCommand::Id { file } } => schematic_id(&file),
         Command::UpgradePlan { cluster, kubernetes, talos, fleet } => {
@@ -70,18 +70,21 @@ struct Ui {
     quiet: bool,
     verbose: bool,
     color: bool,
+    /// Colour for what goes to stdout (`diff`): the same choice, asked of stdout.
+    stdout_color: bool,
 }
 
 impl Ui {
     fn new(cli: &Cli) -> Self {
-        let color = match cli.color {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let choose = |terminal: bool| match cli.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
-            }
+            ColorChoice::Auto => !no_color && terminal,
         };
-        Ui { quiet: cli.quiet, verbose: cli.verbose, color }
+        let color = choose(std::io::stderr().is_terminal());
+        let stdout_color = choose(std::io::stdout().is_terminal());
+        Ui { quiet: cli.quiet, verbose: cli.verbose, color, stdout_color }
     }
 
     fn info(&self, msg: &str) {
@@ -212,22 +215,77 @@ fn check(ui: &Ui, args: &FleetArgs) -> i32 {
     }
 }
 
-fn diff(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>) -> i32 {
-    let out = out_dir(&args.fleet, out);
-    let new = match load(ui, args).and_then(artifacts_or_exit) {
-        Ok(s) => s,
-        Err(code) => return if code == EXIT_PROBLEMS { EXIT_ERROR } else { code },
-    };
-    let old = match ArtifactSet::read_dir(&out) {
-        Ok(s) => s,
-        Err(e) => return fail(e),
-    };
-    let changes = artifacts::diff::changes(&old, &new);
-    let mut stdout = std::io::stdout().lock();
-    for c in &changes {
-        let _ = write!(stdout, "{}", artifacts::diff::unified(c));
+/// Compiles a fleet for `diff`, its diagnostics on stderr whatever their format (stdout
+/// carries the diff); errors end the command with exit 2, like diff(1).
+fn compile_for_diff(
+    ui: &Ui,
+    format: DiagFormat,
+    name: &str,
+    text: &str,
+    loader: &dyn crate::model::Loader,
+) -> Result<(ArtifactSet, crate::model::Fleet), i32> {
+    let c = compile(name, text, loader);
+    match format {
+        DiagFormat::Json => eprint!("{}", render::json(&c.diags, &c.sources)),
+        _ => print_diagnostics(ui, format, &c),
     }
-    if changes.is_empty() { EXIT_OK } else { EXIT_PROBLEMS }
+    match (c.artifacts, c.fleet) {
+        (Some(a), Some(f)) if !c.diags.has_errors() => Ok((a, f)),
+        _ => {
+            eprintln!("fleetc: error: {name} has errors; nothing to compare");
+            Err(EXIT_ERROR)
+        }
+    }
+}
+
+fn diff(ui: &Ui, args: &DiffArgs) -> i32 {
+    let dir = fleet_dir(&args.fleet);
+    let name = args.fleet.file_name().map_or_else(|| "fleet.kdl".to_owned(), |n| n.to_string_lossy().into_owned());
+    let text = match std::fs::read_to_string(&args.fleet) {
+        Ok(t) => t,
+        Err(e) => return fail(format_args!("cannot read {}: {e}", args.fleet.display())),
+    };
+    let (new_set, new_fleet) = match compile_for_diff(ui, args.diagnostics_format, &name, &text, &FsLoader::new(&dir)) {
+        Ok(v) => v,
+        Err(code) => return code,
+    };
+    let (base, old_set, old_fleet) = match &args.base {
+        Some(rev) => {
+            let loader = match crate::git_loader::GitLoader::open(&dir, rev) {
+                Ok(l) => l,
+                Err(e) => return fail(e),
+            };
+            let old_text = match crate::model::Loader::read(&loader, &name) {
+                Ok(t) => t,
+                Err(e) => return fail(format_args!("cannot read {name} at `{rev}`: {e}")),
+            };
+            match compile_for_diff(ui, args.diagnostics_format, &format!("{rev}:{name}"), &old_text, &loader) {
+                Ok((set, fleet)) => (rev.clone(), set, Some(fleet)),
+                Err(code) => return code,
+            }
+        }
+        None => {
+            let out = out_dir(&args.fleet, args.out.clone());
+            match ArtifactSet::read_dir(&out) {
+                Ok(s) => (out.display().to_string(), s, None),
+                Err(e) => return fail(e),
+            }
+        }
+    };
+    let review = artifacts::diff::review(base, &old_set, old_fleet.as_ref(), &new_set, &new_fleet);
+    let text = match args.format {
+        DiffFormat::Unified => artifacts::diff::unified::render(&review, ui.stdout_color),
+        DiffFormat::Stat => artifacts::diff::stat::render(&review, ui.stdout_color),
+        DiffFormat::Markdown => artifacts::diff::markdown::render(&review, args.max_chars),
+        DiffFormat::Json => artifacts::diff::json::render(&review),
+    };
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return fail(e);
+    }
+    if review.is_empty() { EXIT_OK } else { EXIT_PROBLEMS }
 }
 
 fn explain(code: Option<&str>) -> i32 {

@@ -81,6 +81,8 @@ fn golden_cases() {
         .filter_map(|e| e.ok())
         .map(|e| e.path())
         .filter(|p| p.join("fleet.kdl").exists())
+        // A case with a `base.kdl` is a diff case (tests/diff_golden.rs).
+        .filter(|p| !p.join("base.kdl").exists())
         .collect();
     cases.sort();
     assert!(!cases.is_empty(), "no golden cases found");

@@ -1,0 +1,394 @@
+//! One case per rule: a base fleet, an edit, and the impact the rule must report. Every case
+//! also runs with its rule removed from the table, and must then report an unknown impact
+//! instead: a rule that is deleted fails its case, and what it covered never goes silent.
+
+use super::*;
+use crate::artifacts::ArtifactSet;
+use crate::artifacts::diff::diff_sets;
+use crate::compile::{MapLoader, compile};
+use crate::impact::{analyze, analyze_with};
+
+const BASE: &str = r#"
+fleet "t" {
+    talos "v1.12.6"
+    kubernetes "1.34.1"
+    apply-mode "auto"
+    gitops repo="https://git.example.org/t/fleet.git"
+    schematic "isolated" {
+        extension "siderolabs/gvisor"
+    }
+    environment "staging" {
+        scaleway project="11111111-2222-3333-4444-555555555555" region="fr-par" zone="fr-par-2" {
+            size "cp" type="PRO2-XS"
+            size "small" type="PRO2-S"
+        }
+        state bucket="t-tofu-state"
+        network "10.10.0.0/22"
+        gateway "51.15.200.10"
+        admin-ranges "203.0.113.0/24"
+        recipients "age1wh7qxmt0740e28qvq0jjz5ylyxfctxtm4skkffn6kers9dln89eswx42s2"
+        postgres "app" node-type="DB-DEV-S"
+        bucket "app"
+        secret "token"
+        cluster "main" {
+            runtimes "gvisor"
+            endpoint address="10.10.0.10"
+            pool-defaults schematic="isolated" ephemeral-min-size="100GB" data-disk-size="200GB"
+            control-plane count=3 size="cp"
+            pool "system" count=2 size="small"
+            sealed "talos-secrets" "scaleway-api-key"
+            app "hello" path="apps/hello" namespace="hello"
+        }
+    }
+}
+"#;
+
+fn fleet(src: &str) -> crate::compile::Compilation {
+    let c = compile("fleet.kdl", src, &MapLoader::default());
+    assert!(
+        !c.diags.has_errors(),
+        "{}",
+        crate::diag::render::text(&c.diags, &c.sources, crate::diag::render::Style::PLAIN)
+    );
+    c
+}
+
+fn edit(from: &str, to: &str) -> String {
+    assert!(BASE.contains(from), "the base fleet has no `{from}`");
+    BASE.replacen(from, to, 1)
+}
+
+fn impacts_with(table: &'static [Rule], old: &str, new: &str) -> Vec<Impact> {
+    let (o, n) = (fleet(old), fleet(new));
+    let files = diff_sets(o.artifacts.as_ref().unwrap(), n.artifacts.as_ref().unwrap());
+    analyze_with(table, o.fleet.as_ref(), n.fleet.as_ref().unwrap(), &files)
+}
+
+/// (rule, text in BASE, its replacement, severity, a fragment of the impact's line)
+const CASES: &[(&str, &str, &str, Severity, &str)] = &[
+    (
+        "lifecycle",
+        "bucket \"app\"",
+        "bucket \"assets\"",
+        Severity::Danger,
+        "bucket `app` removed and bucket `assets` added, with no `was=` → destroy and create: the bucket is destroyed",
+    ),
+    (
+        "lifecycle",
+        "postgres \"app\"",
+        "postgres \"main\" was=\"app\"",
+        Severity::Info,
+        "postgres `main` renamed from `app` with `was=` → moved",
+    ),
+    ("lifecycle", "cluster \"main\" {", "cluster \"core\" {", Severity::Danger, "machine secrets bundle"),
+    (
+        "lifecycle",
+        "bucket \"app\"",
+        "bucket \"app\" name=\"t-staging-assets\"",
+        Severity::Danger,
+        "the global name of bucket `app` changes",
+    ),
+    (
+        "install-image",
+        "extension \"siderolabs/gvisor\"",
+        "extension \"siderolabs/gvisor\" \"siderolabs/kata-containers\"",
+        Severity::Warning,
+        "no effect on running nodes until they are upgraded",
+    ),
+    (
+        "talos-version",
+        "talos \"v1.12.6\"",
+        "talos \"v1.13.9\"",
+        Severity::Warning,
+        "Talos v1.12.6 → v1.13.9 → upgrade needed",
+    ),
+    (
+        "kubernetes-version",
+        "kubernetes \"1.34.1\"",
+        "kubernetes \"1.35.2\"",
+        Severity::Warning,
+        "`talosctl upgrade-k8s --to 1.35.2`",
+    ),
+    (
+        "instance-type",
+        "size \"cp\" type=\"PRO2-XS\"",
+        "size \"cp\" type=\"PRO2-S\"",
+        Severity::Danger,
+        "every control-plane node at once (3, in parallel): etcd quorum lost",
+    ),
+    (
+        "control-plane-count",
+        "control-plane count=3",
+        "control-plane count=5",
+        Severity::Warning,
+        "etcd quorum changes: 3 members survive 1 lost → 5 members survive 2; nodes added: `main-cp-4`, `main-cp-5`",
+    ),
+    (
+        "worker-count",
+        "pool \"system\" count=2",
+        "pool \"system\" count=3",
+        Severity::Info,
+        "nodes added: `main-system-3`",
+    ),
+    (
+        "worker-count",
+        "pool \"system\" count=2",
+        "pool \"system\" count=1",
+        Severity::Warning,
+        "nodes destroyed: `main-system-2`",
+    ),
+    (
+        "apply-mode",
+        "apply-mode \"auto\"",
+        "apply-mode \"reboot\"",
+        Severity::Danger,
+        "every control-plane node reboots at once",
+    ),
+    (
+        "ephemeral-volume",
+        "ephemeral-min-size=\"100GB\"",
+        "ephemeral-min-size=\"150GB\"",
+        Severity::Warning,
+        "only at first provisioning",
+    ),
+    (
+        "sealed-inputs",
+        "sealed \"talos-secrets\"",
+        "sealed \"talos-secrets-v2\"",
+        Severity::Danger,
+        "a new cluster identity: the running nodes will not join it",
+    ),
+    (
+        "sealed-inputs",
+        "sealed \"talos-secrets\" \"scaleway-api-key\"",
+        "sealed \"talos-secrets\"",
+        Severity::Warning,
+        "sealed inputs removed `scaleway-api-key`",
+    ),
+    (
+        "apps",
+        "app \"hello\"",
+        "app \"web\" path=\"apps/web\" namespace=\"web\"\n            app \"hello\"",
+        Severity::Info,
+        "new app `web` in namespace `web` → Argo CD syncs it",
+    ),
+];
+
+fn find<'a>(impacts: &'a [Impact], rule: &str, severity: Severity, fragment: &str) -> Option<&'a Impact> {
+    impacts.iter().find(|i| i.rule == rule && i.severity == severity && i.line().contains(fragment))
+}
+
+#[test]
+fn every_case_reports_its_impact_and_goes_unknown_without_its_rule() {
+    for (rule, from, to, severity, fragment) in CASES {
+        let new = edit(from, to);
+        let all = impacts_with(RULES, BASE, &new);
+        assert!(
+            find(&all, rule, *severity, fragment).is_some(),
+            "{rule}: no {severity:?} impact containing `{fragment}` in\n{all:#?}"
+        );
+        let without: Vec<Rule> = RULES.iter().filter(|r| r.name != *rule).map(|r| Rule { ..*r }).collect();
+        let without: &'static [Rule] = Box::leak(without.into_boxed_slice());
+        let rest = impacts_with(without, BASE, &new);
+        assert!(!rest.iter().any(|i| i.rule == *rule), "{rule} still reported without its rule");
+        assert!(
+            rest.iter().any(|i| i.rule == "unknown"),
+            "{rule}: without the rule, the change must be an unknown impact: {rest:#?}"
+        );
+    }
+}
+
+#[test]
+fn every_rule_has_a_case() {
+    for r in RULES {
+        let covered = CASES.iter().any(|c| c.0 == r.name) || ARTIFACT_RULES.contains(&r.name);
+        assert!(covered, "rule `{}` has no test case", r.name);
+    }
+}
+
+#[test]
+fn an_unchanged_fleet_has_no_impact() {
+    assert!(impacts_with(RULES, BASE, BASE).is_empty());
+}
+
+#[test]
+fn a_change_no_rule_knows_is_an_unknown_impact() {
+    let i = impacts_with(RULES, BASE, &edit("admin-ranges \"203.0.113.0/24\"", "admin-ranges \"198.51.100.0/24\""));
+    assert_eq!(i.len(), 1, "{i:#?}");
+    assert_eq!(i[0].rule, "unknown");
+    assert_eq!(i[0].subject, "staging");
+    assert!(
+        i[0].change.contains("`admin-ranges` of environment `staging` changed: 203.0.113.0/24 → 198.51.100.0/24"),
+        "{}",
+        i[0].change
+    );
+}
+
+#[test]
+fn a_renamed_pool_with_was_is_moved_and_keeps_its_facts() {
+    let i = impacts_with(RULES, BASE, &edit("pool \"system\" count=2", "pool \"infra\" count=2 was=\"system\""));
+    assert!(
+        find(&i, "lifecycle", Severity::Info, "worker pool `infra` renamed from `system` with `was=` → moved")
+            .is_some(),
+        "{i:#?}"
+    );
+    assert!(!i.iter().any(|x| x.severity == Severity::Danger), "{i:#?}");
+    // The hostnames change with the pool's name, and that is said to be unclassified.
+    assert!(i.iter().any(|x| x.rule == "unknown" && x.change.contains("node hostnames")), "{i:#?}");
+}
+
+#[test]
+fn a_worker_instance_type_change_is_a_warning() {
+    let i = impacts_with(RULES, BASE, &edit("size \"small\" type=\"PRO2-S\"", "size \"small\" type=\"PRO2-M\""));
+    let hit = find(
+        &i,
+        "instance-type",
+        Severity::Warning,
+        "worker pool `system` instance type PRO2-S → PRO2-M → stop/migrate/start",
+    );
+    assert!(hit.is_some(), "{i:#?}");
+}
+
+#[test]
+fn reboot_mode_on_a_running_cluster_is_danger_for_any_change() {
+    let base = edit("apply-mode \"auto\"", "apply-mode \"reboot\"");
+    let new = base.replacen("pool \"system\" count=2", "pool \"system\" count=3", 1);
+    let i = impacts_with(RULES, &base, &new);
+    assert!(find(&i, "apply-mode", Severity::Danger, "apply mode is `reboot`").is_some(), "{i:#?}");
+}
+
+#[test]
+fn upgrade_paths() {
+    let v = |s: &str| s.parse::<Version>().unwrap();
+    assert_eq!(talos_path(v("v1.11.2"), v("v1.13.9")), "v1.11.2 → latest v1.11.x → latest v1.12.x → v1.13.9");
+    assert_eq!(talos_path(v("v1.13.1"), v("v1.13.9")), "v1.13.1 → v1.13.9");
+    assert_eq!(kubernetes_path(v("1.33.0"), v("1.36.2")), "1.33 → 1.34 → 1.35 → 1.36.2");
+    assert_eq!(kubernetes_path(v("1.36.0"), v("1.36.2")), "1.36.0 → 1.36.2");
+}
+
+// Rules on the artifacts: the output alone tells, so the cases are artifact sets.
+
+const ARTIFACT_RULES: &[&str] = &["template-renamed", "tofu-address"];
+
+fn set(files: &[(&str, &str)]) -> ArtifactSet {
+    let mut s = ArtifactSet::new();
+    for (p, b) in files {
+        s.insert(*p, b.as_bytes()).unwrap();
+    }
+    s
+}
+
+fn template(name: &str) -> String {
+    format!(
+        "# header\napiVersion: bootstrap.cluster.x-k8s.io/v1alpha3\nkind: TalosConfigTemplate\nmetadata:\n  name: {name}\n  namespace: default\nspec: {{}}\n---\napiVersion: cluster.x-k8s.io/v1beta2\nkind: MachineDeployment\nmetadata:\n  name: edge-1-workers\n  namespace: default\nspec:\n  template: {name}\n"
+    )
+}
+
+fn artifact_impacts(table: &'static [Rule], old: &ArtifactSet, new: &ArtifactSet) -> Vec<Impact> {
+    let n = fleet(BASE);
+    analyze_with(table, None, n.fleet.as_ref().unwrap(), &diff_sets(old, new))
+}
+
+fn without(rule: &str) -> &'static [Rule] {
+    let v: Vec<Rule> = RULES.iter().filter(|r| r.name != rule).map(|r| Rule { ..*r }).collect();
+    Box::leak(v.into_boxed_slice())
+}
+
+#[test]
+fn a_renamed_talos_config_template_rolls_the_pool() {
+    let old = set(&[("capi/mgmt/edge-1/workers.yaml", &template("edge-1-workers-1a2b3c"))]);
+    let new = set(&[("capi/mgmt/edge-1/workers.yaml", &template("edge-1-workers-4d5e6f"))]);
+    let i = artifact_impacts(RULES, &old, &new);
+    let hit = find(
+        &i,
+        "template-renamed",
+        Severity::Warning,
+        "TalosConfigTemplate renamed: `edge-1-workers-1a2b3c` → `edge-1-workers-4d5e6f` → rolling replacement of the pool",
+    );
+    assert!(hit.is_some(), "{i:#?}");
+    assert_eq!(hit.unwrap().subject, "capi/mgmt/edge-1");
+    assert!(!i.iter().any(|x| x.rule == "unknown"), "{i:#?}");
+    let rest = artifact_impacts(without("template-renamed"), &old, &new);
+    assert!(rest.iter().any(|x| x.rule == "unknown" && x.subject == "capi/mgmt/edge-1"), "{rest:#?}");
+}
+
+const TF_OLD: &str = "# h\n\nresource \"scaleway_rdb_instance\" \"app\" {\n  name = \"app\"\n}\n\nresource \"scaleway_instance_server\" \"main_cp_1\" {\n  type = \"PRO2-XS\"\n}\n";
+
+#[test]
+fn a_removed_resource_address_is_destroyed_and_a_moved_one_is_not() {
+    let old = set(&[("tofu/staging/cloud/main.tf", TF_OLD)]);
+    let gone = TF_OLD.replace("\"app\" {", "\"main\" {");
+    let new = set(&[("tofu/staging/cloud/main.tf", &gone)]);
+    let i = artifact_impacts(RULES, &old, &new);
+    assert!(
+        find(
+            &i,
+            "tofu-address",
+            Severity::Danger,
+            "resource `scaleway_rdb_instance.app` removed → destroy: the database is destroyed with its data"
+        )
+        .is_some(),
+        "{i:#?}"
+    );
+    let rest = artifact_impacts(without("tofu-address"), &old, &new);
+    assert!(rest.iter().any(|x| x.rule == "unknown"), "{rest:#?}");
+
+    let moved =
+        format!("{gone}\nmoved {{\n  from = scaleway_rdb_instance.app\n  to   = scaleway_rdb_instance.main\n}}\n");
+    let i = artifact_impacts(RULES, &old, &set(&[("tofu/staging/cloud/main.tf", &moved)]));
+    assert!(!i.iter().any(|x| x.severity == Severity::Danger), "{i:#?}");
+    assert!(
+        find(
+            &i,
+            "tofu-address",
+            Severity::Info,
+            "`moved` block: `scaleway_rdb_instance.app` → `scaleway_rdb_instance.main`"
+        )
+        .is_some(),
+        "{i:#?}"
+    );
+}
+
+#[test]
+fn without_a_base_model_a_changed_schematic_file_is_still_an_install_image_change() {
+    let image =
+        |id: &str| format!("machine:\n  install:\n    image: factory.talos.dev/scaleway-installer/{id}:v1.12.6\n");
+    let old = set(&[
+        ("schematics/isolated.yaml", "customization: {}\n"),
+        ("talos/staging/main/controlplane.yaml", &image("aaa")),
+    ]);
+    let new = set(&[
+        ("schematics/isolated.yaml", "customization:\n  systemExtensions: {}\n"),
+        ("talos/staging/main/controlplane.yaml", &image("bbb")),
+    ]);
+    let n = fleet(BASE);
+    let i = analyze(None, n.fleet.as_ref().unwrap(), &diff_sets(&old, &new));
+    let hit = find(
+        &i,
+        "install-image",
+        Severity::Warning,
+        "staging/main: install image of the control plane and pool `system`",
+    );
+    assert!(hit.is_some(), "{i:#?}");
+    assert!(!i.iter().any(|x| x.rule == "unknown"), "an installer reference follows from the schematic: {i:#?}");
+}
+
+#[test]
+fn without_a_base_model_other_files_are_unknown() {
+    let old = set(&[("talos/staging/main/cp.yaml", "a: 1\n")]);
+    let new = set(&[("talos/staging/main/cp.yaml", "a: 2\n")]);
+    let i = artifact_impacts(RULES, &old, &new);
+    assert_eq!(i.len(), 1);
+    assert_eq!((i[0].rule, i[0].subject.as_str()), ("unknown", "talos/staging/main"));
+    assert!(i[0].effect.contains("--base"), "{}", i[0].effect);
+}
+
+#[test]
+fn a_model_change_the_facts_do_not_cover_is_an_unknown_impact() {
+    // `kvm` of a Scaleway size is not a fact (the instance type is); the safety net sees it.
+    let i =
+        impacts_with(RULES, BASE, &edit("size \"small\" type=\"PRO2-S\"", "size \"small\" type=\"PRO2-S\" kvm=#true"));
+    assert_eq!(i.len(), 1, "{i:#?}");
+    assert_eq!((i[0].rule, i[0].subject.as_str()), ("unknown", "staging"));
+    assert!(i[0].change.contains("do not model"), "{}", i[0].change);
+}

@@ -1,0 +1,127 @@
+//! Golden diff cases: `golden/diff-<case>/` holds `base.kdl` (the fleet before) and
+//! `fleet.kdl` (after), and the review `fleetc diff` prints for the change in each format:
+//! `expected.unified`, `expected.stat`, `expected.md`, `expected.json` (no colour, the
+//! default markdown cap). Compared byte for byte; `UPDATE_GOLDEN=1 cargo test --test
+//! diff_golden` rewrites them; review them with `git diff`. They grow with the emitters: a
+//! family that lands adds its files to the diffs (re-bless, and read what changed).
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use fleetc::artifacts::diff::{json, markdown, review, stat, unified};
+use fleetc::diag::render::{Style, text};
+
+fn update() -> bool {
+    std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1")
+}
+
+fn build(path: &Path) -> Result<(fleetc::artifacts::ArtifactSet, fleetc::model::Fleet), String> {
+    let c = common::compile_file(path);
+    let rendered = text(&c.diags, &c.sources, Style::PLAIN);
+    match (c.artifacts, c.fleet) {
+        (Some(a), Some(f)) if !c.diags.has_errors() => Ok((a, f)),
+        _ => Err(format!("{} has errors:\n{rendered}", path.display())),
+    }
+}
+
+fn run_case(dir: &Path) -> Result<(), String> {
+    let (old_set, old_fleet) = build(&dir.join("base.kdl"))?;
+    let (new_set, new_fleet) = build(&dir.join("fleet.kdl"))?;
+    let r = review("base.kdl".to_owned(), &old_set, Some(&old_fleet), &new_set, &new_fleet);
+    if r.impacts.is_empty() {
+        return Err("a diff case must have an impact".to_owned());
+    }
+    let outputs = [
+        ("expected.unified", unified::render(&r, false)),
+        ("expected.stat", stat::render(&r, false)),
+        ("expected.md", markdown::render(&r, markdown::DEFAULT_CAP)),
+        ("expected.json", json::render(&r)),
+    ];
+    let mut errors = Vec::new();
+    for (file, actual) in outputs {
+        let path = dir.join(file);
+        if update() {
+            fs::write(&path, &actual).map_err(|e| e.to_string())?;
+            continue;
+        }
+        match fs::read_to_string(&path) {
+            Ok(expected) if expected == actual => {}
+            Ok(expected) => errors.push(format!(
+                "{file} differs:\n{}",
+                similar::TextDiff::from_lines(&expected, &actual).unified_diff().header("expected", "actual")
+            )),
+            Err(_) => errors.push(format!("{file} is missing; got:\n{actual}")),
+        }
+    }
+    if errors.is_empty() { Ok(()) } else { Err(errors.join("\n")) }
+}
+
+#[test]
+fn diff_golden_cases() {
+    let mut cases: Vec<_> = fs::read_dir(common::root().join("golden"))
+        .expect("golden/ exists")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.join("base.kdl").exists())
+        .collect();
+    cases.sort();
+    let names: Vec<String> = cases.iter().map(|c| c.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    for required in [
+        "diff-worker-count",
+        "diff-talos-upgrade",
+        "diff-new-app",
+        "diff-rename-moved",
+        "diff-rename-destroy",
+        "diff-sealed",
+    ] {
+        assert!(names.iter().any(|n| n == required), "golden case {required} is missing");
+    }
+    let mut failures = Vec::new();
+    for case in &cases {
+        if let Err(e) = run_case(case) {
+            failures.push(format!("── {} ──\n{e}", case.file_name().unwrap().to_string_lossy()));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} diff cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    eprintln!("{} diff cases passed", cases.len());
+}
+
+/// The impact each required case exists for, so that a re-blessed golden cannot lose it.
+#[test]
+fn each_case_shows_the_impact_it_is_for() {
+    let expect: &[(&str, &str, &str, &str)] = &[
+        ("diff-worker-count", "worker-count", "info", "nodes added: `main-system-3`"),
+        ("diff-talos-upgrade", "talos-version", "warning", "path v1.12.6 → latest v1.12.x → v1.13.9"),
+        ("diff-talos-upgrade", "kubernetes-version", "warning", "1.34 → 1.35.2"),
+        ("diff-new-app", "apps", "info", "new app `web` in namespace `web`"),
+        ("diff-rename-moved", "lifecycle", "info", "cluster `core` renamed from `main` with `was=`"),
+        (
+            "diff-rename-destroy",
+            "lifecycle",
+            "danger",
+            "cluster `main` removed and cluster `core` added, with no `was=`",
+        ),
+        ("diff-rename-destroy", "lifecycle", "danger", "bucket `app` removed and bucket `assets` added"),
+        ("diff-sealed", "sealed-inputs", "danger", "a new cluster identity"),
+        ("diff-schematic", "install-image", "warning", "no effect on running nodes until they are upgraded"),
+        ("diff-control-plane", "instance-type", "danger", "etcd quorum lost"),
+        ("diff-control-plane", "control-plane-count", "warning", "etcd quorum changes"),
+        ("diff-apply-reboot", "apply-mode", "danger", "every control-plane node reboots at once"),
+        ("diff-apply-reboot", "ephemeral-volume", "warning", "only at first provisioning"),
+    ];
+    for (case, rule, severity, fragment) in expect {
+        let dir = common::root().join("golden").join(case);
+        let (o, of) = build(&dir.join("base.kdl")).unwrap();
+        let (n, nf) = build(&dir.join("fleet.kdl")).unwrap();
+        let r = review("base.kdl".to_owned(), &o, Some(&of), &n, &nf);
+        assert!(
+            r.impacts
+                .iter()
+                .any(|i| i.rule == *rule && i.severity.as_str() == *severity && i.line().contains(fragment)),
+            "{case}: no {severity} `{rule}` impact containing `{fragment}`:\n{:#?}",
+            r.impacts
+        );
+    }
+}

@@ -259,9 +259,17 @@ fn no_secret_value_appears_in_any_log_line() {
     let secret = calls.iter().find(|c| has(c, "kubectl", &["-"]) && c.stdin.is_some()).unwrap();
     let body = String::from_utf8(secret.stdin.clone().unwrap()).unwrap();
     assert!(body.contains("repo-password-value-42") && body.contains("argocd.argoproj.io/secret-type"), "{body}");
-    let sealed =
-        calls.iter().find(|c| c.program == "tofu" && c.env.iter().any(|(k, _)| k == "TF_VAR_sealed_inputs")).unwrap();
-    assert!(sealed.env.iter().any(|(k, v)| k == "TF_VAR_sealed_inputs" && v.contains("scaleway-api-key-value-42")));
+    let sealed = calls
+        .iter()
+        .find(|c| c.program == "tofu" && c.env.iter().any(|(k, _)| k == "TF_VAR_scaleway_credentials"))
+        .unwrap();
+    let creds = &sealed.env.iter().find(|(k, _)| k == "TF_VAR_scaleway_credentials").unwrap().1;
+    let v: serde_json::Value = serde_json::from_str(creds).unwrap();
+    assert_eq!(v["secret_key"], "scaleway-api-key-value-42");
+    assert_eq!(v["access_key"], "SCWCCMACCESSKEY01");
+    // Project, region and zone come from fleet.kdl, never from the sealed input or the shell (R9).
+    assert_eq!(v["project_id"], "11111111-2222-3333-4444-555555555555");
+    assert_eq!(v["zone"], "fr-par-2");
 }
 
 #[test]

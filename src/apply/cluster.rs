@@ -13,13 +13,12 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::Ctx;
-use super::layout::{self, APPLY_MODE_VAR, SEALED_VAR, TALOS_SECRETS_VAR};
+use super::layout::{self, APPLY_MODE_VAR, SCALEWAY_CREDENTIALS_VAR, TALOS_SECRETS_VAR};
 use super::runner::Cmd;
 use super::session::{Session, Step, StepResult};
-use super::target::ClusterTarget;
+use super::target::{ClusterTarget, ProviderTarget};
 use super::tofu::{tofu, var};
 use super::work::display;
-use crate::secrets::TALOS_SECRETS;
 
 /// How long `talosctl health` may wait.
 pub const HEALTH_TIMEOUT: &str = "10m";
@@ -152,27 +151,52 @@ pub fn health(s: &mut Session<'_>, talosconfig: &str, via: &Node, cps: &[&Node],
     Ok(())
 }
 
-fn cluster_vars(s: &mut Session<'_>, ctx: &Ctx<'_>) -> Vec<(String, String, bool)> {
+/// The cluster root's apply-time inputs: the bundles' private paths, and the Scaleway API key
+/// of the cloud controller manager and CSI driver (F11) from the sealed `scaleway-api-key`
+/// (a YAML map with `access_key` and `secret_key`), with project, region and zone from
+/// fleet.kdl (R9).
+fn cluster_vars(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult<Vec<(String, String, bool)>> {
     let files: BTreeMap<&str, String> = ctx.bundles.iter().map(|(c, p)| (c.as_str(), display(p))).collect();
-    let mut sealed: BTreeMap<&str, BTreeMap<&str, String>> = BTreeMap::new();
-    for c in ctx.built_clusters() {
-        let entry = sealed.entry(c.name.as_str()).or_default();
-        for name in c.sealed.iter().filter(|n| *n != TALOS_SECRETS && *n != layout::ARGOCD_REPO_INPUT) {
-            let value = match ctx.sealed(&c.name, name) {
-                Some(p) => p.as_str().unwrap_or_default().trim().to_owned(),
-                None => format!("<sealed {name}>"),
-            };
-            entry.insert(name.as_str(), value);
+    let mut vars =
+        vec![(format!("TF_VAR_{TALOS_SECRETS_VAR}"), serde_json::to_string(&files).unwrap_or_default(), false)];
+    let ProviderTarget::Scaleway { project, region, zone } = &ctx.target.provider else {
+        return Ok(vars);
+    };
+    let Some(c) = ctx.built_clusters().find(|c| c.sealed.iter().any(|n| n == layout::SCALEWAY_API_KEY_INPUT)) else {
+        return Ok(vars);
+    };
+    let (access, secret) = match ctx.sealed(&c.name, layout::SCALEWAY_API_KEY_INPUT) {
+        None => ("<sealed access_key>".to_owned(), "<sealed secret_key>".to_owned()),
+        Some(plain) => {
+            let map: BTreeMap<String, String> =
+                plain.as_str().and_then(|t| serde_saphyr::from_str(t).ok()).ok_or_else(|| {
+                    s.failure(format!(
+                        "the sealed `{}` of `{}` is not a YAML map with `access_key` and `secret_key`",
+                        layout::SCALEWAY_API_KEY_INPUT,
+                        c.name
+                    ))
+                })?;
+            match (map.get("access_key"), map.get("secret_key")) {
+                (Some(a), Some(k)) => (a.clone(), k.clone()),
+                _ => {
+                    return s.fail(format!(
+                        "the sealed `{}` of `{}` lacks `access_key` or `secret_key`",
+                        layout::SCALEWAY_API_KEY_INPUT,
+                        c.name
+                    ));
+                }
+            }
         }
-    }
-    let sealed_json = serde_json::to_string(&sealed).unwrap_or_default();
+    };
+    let value =
+        json!({"access_key": access, "secret_key": secret, "project_id": project, "region": region, "zone": zone})
+            .to_string();
     if !s.plan {
-        s.secret(&sealed_json);
+        s.secret(&secret);
+        s.secret(&value);
     }
-    vec![
-        (format!("TF_VAR_{TALOS_SECRETS_VAR}"), serde_json::to_string(&files).unwrap_or_default(), false),
-        (format!("TF_VAR_{SEALED_VAR}"), sealed_json, true),
-    ]
+    vars.push((format!("TF_VAR_{SCALEWAY_CREDENTIALS_VAR}"), value, true));
+    Ok(vars)
 }
 
 pub fn apply(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
@@ -181,7 +205,7 @@ pub fn apply(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
     for c in ctx.target.clusters.iter().filter(|c| c.managed) {
         s.note(&format!("cluster `{}` is managed by Cluster API: its management cluster builds it", c.name));
     }
-    let vars = cluster_vars(s, ctx);
+    let vars = cluster_vars(s, ctx)?;
     let with = |cmd: Cmd| cmd.envs(&vars);
     let mode: Vec<String> = ctx.mode.map(|m| vec![var(APPLY_MODE_VAR, m.as_str())]).unwrap_or_default();
     s.run(with(tofu(ctx, layout::CLUSTER, &["init", "-input=false"])))?;

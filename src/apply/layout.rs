@@ -26,9 +26,11 @@ pub const APPLY_MODE_VAR: &str = "apply_mode";
 /// `import` block of `talos_machine_secrets` reads (R14). The files live in a private
 /// temporary directory only while tofu runs.
 pub const TALOS_SECRETS_VAR: &str = "talos_secrets_files";
-/// The cluster root's sensitive map `cluster → sealed input name → value` for the
-/// credentials in-cluster components need (F11), e.g. `scaleway-api-key`.
-pub const SEALED_VAR: &str = "sealed_inputs";
+/// The cluster root's sensitive object `{access_key, secret_key, project_id, region, zone}`:
+/// the API key of the Scaleway cloud controller manager and CSI driver (F11).
+pub const SCALEWAY_CREDENTIALS_VAR: &str = "scaleway_credentials";
+/// The sealed input holding that key: a YAML map with `access_key` and `secret_key`.
+pub const SCALEWAY_API_KEY_INPUT: &str = "scaleway-api-key";
 /// The cloud root's output: per cluster, `control_plane` (a list of `{hostname, address,
 /// talos_endpoint}` in order), `workers` (a map by hostname of the same) and optionally
 /// `kubernetes_api` (`host:port` of the operator's path to the API).

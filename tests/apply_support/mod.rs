@@ -33,6 +33,7 @@ pub const SECRET_VALUES: &[&str] = &[
     "boottest.0123456789abcdef",
     "secretboxtestCCCCCCCCCCCC",
     "scaleway-api-key-value-42",
+    "SCWCCMACCESSKEY01",
     "repo-password-value-42",
 ];
 
@@ -90,7 +91,7 @@ impl Fixture {
         let target = fleetc::apply::target::of(c.fleet.as_ref().unwrap(), "staging").unwrap();
         for (name, value) in [
             ("talos-secrets", bundle("test")),
-            ("scaleway-api-key", "scaleway-api-key-value-42\n".to_owned()),
+            ("scaleway-api-key", "access_key: SCWCCMACCESSKEY01\nsecret_key: scaleway-api-key-value-42\n".to_owned()),
             ("argocd-repo", "username: fleet-bot\npassword: repo-password-value-42\n".to_owned()),
         ] {
             fleetc::secrets::import(&fleetc::secrets::Import {

@@ -99,6 +99,118 @@ pub enum Command {
         #[command(subcommand)]
         command: SchematicCommand,
     },
+    /// Sealed inputs (age): secrets the apply step needs, committed encrypted beside fleet.kdl.
+    Secrets {
+        #[command(subcommand)]
+        command: SecretsCommand,
+    },
+    /// Build an environment from a fresh out/: images, cloud root, cluster root node by node, Argo CD.
+    Apply(ApplyArgs),
+    /// Upgrade Talos and Kubernetes on a running cluster, node by node (control plane first).
+    Upgrade(UpgradeArgs),
+    /// Talos tools that need the decrypted secrets bundle.
+    Talos {
+        #[command(subcommand)]
+        command: TalosCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SecretsCommand {
+    /// Seal FILE (`-` reads stdin) as sealed input NAME of a cluster, into secrets/<env>/<cluster>/<name>.age.
+    Import {
+        #[command(flatten)]
+        fleet: FleetArgs,
+        /// `<env>/<cluster>`
+        cluster: String,
+        /// The input's name, as the cluster's `sealed` lists it (`talos-secrets`, …).
+        name: String,
+        file: PathBuf,
+        /// Replace an existing sealed input that differs (or that cannot be compared).
+        #[arg(long)]
+        force: bool,
+        /// An age identity file, to compare with the committed input [env: FLEETC_AGE_IDENTITY].
+        #[arg(long)]
+        identity: Option<PathBuf>,
+    },
+}
+
+/// The apply modes of the Talos provider (F10).
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ModeArg {
+    Auto,
+    #[value(name = "no_reboot")]
+    NoReboot,
+    Reboot,
+    Staged,
+    #[value(name = "staged_if_needing_reboot")]
+    StagedIfNeedingReboot,
+}
+
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    #[command(flatten)]
+    pub fleet: FleetArgs,
+    /// The environment to apply.
+    pub env: String,
+    /// Print the exact ordered commands; run nothing.
+    #[arg(long)]
+    pub plan: bool,
+    /// Do not ask before applying a plan.
+    #[arg(long)]
+    pub yes: bool,
+    /// The apply mode for this run, instead of fleet.kdl's (R19).
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+    /// The age identity that decrypts the sealed inputs [env: FLEETC_AGE_IDENTITY].
+    #[arg(long)]
+    pub identity: Option<PathBuf>,
+    /// The output directory [default: out/ beside the fleet file].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct UpgradeArgs {
+    #[command(flatten)]
+    pub fleet: FleetArgs,
+    /// `<env>/<cluster>`
+    pub cluster: String,
+    /// Print the commands; run nothing.
+    #[arg(long)]
+    pub plan: bool,
+    /// Do not ask before upgrading.
+    #[arg(long)]
+    pub yes: bool,
+    /// The age identity that decrypts the sealed inputs [env: FLEETC_AGE_IDENTITY].
+    #[arg(long)]
+    pub identity: Option<PathBuf>,
+    /// The output directory [default: out/ beside the fleet file].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TalosCommand {
+    /// Render complete per-node machine configs and a talosconfig with `talosctl gen config`.
+    Render {
+        #[command(flatten)]
+        fleet: FleetArgs,
+        /// `<env>/<cluster>`
+        cluster: String,
+        /// The age identity that decrypts the bundle [env: FLEETC_AGE_IDENTITY].
+        #[arg(long)]
+        identity: Option<PathBuf>,
+        /// Where to write the configs (mode 0600; never inside out/).
+        #[arg(long = "out")]
+        dest: PathBuf,
+        /// Print the commands; run nothing.
+        #[arg(long)]
+        plan: bool,
+        /// The output directory fleetc builds into [default: out/ beside the fleet file].
+        #[arg(long)]
+        build_dir: Option<PathBuf>,
+    },
 }
 
 /// `fleetc diff`. Diagnostics get their own flag (`--diagnostics-format`), so that

@@ -5,6 +5,7 @@
 //! [`emit`] → [`artifacts`]; [`compile`] runs it end to end and [`run`] is the command line.
 //! See ARCHITECTURE.md for the map and the invariants.
 
+pub mod apply;
 pub mod artifacts;
 pub mod check;
 pub mod cli;
@@ -17,6 +18,7 @@ pub mod model;
 pub mod plan;
 mod run;
 pub mod schematic;
+pub mod secrets;
 pub mod syntax;
 
 pub use run::{EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, run};

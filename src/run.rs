@@ -36,6 +36,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::UpgradePlan { cluster, kubernetes, talos, fleet } => {
             upgrade_plan(&ui, &fleet, &cluster, &kubernetes, talos.as_deref())
         }
+        Command::Secrets { command } => secrets_command(&ui, command),
+        Command::Apply(args) => apply_command(&ui, &args),
+        Command::Upgrade(args) => upgrade_command(&ui, &args),
+        Command::Talos { command } => talos_command(&ui, command),
     }
 }
 
@@ -333,4 +337,190 @@ fn schematic_id(file: &Path) -> i32 {
             EXIT_PROBLEMS
         }
     }
+}
+
+// ------------------------------------------------------------------ secrets, apply, upgrade
+
+/// The fleet, its model and its fresh build, or the exit code.
+fn load_model(ui: &Ui, args: &FleetArgs) -> Result<(crate::model::Fleet, ArtifactSet), i32> {
+    let c = load(ui, args)?;
+    if c.diags.has_errors() {
+        return Err(EXIT_PROBLEMS);
+    }
+    match (c.fleet, c.artifacts) {
+        (Some(f), Some(a)) => Ok((f, a)),
+        _ => Err(EXIT_PROBLEMS),
+    }
+}
+
+/// `<env>/<cluster>` → the environment's apply target and the cluster's name.
+fn env_cluster(fleet: &crate::model::Fleet, spec: &str) -> Result<(crate::apply::Target, String), i32> {
+    let Some((env, cluster)) = spec.split_once('/') else {
+        return Err(fail(format_args!("`{spec}` is not `<env>/<cluster>`")));
+    };
+    let target = crate::apply::target::of(fleet, env)
+        .ok_or_else(|| fail(format_args!("fleet.kdl has no environment `{env}`")))?;
+    if !target.clusters.iter().any(|c| c.name == cluster) {
+        return Err(fail(format_args!("environment `{env}` has no cluster `{cluster}`")));
+    }
+    Ok((target, cluster.to_owned()))
+}
+
+fn secrets_command(ui: &Ui, command: crate::cli::SecretsCommand) -> i32 {
+    let crate::cli::SecretsCommand::Import { fleet, cluster, name, file, force, identity } = command;
+    let (model, _) = match load_model(ui, &fleet) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let (target, cluster) = match env_cluster(&model, &cluster) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let listed = target.clusters.iter().find(|c| c.name == cluster).is_some_and(|c| c.sealed.contains(&name));
+    if !listed {
+        return fail(format_args!(
+            "cluster `{}/{cluster}` does not list `{name}`; add `sealed \"{name}\"` to it in fleet.kdl first",
+            target.env
+        ));
+    }
+    let mut plaintext = Vec::new();
+    let read = if file.as_os_str() == "-" {
+        std::io::stdin().read_to_end(&mut plaintext).map(|_| ())
+    } else {
+        std::fs::read(&file).map(|b| plaintext = b)
+    };
+    if let Err(e) = read {
+        return fail(format_args!("cannot read {}: {e}", file.display()));
+    }
+    let plaintext = crate::secrets::Plaintext::new(plaintext);
+    let id = match crate::secrets::Identity::locate(identity.as_deref(), std::env::var_os(crate::secrets::IDENTITY_VAR))
+    {
+        Some(p) => match crate::secrets::Identity::from_file(&p) {
+            Ok(i) => Some(i),
+            Err(e) => return fail(e),
+        },
+        None => None,
+    };
+    let root = fleet_dir(&fleet.fleet);
+    let req = crate::secrets::Import {
+        root: &root,
+        env: &target.env,
+        cluster: &cluster,
+        name: &name,
+        plaintext: plaintext.bytes(),
+        recipients: &target.recipients,
+        identity: id.as_ref(),
+        force,
+    };
+    let rel = crate::secrets::rel_path(&target.env, &cluster, &name);
+    match crate::secrets::import(&req) {
+        Ok(outcome) => {
+            use crate::secrets::Imported;
+            let what = match outcome {
+                Imported::Created => "sealed",
+                Imported::Unchanged => "unchanged (same plaintext: the committed file is kept)",
+                Imported::Resealed => "sealed again to the current recipients (same plaintext)",
+                Imported::Replaced => "replaced (--force)",
+            };
+            ui.info(&format!("{rel}: {what}; commit it"));
+            EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("fleetc: error: {e}");
+            EXIT_PROBLEMS
+        }
+    }
+}
+
+fn mode_of(m: crate::cli::ModeArg) -> crate::model::ApplyMode {
+    use crate::cli::ModeArg;
+    use crate::model::ApplyMode;
+    match m {
+        ModeArg::Auto => ApplyMode::Auto,
+        ModeArg::NoReboot => ApplyMode::NoReboot,
+        ModeArg::Reboot => ApplyMode::Reboot,
+        ModeArg::Staged => ApplyMode::Staged,
+        ModeArg::StagedIfNeedingReboot => ApplyMode::StagedIfNeedingReboot,
+    }
+}
+
+/// Where a run's log goes: the plan to stdout (it is the command's output), a real run's
+/// log to stderr beside the tools' own output.
+fn log_sink(plan: bool) -> impl FnMut(&str) {
+    move |line: &str| {
+        if plan {
+            println!("{line}");
+        } else {
+            eprintln!("{line}");
+        }
+    }
+}
+
+fn finish(result: Result<(), crate::apply::Failure>) -> i32 {
+    match result {
+        Ok(()) => EXIT_OK,
+        Err(f) => {
+            eprintln!("fleetc: error: {f}");
+            EXIT_PROBLEMS
+        }
+    }
+}
+
+fn apply_command(ui: &Ui, args: &crate::cli::ApplyArgs) -> i32 {
+    let (model, build) = match load_model(ui, &args.fleet) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let Some(target) = crate::apply::target::of(&model, &args.env) else {
+        return fail(format_args!("fleet.kdl has no environment `{}`", args.env));
+    };
+    let out = out_dir(&args.fleet.fleet, args.out.clone());
+    let root = fleet_dir(&args.fleet.fleet);
+    let env = crate::apply::environment::capture();
+    let inputs = crate::apply::Inputs { fleet_dir: &root, out_dir: &out, build: &build, target: &target, env: &env };
+    let opts = crate::apply::ApplyOptions {
+        plan: args.plan,
+        yes: args.yes,
+        mode: args.mode.map(mode_of),
+        identity: args.identity.clone(),
+    };
+    let mut sink = log_sink(args.plan);
+    finish(crate::apply::apply(&inputs, &opts, &mut crate::apply::SystemRunner::default(), &mut sink))
+}
+
+fn upgrade_command(ui: &Ui, args: &crate::cli::UpgradeArgs) -> i32 {
+    let (model, build) = match load_model(ui, &args.fleet) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let (target, cluster) = match env_cluster(&model, &args.cluster) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let out = out_dir(&args.fleet.fleet, args.out.clone());
+    let root = fleet_dir(&args.fleet.fleet);
+    let env = crate::apply::environment::capture();
+    let inputs = crate::apply::Inputs { fleet_dir: &root, out_dir: &out, build: &build, target: &target, env: &env };
+    let opts = crate::apply::UpgradeOptions { plan: args.plan, yes: args.yes, identity: args.identity.clone() };
+    let mut sink = log_sink(args.plan);
+    finish(crate::apply::upgrade(&inputs, &cluster, &opts, &mut crate::apply::SystemRunner::default(), &mut sink))
+}
+
+fn talos_command(ui: &Ui, command: crate::cli::TalosCommand) -> i32 {
+    let crate::cli::TalosCommand::Render { fleet, cluster, identity, dest, plan, build_dir } = command;
+    let (model, build) = match load_model(ui, &fleet) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let (target, cluster) = match env_cluster(&model, &cluster) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let out = out_dir(&fleet.fleet, build_dir);
+    let root = fleet_dir(&fleet.fleet);
+    let env = crate::apply::environment::capture();
+    let inputs = crate::apply::Inputs { fleet_dir: &root, out_dir: &out, build: &build, target: &target, env: &env };
+    let opts = crate::apply::RenderOptions { plan, identity, dest };
+    let mut sink = log_sink(plan);
+    finish(crate::apply::render(&inputs, &cluster, &opts, &mut crate::apply::SystemRunner::default(), &mut sink))
 }

@@ -1,0 +1,133 @@
+//! The process environment, as `apply` and `upgrade` may use it. The Scaleway SDK prefers its
+//! own variables (SCW_*, the legacy SCALEWAY_* and SCW_ORGANIZATION/SCW_REGION names,
+//! SCW_PROFILE, SCW_CONFIG_PATH) over the arguments the provider passes it, and a variable
+//! that is set but empty overrides too (F9): with them exported, the shell, not the variables
+//! file, decides which project a root builds in (R9). So fleetc refuses to run while any of
+//! them is set, and takes credentials from its own variables ([`CREDENTIALS`]), which it hands
+//! to the tools it starts under the names they read — and never project, region or zone.
+
+use std::collections::BTreeMap;
+
+/// Variables of the operator's environment, captured once (tests pass their own).
+pub type Env = BTreeMap<String, String>;
+
+/// Captures the process environment (non-UTF-8 values become empty, names are kept: an empty
+/// `SCW_*` is still refused).
+pub fn capture() -> Env {
+    std::env::vars_os()
+        .map(|(k, v)| (k.to_string_lossy().into_owned(), v.to_str().map(str::to_owned).unwrap_or_default()))
+        .collect()
+}
+
+/// Whether a variable is one the Scaleway SDK reads (F9).
+pub fn is_scaleway_sdk_var(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.starts_with("SCW_") || upper.starts_with("SCALEWAY_")
+}
+
+/// Refuses an environment holding any Scaleway SDK variable, set or empty (R9/F9).
+pub fn refuse_scaleway_sdk_vars(env: &Env) -> Result<(), String> {
+    let found: Vec<&str> = env.keys().filter(|k| is_scaleway_sdk_var(k)).map(String::as_str).collect();
+    if found.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "the environment holds Scaleway SDK variables ({}); the SDK prefers them, even empty, over the provider's arguments (F9), so the shell rather than the variables file would decide the project (R9). Unset them (`unset {}`) and give credentials as {} and {}",
+        found.join(", "),
+        found.join(" "),
+        ACCESS_KEY,
+        SECRET_KEY
+    ))
+}
+
+pub const ACCESS_KEY: &str = "FLEETC_SCW_ACCESS_KEY";
+pub const SECRET_KEY: &str = "FLEETC_SCW_SECRET_KEY";
+pub const STATE_PASSPHRASE: &str = "FLEETC_STATE_PASSPHRASE";
+pub const PROXMOX_TOKEN: &str = "FLEETC_PROXMOX_API_TOKEN";
+
+/// fleetc's own credential variables and the names each tool reads them under. The key pair
+/// serves the state bucket (S3 backend: AWS_*), the Scaleway provider and the `scw` CLI
+/// (SCW_ACCESS_KEY/SCW_SECRET_KEY, set only in the child's environment); the passphrase
+/// becomes the roots' `state_passphrase` variable (R3).
+pub const CREDENTIALS: &[(&str, &[&str], Need)] = &[
+    (ACCESS_KEY, &["AWS_ACCESS_KEY_ID", "SCW_ACCESS_KEY"], Need::Always),
+    (SECRET_KEY, &["AWS_SECRET_ACCESS_KEY", "SCW_SECRET_KEY"], Need::Always),
+    (STATE_PASSPHRASE, &["TF_VAR_state_passphrase"], Need::Always),
+    (PROXMOX_TOKEN, &["PROXMOX_VE_API_TOKEN"], Need::Proxmox),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    Always,
+    Proxmox,
+}
+
+/// The child-environment entries `(name, value, secret)` for an environment on `provider`,
+/// or the list of missing fleetc variables. Under `--plan` missing values are shown as
+/// placeholders and nothing is refused.
+pub fn credentials(env: &Env, provider: &str, plan: bool) -> Result<Vec<(String, String, bool)>, Vec<&'static str>> {
+    let mut out = Vec::new();
+    let mut missing = Vec::new();
+    for (ours, theirs, need) in CREDENTIALS {
+        if *need == Need::Proxmox && provider != "proxmox" {
+            continue;
+        }
+        let value = match env.get(*ours).filter(|v| !v.is_empty()) {
+            Some(v) => v.clone(),
+            None if plan => format!("${ours}"),
+            None => {
+                missing.push(*ours);
+                continue;
+            }
+        };
+        for t in *theirs {
+            out.push(((*t).to_owned(), value.clone(), true));
+        }
+    }
+    if missing.is_empty() { Ok(out) } else { Err(missing) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(vars: &[(&str, &str)]) -> Env {
+        vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    }
+
+    #[test]
+    fn every_sdk_name_is_refused_even_empty() {
+        for name in [
+            "SCW_DEFAULT_PROJECT_ID",
+            "SCW_ACCESS_KEY",
+            "SCW_PROFILE",
+            "SCW_CONFIG_PATH",
+            "SCW_ORGANIZATION",
+            "SCW_REGION",
+            "SCALEWAY_TOKEN",
+        ] {
+            let e = refuse_scaleway_sdk_vars(&env(&[(name, ""), ("PATH", "/bin")])).unwrap_err();
+            assert!(e.contains(name) && e.contains("unset"), "{e}");
+        }
+        refuse_scaleway_sdk_vars(&env(&[("FLEETC_SCW_ACCESS_KEY", "x"), ("PATH", "/bin")])).unwrap();
+    }
+
+    #[test]
+    fn credentials_never_carry_project_region_or_zone() {
+        let e = env(&[(ACCESS_KEY, "SCWAK"), (SECRET_KEY, "sk"), (STATE_PASSPHRASE, "pp")]);
+        let c = credentials(&e, "scaleway", false).unwrap();
+        let names: Vec<&str> = c.iter().map(|(k, _, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "AWS_ACCESS_KEY_ID",
+                "SCW_ACCESS_KEY",
+                "AWS_SECRET_ACCESS_KEY",
+                "SCW_SECRET_KEY",
+                "TF_VAR_state_passphrase"
+            ]
+        );
+        assert!(c.iter().all(|(_, _, secret)| *secret));
+        assert_eq!(credentials(&env(&[]), "scaleway", false).unwrap_err(), [ACCESS_KEY, SECRET_KEY, STATE_PASSPHRASE]);
+    }
+}

@@ -1,0 +1,96 @@
+//! The switches of the cloud root (R13): the Talos API switch (gateway rules to each node's
+//! port 50000, admin ranges only) and the operator's path to the Kubernetes API. Both are off
+//! at rest. [`with_switch`] opens one, runs the body, and closes it on every exit path: after
+//! success, after a failure of the body or of the opening itself (which may have opened part
+//! of it), and after a panic (caught, the switch closed, the panic resumed).
+
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+
+use super::Ctx;
+use super::layout::{self, KUBERNETES_SWITCH_VAR, TALOS_SWITCH_VAR};
+use super::session::{Failure, Session, Step, StepResult};
+use super::tofu::{self, tofu, var};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Switch {
+    TalosApi,
+    KubernetesApi,
+    /// Both, for `upgrade` (talosctl and kubectl).
+    Both,
+}
+
+impl Switch {
+    fn talos(self) -> bool {
+        matches!(self, Switch::TalosApi | Switch::Both)
+    }
+    fn kubernetes(self) -> bool {
+        matches!(self, Switch::KubernetesApi | Switch::Both)
+    }
+}
+
+fn set(s: &mut Session<'_>, ctx: &Ctx<'_>, which: Switch, open: bool) -> StepResult {
+    let kube = tofu::has_kubernetes_switch(ctx);
+    let mut args = vec!["apply".to_owned(), "-input=false".to_owned(), "-auto-approve".to_owned()];
+    args.push(var(TALOS_SWITCH_VAR, open && which.talos()));
+    if kube {
+        args.push(var(KUBERNETES_SWITCH_VAR, open && which.kubernetes()));
+    } else if which == Switch::KubernetesApi {
+        // No gateway in front of the API on this provider: nothing to open.
+        return Ok(());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    s.run(tofu(ctx, layout::CLOUD, &args))?;
+    Ok(())
+}
+
+/// Opens `which`, runs `body`, closes `which` whatever happened.
+pub fn with_switch<T>(
+    s: &mut Session<'_>,
+    ctx: &Ctx<'_>,
+    which: Switch,
+    body: impl FnOnce(&mut Session<'_>) -> StepResult<T>,
+) -> StepResult<T> {
+    let (open_step, close_step) = match which {
+        Switch::TalosApi | Switch::Both => (Some(Step::OpenSwitch), Some(Step::CloseSwitch)),
+        Switch::KubernetesApi => (None, None),
+    };
+    let outer = s.step;
+    if let Some(st) = open_step {
+        s.begin(st);
+    } else {
+        s.note("opening the operator's path to the Kubernetes API");
+    }
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        set(s, ctx, which, true)?;
+        if open_step.is_none() {
+            s.step = outer;
+        }
+        body(s)
+    }));
+    if let Some(st) = close_step {
+        s.begin(st);
+    } else {
+        s.note("closing the operator's path to the Kubernetes API");
+    }
+    let closed = set(s, ctx, which, false);
+    if close_step.is_none() {
+        s.step = outer;
+    }
+    match result {
+        Err(panic) => resume_unwind(panic),
+        Ok(Ok(v)) => closed.map(|()| v),
+        Ok(Err(e)) => match closed {
+            Ok(()) => {
+                s.note("the switch is closed");
+                Err(e)
+            }
+            Err(c) => Err(Failure {
+                step: e.step,
+                message: format!(
+                    "{}; closing the switch failed too ({}): close it by hand before anything else",
+                    e.message, c.message
+                ),
+            }),
+        },
+    }
+}

@@ -1,0 +1,164 @@
+//! [`Target`]: what one environment asks of the apply step, read once from the model into
+//! plain values. Everything else `apply` uses comes from the output directory, which it
+//! checks to be exactly what fleet.kdl builds before it starts.
+
+use crate::model::{Fleet, Provider, Role, Version};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub env: String,
+    pub provider: ProviderTarget,
+    pub state_bucket: String,
+    pub state_region: String,
+    pub state_endpoint: String,
+    pub recipients: Vec<String>,
+    pub clusters: Vec<ClusterTarget>,
+    /// The images the environment's (non-managed) clusters boot, one per schematic and
+    /// Talos version.
+    pub images: Vec<ImageTarget>,
+    pub argocd: Option<ArgoCdTarget>,
+    pub gitops_repo: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProviderTarget {
+    Scaleway { project: String, region: String, zone: String },
+    Proxmox,
+}
+
+impl ProviderTarget {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ProviderTarget::Scaleway { .. } => "scaleway",
+            ProviderTarget::Proxmox => "proxmox",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterTarget {
+    pub name: String,
+    pub talos: Version,
+    pub kubernetes: Version,
+    /// Managed by a Cluster API management cluster: not built by the tofu roots.
+    pub managed: bool,
+    pub apply_mode: String,
+    pub endpoint_url: String,
+    pub control_plane: Vec<NodeTarget>,
+    pub workers: Vec<NodeTarget>,
+    pub sealed: Vec<String>,
+}
+
+impl ClusterTarget {
+    pub fn nodes(&self) -> impl Iterator<Item = &NodeTarget> {
+        self.control_plane.iter().chain(self.workers.iter())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeTarget {
+    pub hostname: String,
+    pub pool: String,
+    pub role: Role,
+    /// The schematic's ID and the installer image for the cluster's Talos version (R17).
+    pub schematic_id: String,
+    pub installer: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageTarget {
+    pub schematic: String,
+    pub schematic_id: String,
+    pub talos: Version,
+    /// Carries the schematic ID and the Talos version (R22): what the pipeline creates and
+    /// what the cloud root looks up.
+    pub name: String,
+    pub url: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgoCdTarget {
+    pub namespace: String,
+    pub version: String,
+    /// The vendored install manifest, relative to the fleet's directory.
+    pub manifest: String,
+}
+
+/// The environment `env` of `fleet`, or `None` when there is none of that name.
+pub fn of(fleet: &Fleet, env: &str) -> Option<Target> {
+    let e = fleet.environment(env)?;
+    let provider = match &e.provider {
+        Provider::Scaleway(s) => ProviderTarget::Scaleway {
+            project: s.project.value.clone(),
+            region: s.region.value.clone(),
+            zone: s.zone.value.clone(),
+        },
+        Provider::Proxmox(_) => ProviderTarget::Proxmox,
+    };
+    let platform = e.platform();
+    let mut images: Vec<ImageTarget> = Vec::new();
+    let clusters = e
+        .clusters
+        .iter()
+        .map(|c| {
+            let talos = c.talos.value;
+            let mut node = |pool: &crate::model::Pool, m: &crate::model::Machine| {
+                let s = fleet.schematic(&pool.schematic.value);
+                if let Some(s) = s
+                    && !c.is_managed()
+                    && !images.iter().any(|i| i.schematic_id == s.id && i.talos == talos)
+                {
+                    images.push(ImageTarget {
+                        schematic: s.name.value.clone(),
+                        schematic_id: s.id.clone(),
+                        talos,
+                        name: s.image_name(talos),
+                        url: s.image_url(platform, talos, "qcow2"),
+                    });
+                }
+                NodeTarget {
+                    hostname: m.hostname.clone(),
+                    pool: pool.name.value.clone(),
+                    role: pool.role,
+                    schematic_id: s.map(|s| s.id.clone()).unwrap_or_default(),
+                    installer: s.map(|s| s.installer(platform, talos)).unwrap_or_default(),
+                }
+            };
+            let control_plane: Vec<NodeTarget> =
+                c.control_plane.machines.iter().map(|m| node(&c.control_plane, m)).collect();
+            let mut workers = Vec::new();
+            for p in &c.workers {
+                for m in &p.machines {
+                    workers.push(node(p, m));
+                }
+            }
+            ClusterTarget {
+                name: c.name.value.clone(),
+                talos,
+                kubernetes: c.kubernetes.value,
+                managed: c.is_managed(),
+                apply_mode: c.apply_mode.value.as_str().to_owned(),
+                endpoint_url: c.endpoint_url(),
+                control_plane,
+                workers,
+                sealed: c.sealed.iter().map(|s| s.value.clone()).collect(),
+            }
+        })
+        .collect();
+    Some(Target {
+        env: e.name.value.clone(),
+        provider,
+        state_bucket: e.state.bucket.value.clone(),
+        state_region: e.state.region.value.clone(),
+        state_endpoint: e.state.endpoint.value.clone(),
+        recipients: e.recipients.iter().map(|r| r.value.clone()).collect(),
+        clusters,
+        images,
+        argocd: fleet.argocd.as_ref().map(|a| ArgoCdTarget {
+            namespace: a.namespace.value.clone(),
+            version: a.version.value.to_string(),
+            manifest: a.manifest.path.value.clone(),
+        }),
+        gitops_repo: fleet.gitops.as_ref().map(|g| g.repo.value.clone()),
+    })
+}

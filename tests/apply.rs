@@ -1,0 +1,415 @@
+//! `fleetc apply`: the order of the steps, `--plan`, the switch closed after any failure, the
+//! refusals (stale out/, Scaleway SDK variables, `reboot` on Talos 1.14), masked logs, the
+//! factory's answer and the image pipeline's error states. External tools are replaced by a
+//! recording double ([`apply_support::Fake`]); nothing here touches a network.
+
+mod apply_support;
+
+use apply_support::{Fake, Fixture, SECRET_VALUES, has, run_apply};
+use fleetc::apply::{Output, Step};
+
+#[test]
+fn the_steps_run_in_order() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    let (r, log) = run_apply(&fx, &fake, &fx.options());
+    r.unwrap_or_else(|e| panic!("{e}\n{}", log.join("\n")));
+    let at = |needles: &[&str]| {
+        fake.index(needles).unwrap_or_else(|| panic!("no command with {needles:?}:\n{}", fake.lines().join("\n")))
+    };
+    let order = [
+        at(&["curl", "/schematics"]),
+        at(&["scw", "instance image list"]),
+        at(&["curl", "scaleway-amd64.qcow2"]),
+        at(&["curl", "--upload-file"]),
+        at(&["scw", "import-from-object-storage"]),
+        at(&["scw", "instance image create"]),
+        at(&["tofu", "/cloud", "init"]),
+        at(&["tofu", "/cloud", "plan", "-var=talos_api_open=false"]),
+        at(&["tofu", "/cloud", "show"]),
+        at(&["tofu", "/cloud", " apply ", "cloud.tfplan"]),
+        at(&["tofu", "/cloud", " apply ", "-var=talos_api_open=true"]),
+        at(&["tofu", "/cluster", "init"]),
+        at(&["tofu", "/cluster", "-target=module.main.talos_machine_configuration_apply.cp_1"]),
+        at(&["tofu", "/cluster", " apply ", "main-cp-1.tfplan"]),
+        at(&["talosctl", "health", "--control-plane-nodes <main-cp-1.address>"]),
+        at(&["tofu", "/cluster", "-target=module.main.talos_machine_configuration_apply.cp_2"]),
+        at(&["tofu", "/cluster", " apply ", "main-cp-2.tfplan"]),
+        at(&[
+            "talosctl",
+            "health",
+            "--nodes <main-cp-2.address>",
+            "--control-plane-nodes <main-cp-1.address>,<main-cp-2.address>",
+        ]),
+        at(&["tofu", "/cluster", "-target=module.main.talos_machine_configuration_apply.cp_3"]),
+        at(&["tofu", "/cluster", " apply ", "main-cp-3.tfplan"]),
+        at(&["tofu", "/cluster", " apply ", "cluster-rest.tfplan"]),
+        at(&["talosctl", "health", "--worker-nodes"]),
+        at(&["tofu", "/cloud", " apply ", "-var=talos_api_open=false -var=kubernetes_api_open=false"]),
+        at(&["tofu", "/cloud", " apply ", "-var=kubernetes_api_open=true"]),
+        at(&["kubectl", "apply --server-side -f -"]),
+        at(&["kubectl", "apply --server-side -f", "bootstrap"]),
+    ];
+    for w in order.windows(2) {
+        assert!(w[0] < w[1], "out of order at {w:?} in {order:?}:\n{}", fake.lines().join("\n"));
+    }
+    // The bootstrap goes with the first control-plane node only.
+    assert_eq!(fake.lines().iter().filter(|l| l.contains("talos_machine_bootstrap")).count(), 1);
+    assert!(fake.lines()[at(&["-target=module.main.talos_machine_bootstrap.this"])].contains("cp_1"));
+    assert_eq!(fake.last_switch("talos_api_open"), Some(false));
+    assert_eq!(fake.last_switch("kubernetes_api_open"), Some(false));
+    assert!(log.iter().any(|l| l == "== 6. close the Talos API switch (R13)"));
+}
+
+#[test]
+fn plan_runs_nothing_and_prints_every_command() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    let opts = fleetc::apply::ApplyOptions { plan: true, yes: false, identity: None, ..fx.options() };
+    let (r, log) = run_apply(&fx, &fake, &opts);
+    r.unwrap();
+    assert!(fake.calls.borrow().is_empty(), "--plan ran {:?}", fake.lines());
+    assert_eq!(*fake.sleeps.borrow(), 0);
+    let commands: Vec<&String> = log.iter().filter(|l| l.starts_with("$ ")).collect();
+    assert!(commands.len() > 20, "{log:#?}");
+    assert!(commands[0].starts_with("$ curl ") && commands[0].contains("/schematics"));
+    assert!(commands.iter().any(|l| l.contains("-target=module.main.talos_machine_configuration_apply.cp_3")));
+    // Nothing decrypted without an identity, nothing private written: private paths are placeholders.
+    assert!(log.iter().any(|l| l.contains("$PRIVATE/main-talos-secrets.yaml")));
+    assert!(log.iter().all(|l| !l.contains("fleetc-private-")), "{log:#?}");
+}
+
+#[test]
+fn a_stale_out_is_refused_before_anything_runs() {
+    let fx = Fixture::new();
+    let p = fx.out.join("schematics/isolated.yaml");
+    std::fs::write(&p, "customization: {}\n").unwrap();
+    let fake = Fake::new();
+    let (r, _) = run_apply(&fx, &fake, &fx.options());
+    let e = r.unwrap_err();
+    assert_eq!(e.step, Step::Preflight);
+    assert!(e.message.contains("1 stale") && e.message.contains("fleetc build"), "{e}");
+    assert!(fake.calls.borrow().is_empty());
+}
+
+#[test]
+fn any_scaleway_sdk_variable_is_refused_even_empty() {
+    for (name, value) in [
+        ("SCW_DEFAULT_PROJECT_ID", "66666666-7777-8888-9999-000000000000"),
+        ("SCW_ACCESS_KEY", ""),
+        ("SCW_PROFILE", "prod"),
+        ("SCW_CONFIG_PATH", ""),
+        ("SCW_ORGANIZATION", "x"),
+        ("SCW_REGION", ""),
+        ("SCALEWAY_ORGANIZATION", "x"),
+    ] {
+        let mut fx = Fixture::new();
+        fx.env.insert(name.to_owned(), value.to_owned());
+        let fake = Fake::new();
+        let (r, _) = run_apply(&fx, &fake, &fx.options());
+        let e = r.unwrap_err();
+        assert_eq!(e.step, Step::Preflight, "{name}");
+        assert!(
+            e.message.contains(name) && e.message.contains("unset") && e.message.contains("FLEETC_SCW_ACCESS_KEY"),
+            "{e}"
+        );
+        assert!(fake.calls.borrow().is_empty(), "{name}");
+    }
+}
+
+#[test]
+fn credentials_come_from_fleetc_variables_and_never_decide_the_project() {
+    let mut fx = Fixture::new();
+    fx.env.remove("FLEETC_SCW_SECRET_KEY");
+    let fake = Fake::new();
+    let (r, _) = run_apply(&fx, &fake, &fx.options());
+    assert!(r.unwrap_err().message.contains("FLEETC_SCW_SECRET_KEY"));
+
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    run_apply(&fx, &fake, &fx.options()).0.unwrap();
+    for c in fake.calls.borrow().iter().filter(|c| c.program == "tofu" || c.program == "scw") {
+        let names: Vec<&str> = c.env.iter().map(|(k, _)| k.as_str()).collect();
+        assert!(names.contains(&"SCW_ACCESS_KEY") && names.contains(&"AWS_SECRET_ACCESS_KEY"), "{names:?}");
+        assert!(
+            names
+                .iter()
+                .all(|n| !n.contains("PROJECT") && !n.contains("REGION") && !n.contains("ZONE") && *n != "SCW_PROFILE"),
+            "{names:?}"
+        );
+    }
+    // The scw CLI is told the project and zone from fleet.kdl explicitly.
+    assert!(fake.index(&["scw", "project-id=11111111-2222-3333-4444-555555555555", "zone=fr-par-2"]).is_some());
+}
+
+#[test]
+fn reboot_mode_is_refused_on_talos_1_14() {
+    let mut fx = Fixture::new();
+    let fake = Fake::new();
+    let mut opts = fx.options();
+    opts.mode = Some(fleetc::model::ApplyMode::Reboot);
+    // Talos 1.13 still has it.
+    let (r, _) = run_apply(&fx, &fake, &fleetc::apply::ApplyOptions { plan: true, ..opts.clone() });
+    r.unwrap();
+    fx.target.clusters[0].talos = fleetc::model::Version::new(1, 14, 0);
+    let (r, _) = run_apply(&fx, &fake, &opts);
+    let e = r.unwrap_err();
+    assert!(e.message.contains("Talos 1.14") && e.message.contains("F10"), "{e}");
+    assert!(fake.calls.borrow().is_empty());
+}
+
+#[test]
+fn the_chosen_mode_reaches_every_cluster_root_plan() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    let mut opts = fx.options();
+    opts.mode = Some(fleetc::model::ApplyMode::Staged);
+    run_apply(&fx, &fake, &opts).0.unwrap();
+    let plans: Vec<String> =
+        fake.lines().into_iter().filter(|l| l.contains("/cluster") && l.contains(" plan ")).collect();
+    assert_eq!(plans.len(), 5, "{plans:#?}");
+    assert!(plans.iter().all(|l| l.contains("-var=apply_mode=staged")), "{plans:#?}");
+}
+
+type Matcher = Box<dyn Fn(&fleetc::apply::Cmd) -> bool>;
+
+/// Failure points: a command that fails, and the step the failure is reported in.
+fn failure_points() -> Vec<(&'static str, Matcher, Step)> {
+    vec![
+        ("factory", Box::new(|c| has(c, "curl", &["/schematics"])), Step::Schematics),
+        ("image list", Box::new(|c| has(c, "scw", &["list"])), Step::Images),
+        ("upload", Box::new(|c| has(c, "curl", &["--upload-file"])), Step::Images),
+        ("cloud plan", Box::new(|c| has(c, "tofu", &["/cloud", "plan"])), Step::CloudRoot),
+        ("switch open", Box::new(|c| has(c, "tofu", &["/cloud", "-var=talos_api_open=true"])), Step::OpenSwitch),
+        ("inventory", Box::new(|c| has(c, "tofu", &["output"])), Step::OpenSwitch),
+        ("cluster init", Box::new(|c| has(c, "tofu", &["/cluster", "init"])), Step::ClusterRoot),
+        ("cluster plan", Box::new(|c| has(c, "tofu", &["/cluster", "-out=", "cluster.tfplan"])), Step::ClusterRoot),
+        ("talosconfig", Box::new(|c| has(c, "talosctl", &["gen"])), Step::ClusterRoot),
+        ("cp-2 apply", Box::new(|c| has(c, "tofu", &["/cluster", "main-cp-2.tfplan"])), Step::ClusterRoot),
+        ("health", Box::new(|c| has(c, "talosctl", &["health"])), Step::ClusterRoot),
+        ("workers", Box::new(|c| has(c, "tofu", &["/cluster", "cluster-rest.tfplan"])), Step::ClusterRoot),
+        ("kubeconfig", Box::new(|c| has(c, "talosctl", &["kubeconfig"])), Step::ArgoCd),
+        ("argocd install check", Box::new(|c| has(c, "kubectl", &["get"])), Step::ArgoCd),
+        ("repository credential", Box::new(|c| has(c, "kubectl", &["-"])), Step::ArgoCd),
+        ("root application", Box::new(|c| has(c, "kubectl", &["bootstrap"])), Step::ArgoCd),
+    ]
+}
+
+#[test]
+fn the_switches_are_closed_after_a_failure_at_any_step() {
+    for (name, matches, step) in failure_points() {
+        let fx = Fixture::new();
+        let fake = Fake::new();
+        fake.fail_on(matches);
+        let (r, log) = run_apply(&fx, &fake, &fx.options());
+        let e = r.expect_err(name);
+        assert_eq!(e.step, step, "{name}: {e}");
+        assert!(e.to_string().contains("next: "), "{name}: a failure says what to do next");
+        assert_ne!(
+            fake.last_switch("talos_api_open"),
+            Some(true),
+            "{name}: Talos API switch left open\n{}",
+            log.join("\n")
+        );
+        assert_ne!(fake.last_switch("kubernetes_api_open"), Some(true), "{name}: Kubernetes API path left open");
+        if step >= Step::OpenSwitch && step <= Step::ClusterRoot {
+            assert!(log.iter().any(|l| l == "== 6. close the Talos API switch (R13)"), "{name}");
+            assert!(log.iter().all(|l| !l.starts_with("== 7.")), "{name}: nothing after a failure");
+        }
+    }
+}
+
+#[test]
+fn a_failed_close_is_reported_with_the_first_failure() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    fake.fail_on(|c| has(c, "talosctl", &["health"]));
+    fake.fail_on(|c| {
+        has(c, "tofu", &["/cloud", "-var=talos_api_open=false"]) && c.args.iter().any(|a| a == "-auto-approve")
+    });
+    let (r, _) = run_apply(&fx, &fake, &fx.options());
+    let e = r.unwrap_err();
+    assert!(e.message.contains("not healthy") && e.message.contains("closing the switch failed too"), "{e}");
+}
+
+#[test]
+fn no_secret_value_appears_in_any_log_line() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    // Tools that echo secrets back in an error must not leak them either.
+    fake.on(
+        |c| has(c, "talosctl", &["health"]),
+        Output::failed(1, "rpc error: token boottest.0123456789abcdef rejected"),
+    );
+    let (r, mut log) = run_apply(&fx, &fake, &fx.options());
+    log.push(r.unwrap_err().to_string());
+    let fake2 = Fake::new();
+    let (r2, log2) = run_apply(&fx, &fake2, &fx.options());
+    r2.unwrap();
+    log.extend(log2);
+    for line in &log {
+        for secret in SECRET_VALUES {
+            assert!(!line.contains(secret), "`{secret}` in: {line}");
+        }
+    }
+    // …while the commands that needed them received them.
+    let calls = fake2.calls.borrow();
+    let tofu = calls.iter().find(|c| c.program == "tofu").unwrap();
+    assert!(tofu.env.iter().any(|(k, v)| k == "TF_VAR_state_passphrase" && v == "state-passphrase-value-01"));
+    let secret = calls.iter().find(|c| has(c, "kubectl", &["-"]) && c.stdin.is_some()).unwrap();
+    let body = String::from_utf8(secret.stdin.clone().unwrap()).unwrap();
+    assert!(body.contains("repo-password-value-42") && body.contains("argocd.argoproj.io/secret-type"), "{body}");
+    let sealed = calls
+        .iter()
+        .find(|c| c.program == "tofu" && c.env.iter().any(|(k, _)| k == "TF_VAR_scaleway_credentials"))
+        .unwrap();
+    let creds = &sealed.env.iter().find(|(k, _)| k == "TF_VAR_scaleway_credentials").unwrap().1;
+    let v: serde_json::Value = serde_json::from_str(creds).unwrap();
+    assert_eq!(v["secret_key"], "scaleway-api-key-value-42");
+    assert_eq!(v["access_key"], "SCWCCMACCESSKEY01");
+    // Project, region and zone come from fleet.kdl, never from the sealed input or the shell (R9).
+    assert_eq!(v["project_id"], "11111111-2222-3333-4444-555555555555");
+    assert_eq!(v["zone"], "fr-par-2");
+}
+
+#[test]
+fn a_factory_answer_with_another_id_stops_the_apply() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    fake.on(
+        |c| has(c, "curl", &["/schematics"]),
+        Output::ok(r#"{"id":"376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba"}"#),
+    );
+    let (r, _) = run_apply(&fx, &fake, &fx.options());
+    let e = r.unwrap_err();
+    assert_eq!(e.step, Step::Schematics);
+    assert!(e.message.contains("376567988ad3") && e.message.contains("F2"), "{e}");
+    assert_eq!(fake.calls.borrow().len(), 1, "nothing after the factory: {:?}", fake.lines());
+}
+
+#[test]
+fn an_image_in_error_state_stops_the_apply() {
+    // An import that ends in error (the CLI's own wait would exit 0).
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    fake.on(|c| has(c, "scw", &["snapshot", "get"]), Output::ok(r#"{"id":"s","status":"error"}"#));
+    let (r, _) = run_apply(&fx, &fake, &fx.options());
+    let e = r.unwrap_err();
+    assert_eq!(e.step, Step::Images);
+    assert!(e.message.contains("`error`"), "{e}");
+    assert!(fake.calls.borrow().iter().all(|c| c.program != "tofu"));
+    // An image an earlier run left in error.
+    let fake = Fake::new();
+    fake.on(
+        |c| has(c, "scw", &["image", "list"]),
+        Output::ok(r#"[{"id":"i-1","name":"talos-v1.13.9-bc9d9abefb95","state":"error"}]"#),
+    );
+    let e = run_apply(&fx, &fake, &fx.options()).0.unwrap_err();
+    assert!(e.message.contains("in error"), "{e}");
+    assert!(fake.calls.borrow().iter().all(|c| c.program != "tofu" && !has(c, "curl", &["--upload-file"])));
+}
+
+#[test]
+fn polls_until_available_with_a_timeout() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    fake.on(|c| has(c, "scw", &["snapshot", "get"]), Output::ok(r#"{"id":"s","status":"creating"}"#));
+    let (r, _) = run_apply(&fx, &fake, &fx.options());
+    assert!(r.unwrap_err().message.contains("still `creating` after 30 minutes"));
+    assert_eq!(*fake.sleeps.borrow(), 180);
+}
+
+#[test]
+fn an_image_is_reused_when_an_earlier_run_finished_it() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    fake.on(
+        |c| has(c, "scw", &["image", "list"]),
+        Output::ok(r#"[{"id":"i-0","name":"talos-v1.13.9-bc9d9abefb95-old","state":"available"},{"id":"i-1","name":"talos-v1.13.9-bc9d9abefb95","state":"available"}]"#),
+    );
+    let (r, log) = run_apply(&fx, &fake, &fx.options());
+    r.unwrap();
+    assert!(log.iter().any(|l| l == "# reusing image i-1"));
+    assert!(fake.calls.borrow().iter().all(|c| !has(c, "curl", &["--output"]) && !has(c, "scw", &["snapshot"])));
+}
+
+#[test]
+fn the_header_is_read_before_any_upload() {
+    // A raw image is converted first, and the converted file is what goes up.
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    *fake.image_bytes.borrow_mut() = vec![0u8; 64];
+    run_apply(&fx, &fake, &fx.options()).0.unwrap();
+    let convert = fake.index(&["qemu-img", "convert -f raw -O qcow2"]).expect("converted");
+    let upload = fake.index(&["curl", "--upload-file"]).unwrap();
+    assert!(convert < upload);
+    assert!(fake.lines()[upload].contains(".qcow2 https://"), "{}", fake.lines()[upload]);
+    // A compressed file is refused before anything is sent.
+    let fake = Fake::new();
+    *fake.image_bytes.borrow_mut() = vec![0x28, 0xb5, 0x2f, 0xfd, 1, 2, 3, 4];
+    let e = run_apply(&fx, &fake, &fx.options()).0.unwrap_err();
+    assert!(e.message.contains("zstd") && e.message.contains("nothing was uploaded"), "{e}");
+    assert!(fake.index(&["--upload-file"]).is_none());
+    // qcow2 goes as is.
+    let fake = Fake::new();
+    run_apply(&fx, &fake, &fx.options()).0.unwrap();
+    assert!(fake.index(&["qemu-img"]).is_none());
+}
+
+#[test]
+fn a_running_cluster_is_health_checked_with_every_node() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    fake.on(
+        |c| has(c, "tofu", &["state", "list"]),
+        Output::ok("module.main.talos_machine_bootstrap.this\nmodule.main.x\n"),
+    );
+    run_apply(&fx, &fake, &fx.options()).0.unwrap();
+    let health: Vec<String> = fake.lines().into_iter().filter(|l| l.contains(" health ")).collect();
+    assert_eq!(health.len(), 4);
+    assert!(
+        health.iter().all(|l| l.contains("<main-cp-1.address>,<main-cp-2.address>,<main-cp-3.address>")
+            && l.contains("--worker-nodes"))
+    );
+}
+
+#[test]
+fn missing_sealed_inputs_or_identity_stop_the_preflight() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    let (r, _) = run_apply(&fx, &fake, &fleetc::apply::ApplyOptions { identity: None, ..fx.options() });
+    assert!(r.unwrap_err().message.contains("FLEETC_AGE_IDENTITY"));
+    std::fs::remove_file(fx.root.join("secrets/staging/main/argocd-repo.age")).unwrap();
+    let (r, _) = run_apply(&fx, &fake, &fx.options());
+    let e = r.unwrap_err();
+    assert!(
+        e.message.contains("secrets/staging/main/argocd-repo.age") && e.message.contains("fleetc secrets import"),
+        "{e}"
+    );
+    assert!(fake.calls.borrow().is_empty());
+}
+
+#[test]
+fn a_cluster_without_a_sealed_bundle_is_refused_never_generated() {
+    let mut fx = Fixture::new();
+    fx.target.clusters[0].sealed.retain(|n| n != "talos-secrets");
+    let fake = Fake::new();
+    let e = run_apply(&fx, &fake, &fx.options()).0.unwrap_err();
+    assert!(e.message.contains("never generates") && e.message.contains("R14"), "{e}");
+    assert!(fake.calls.borrow().is_empty());
+}
+
+#[test]
+fn decrypted_material_never_lands_under_out_and_is_removed_after_the_run() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    run_apply(&fx, &fake, &fx.options()).0.unwrap();
+    let calls = fake.calls.borrow();
+    let c = calls.iter().find(|c| c.env.iter().any(|(k, _)| k == "TF_VAR_talos_secrets_files")).unwrap();
+    let files = &c.env.iter().find(|(k, _)| k == "TF_VAR_talos_secrets_files").unwrap().1;
+    let v: serde_json::Value = serde_json::from_str(files).unwrap();
+    let path = std::path::PathBuf::from(v["main"].as_str().unwrap());
+    assert!(!path.starts_with(&fx.out));
+    assert!(!path.exists(), "the private directory is removed after the run");
+    assert!(fleetc::artifacts::ArtifactSet::read_dir(&fx.out).unwrap().paths().all(|p| !p.contains("talos-secrets")));
+}

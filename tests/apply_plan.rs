@@ -1,0 +1,43 @@
+//! `fleetc apply staging --plan` on the reference fleet prints the full ordered plan and runs
+//! nothing: the binary runs with a PATH holding only fake tools that would leave a mark, and
+//! its output is compared with `tests/apply-plan/staging.txt` (`UPDATE_GOLDEN=1` re-blesses;
+//! review the diff).
+#![allow(clippy::disallowed_methods)] // runs the real binary
+
+use std::path::Path;
+
+#[cfg(unix)]
+#[test]
+fn apply_staging_plan_is_the_golden_plan_and_runs_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bin = tempfile::tempdir().unwrap();
+    let marks = bin.path().join("ran");
+    for tool in ["tofu", "talosctl", "kubectl", "curl", "qemu-img", "scw"] {
+        let p = bin.path().join(tool);
+        std::fs::write(&p, format!("#!/bin/sh\necho {tool} >> '{}'\n", marks.display())).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_fleetc"))
+        .current_dir(root)
+        .args(["apply", "staging", "--plan"])
+        .env_clear()
+        .env("PATH", bin.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    assert!(o.status.success(), "{}\n{stdout}", String::from_utf8_lossy(&o.stderr));
+    assert!(!marks.exists(), "--plan ran {}", std::fs::read_to_string(&marks).unwrap_or_default());
+    let golden = root.join("tests/apply-plan/staging.txt");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden, &stdout).unwrap();
+    }
+    let expected = std::fs::read_to_string(&golden).unwrap_or_default();
+    if stdout != expected {
+        let diff = similar::TextDiff::from_lines(&expected, &stdout);
+        panic!("the plan differs from {} (UPDATE_GOLDEN=1 re-blesses):\n{}", golden.display(), diff.unified_diff());
+    }
+    // The plan is complete: every step, in order.
+    let steps: Vec<&str> = stdout.lines().filter(|l| l.starts_with("== ")).collect();
+    assert_eq!(steps.len(), 8, "{steps:#?}");
+}

@@ -1,0 +1,238 @@
+//! Shared by the apply tests: a copy of the reference fleet in a temporary directory with a
+//! fresh out/, sealed inputs encrypted to a generated identity, fleetc's credential
+//! variables, and a recording [`Runner`] double that fails on demand.
+#![allow(dead_code)]
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::time::Duration;
+
+use fleetc::apply::{Cmd, Env, Output, Runner, Target};
+use fleetc::artifacts::ArtifactSet;
+
+pub const CRT: &str = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJ0ZXN0Ci0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K";
+pub const KEY: &str =
+    "LS0tLS1CRUdJTiBFQyBQUklWQVRFIEtFWS0tLS0tCk1IY0NBUXRlc3QKLS0tLS1FTkQgRUMgUFJJVkFURSBLRVktLS0tLQo=";
+
+/// A bundle in the shape `talosctl gen secrets` writes; `tag` makes bundles differ.
+pub fn bundle(tag: &str) -> String {
+    format!(
+        "cluster:\n    id: clusterid{tag}AAAAAAAA\n    secret: clustersecret{tag}BBBBBBBB\nsecrets:\n    bootstraptoken: boot{tag}.0123456789abcdef\n    secretboxencryptionsecret: secretbox{tag}CCCCCCCCCCCC\ntrustdinfo:\n    token: trustd{tag}.0123456789abcdef\ncerts:\n    etcd:\n        crt: {CRT}\n        key: {KEY}\n    k8s:\n        crt: {CRT}\n        key: {KEY}\n    k8saggregator:\n        crt: {CRT}\n        key: {KEY}\n    k8sserviceaccount:\n        key: {KEY}\n    os:\n        crt: {CRT}\n        key: {KEY}\n"
+    )
+}
+
+/// Every secret value of the fixture: none may appear in a log line.
+pub const SECRET_VALUES: &[&str] = &[
+    "SCWACCESSKEYVALUE0001",
+    "scw-secret-key-value-0001",
+    "state-passphrase-value-01",
+    "clusteridtestAAAAAAAA",
+    "clustersecrettestBBBBBBBB",
+    "boottest.0123456789abcdef",
+    "secretboxtestCCCCCCCCCCCC",
+    "scaleway-api-key-value-42",
+    "SCWCCMACCESSKEY01",
+    "repo-password-value-42",
+];
+
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+    pub root: PathBuf,
+    pub out: PathBuf,
+    pub build: ArtifactSet,
+    pub target: Target,
+    pub identity: PathBuf,
+    pub env: Env,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            copy_dir(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// An extra Argo CD bootstrap document when the build has none yet, so that step 7 runs.
+const ROOT_APP: &str = "argocd/staging/main/bootstrap/20-root.yaml";
+
+impl Fixture {
+    pub fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("fleet");
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for d in ["vendor", "values", "apps"] {
+            if repo.join(d).is_dir() {
+                copy_dir(&repo.join(d), &root.join(d));
+            }
+        }
+        let identity = age::x25519::Identity::generate();
+        let public = identity.to_public().to_string();
+        use age::secrecy::ExposeSecret;
+        let id_file = dir.path().join("identity.txt");
+        std::fs::write(&id_file, format!("# test identity\n{}\n", identity.to_string().expose_secret())).unwrap();
+        let text = std::fs::read_to_string(repo.join("fleet.kdl")).unwrap();
+        let text = text.replace("age1wh7qxmt0740e28qvq0jjz5ylyxfctxtm4skkffn6kers9dln89eswx42s2", &public);
+        std::fs::write(root.join("fleet.kdl"), &text).unwrap();
+        let c = fleetc::compile::compile("fleet.kdl", &text, &fleetc::compile::FsLoader::new(&root));
+        assert!(!c.diags.has_errors(), "the reference fleet compiles");
+        let mut build = c.artifacts.unwrap();
+        if !build.paths().any(|p| p.starts_with("argocd/staging/main/bootstrap/")) {
+            build.insert(ROOT_APP, "kind: Application\n").unwrap();
+        }
+        let out = root.join("out");
+        build.write(&out).unwrap();
+        let target = fleetc::apply::target::of(c.fleet.as_ref().unwrap(), "staging").unwrap();
+        for (name, value) in [
+            ("talos-secrets", bundle("test")),
+            ("scaleway-api-key", "access_key: SCWCCMACCESSKEY01\nsecret_key: scaleway-api-key-value-42\n".to_owned()),
+            ("argocd-repo", "username: fleet-bot\npassword: repo-password-value-42\n".to_owned()),
+        ] {
+            fleetc::secrets::import(&fleetc::secrets::Import {
+                root: &root,
+                env: "staging",
+                cluster: "main",
+                name,
+                plaintext: value.as_bytes(),
+                recipients: &target.recipients,
+                identity: None,
+                force: false,
+            })
+            .unwrap();
+        }
+        let env: Env = [
+            ("PATH", "/usr/bin:/bin"),
+            ("FLEETC_SCW_ACCESS_KEY", "SCWACCESSKEYVALUE0001"),
+            ("FLEETC_SCW_SECRET_KEY", "scw-secret-key-value-0001"),
+            ("FLEETC_STATE_PASSPHRASE", "state-passphrase-value-01"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        Fixture { dir, root, out, build, target, identity: id_file, env }
+    }
+
+    pub fn inputs(&self) -> fleetc::apply::Inputs<'_> {
+        fleetc::apply::Inputs {
+            fleet_dir: &self.root,
+            out_dir: &self.out,
+            build: &self.build,
+            target: &self.target,
+            env: &self.env,
+        }
+    }
+
+    pub fn options(&self) -> fleetc::apply::ApplyOptions {
+        fleetc::apply::ApplyOptions { plan: false, yes: true, mode: None, identity: Some(self.identity.clone()) }
+    }
+}
+
+type Rule = Box<dyn Fn(&Cmd) -> Option<Output>>;
+
+/// Records every command; answers each with its planned output (the happy path) unless a
+/// rule says otherwise; writes the files tools would write (`--output`).
+#[derive(Clone, Default)]
+pub struct Fake {
+    pub calls: Rc<RefCell<Vec<Cmd>>>,
+    rules: Rc<RefCell<Vec<Rule>>>,
+    pub sleeps: Rc<RefCell<u32>>,
+    /// What a download writes.
+    pub image_bytes: Rc<RefCell<Vec<u8>>>,
+}
+
+impl Fake {
+    pub fn new() -> Fake {
+        let f = Fake::default();
+        *f.image_bytes.borrow_mut() = b"QFI\xfb\0\0\0\x03rest-of-a-qcow2".to_vec();
+        f
+    }
+
+    /// Answers commands `matches` selects with `out` (the first matching rule wins).
+    pub fn on(&self, matches: impl Fn(&Cmd) -> bool + 'static, out: Output) -> &Fake {
+        self.rules.borrow_mut().push(Box::new(move |c| matches(c).then(|| out.clone())));
+        self
+    }
+
+    /// Fails commands `matches` selects.
+    pub fn fail_on(&self, matches: impl Fn(&Cmd) -> bool + 'static) -> &Fake {
+        self.on(matches, Output::failed(1, "Error: injected failure"))
+    }
+
+    pub fn lines(&self) -> Vec<String> {
+        self.calls.borrow().iter().map(|c| format!("{} {}", c.program, c.args.join(" "))).collect()
+    }
+
+    /// The index of the first recorded command whose line contains every needle.
+    pub fn index(&self, needles: &[&str]) -> Option<usize> {
+        self.lines().iter().position(|l| needles.iter().all(|n| l.contains(n)))
+    }
+
+    /// The last value the cloud root's applies gave `var` (`None`: never set).
+    pub fn last_switch(&self, var: &str) -> Option<bool> {
+        let prefix = format!("-var={var}=");
+        self.calls
+            .borrow()
+            .iter()
+            .filter(|c| c.program == "tofu" && c.args.iter().any(|a| a == "apply"))
+            .fold(None, |acc, c| c.args.iter().find_map(|a| a.strip_prefix(&prefix)).map(|v| v == "true").or(acc))
+    }
+}
+
+impl Runner for Fake {
+    fn run(&mut self, cmd: &Cmd) -> std::io::Result<Output> {
+        self.calls.borrow_mut().push(cmd.clone());
+        for r in self.rules.borrow().iter() {
+            if let Some(out) = r(cmd) {
+                return Ok(out);
+            }
+        }
+        if let Some(path) = cmd.flag("--output") {
+            let bytes = if cmd.program == "curl" { self.image_bytes.borrow().clone() } else { b"generated\n".to_vec() };
+            if let Some(parent) = Path::new(path).parent() {
+                std::fs::create_dir_all(parent).ok();
+            }
+            std::fs::write(path, bytes).ok();
+        }
+        if cmd.program == "qemu-img"
+            && let Some(dest) = cmd.args.last()
+        {
+            std::fs::write(dest, b"QFI\xfb\0\0\0\x03converted").ok();
+        }
+        Ok(Output::ok(cmd.plan_stdout.clone().into_bytes()))
+    }
+
+    fn sleep(&mut self, _: Duration) {
+        *self.sleeps.borrow_mut() += 1;
+    }
+
+    fn confirm(&mut self, _: &str) -> bool {
+        false
+    }
+}
+
+/// Runs `fleetc apply staging` on the fixture; returns the result and the log.
+pub fn run_apply(
+    fx: &Fixture,
+    fake: &Fake,
+    opts: &fleetc::apply::ApplyOptions,
+) -> (Result<(), fleetc::apply::Failure>, Vec<String>) {
+    let mut log = Vec::new();
+    let mut sink = |l: &str| log.push(l.to_owned());
+    let mut runner = fake.clone();
+    let r = fleetc::apply::apply(&fx.inputs(), opts, &mut runner, &mut sink);
+    (r, log)
+}
+
+pub fn has(c: &Cmd, program: &str, needles: &[&str]) -> bool {
+    c.program == program && needles.iter().all(|n| c.args.iter().any(|a| a.contains(n)))
+}
+
+pub fn map<K: Ord, V>(v: Vec<(K, V)>) -> BTreeMap<K, V> {
+    v.into_iter().collect()
+}

@@ -8,6 +8,7 @@ mod network;
 mod quorum;
 mod references;
 mod runtimes;
+mod tofu;
 mod versions;
 
 use crate::diag::Diagnostics;
@@ -24,4 +25,5 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     versions::check(fleet, diags);
     runtimes::check(fleet, diags);
     discovery::check(fleet, diags);
+    tofu::check(fleet, diags);
 }

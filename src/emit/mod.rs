@@ -6,6 +6,7 @@
 
 pub mod hcl;
 pub mod schematic;
+pub mod tofu;
 pub mod yaml;
 
 use crate::artifacts::ArtifactSet;
@@ -33,7 +34,7 @@ pub type Emitter = fn(&Fleet) -> EmitResult;
 
 /// Every family, merged into one set.
 pub fn all(fleet: &Fleet) -> Result<ArtifactSet, Diagnostics> {
-    let families: &[(&str, Emitter)] = &[("schematic", schematic::emit)];
+    let families: &[(&str, Emitter)] = &[("schematic", schematic::emit), ("tofu", tofu::emit)];
     let mut out = ArtifactSet::new();
     let mut diags = Diagnostics::new();
     for (name, emit) in families {

@@ -468,6 +468,7 @@ fn formatter() -> Option<PathBuf> {
 
 /// The real formatter leaves every emitted file unchanged (optional oracle).
 #[test]
+#[allow(clippy::disallowed_methods)] // a test oracle: the real formatter, when installed
 fn fmt_check_over_the_whole_tree() {
     let Some(bin) = formatter() else {
         eprintln!("skipped `fmt -check`: neither tofu nor terraform is on PATH");

@@ -11,6 +11,7 @@ mod quorum;
 mod references;
 mod runtimes;
 mod talos;
+mod tofu;
 mod versions;
 
 use crate::diag::Diagnostics;
@@ -31,4 +32,5 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     talos::check(fleet, diags);
     argocd::check(fleet, diags);
     capi::check(fleet, diags);
+    tofu::check(fleet, diags);
 }

@@ -925,6 +925,71 @@ API itself, and passes the rest as patches (docs/capi.md, \"Known limitations\")
 Check the machines' bootstrap on a test cluster after a provider or Talos upgrade.
 ";
 
+    TOFU_NO_GATEWAY = "fleet::tofu::missing-gateway", Error, Some("R16"),
+    Some("the Talos API switch opens on the public gateway's reserved address, and every node's certificate SANs must carry it before the first apply (R13, R16)"),
+"## What it does
+Reports a Scaleway environment without a `gateway` address.
+
+## Why (R13, R16)
+Nodes have no public address (R12); the Talos API is reached through port-translation rules on
+the public gateway, opened only while they are used (R13). The gateway's address must be in
+every node's certificate SANs: when it is forgotten, the first apply passes (a maintenance-mode
+node verifies nothing) and the refusal comes later, from a machine that can no longer be
+reached (R16). So the address is reserved first, written in fleet.kdl, and imported by the
+cloud root.
+
+## Example
+    environment \"staging\" {
+        scaleway project=\"…\" region=\"fr-par\" zone=\"fr-par-2\" { … }
+        network \"10.10.0.0/22\"
+
+## Instead
+    environment \"staging\" {
+        network \"10.10.0.0/22\"
+        gateway \"51.15.200.10\"   // the reserved public gateway IP
+";
+
+    TOFU_NO_ADMIN_RANGES = "fleet::tofu::missing-admin-ranges", Error, Some("R13"),
+    Some("a node in maintenance mode presents no certificate and accepts a config from anyone: the switch to its Talos API must say who may use it (R13)"),
+"## What it does
+Reports a Scaleway environment without `admin-ranges`.
+
+## Why (R13)
+The Talos API switch and the operator's path to the Kubernetes API open on the public
+gateway. A new or wiped node in maintenance mode accepts a configuration from anyone, so the
+door is off at rest and, when open, meant for the administrators' source ranges only; the
+Kubernetes API load balancer admits those ranges and the private network, nothing else.
+
+## Example
+    environment \"staging\" {
+        gateway \"51.15.200.10\"
+
+## Instead
+    environment \"staging\" {
+        gateway \"51.15.200.10\"
+        admin-ranges \"203.0.113.0/24\"
+";
+
+    TOFU_NO_ADDRESS = "fleet::tofu::missing-address", Error, Some("R27"),
+    Some("a Proxmox VM takes its static address from the NoCloud `initialization` block and its Talos API is reached there; moving a cluster between providers changes the provider block and the addresses (R27)"),
+"## What it does
+Reports a node of a Proxmox cluster built by OpenTofu that has no static address.
+
+## Why
+On Proxmox the VMs take their address from the NoCloud `initialization` block, and the cluster
+root reaches each node's Talos API at that address. Without one there is nothing to write
+and nothing to reach. (Clusters managed by Cluster API take theirs from `ip-pool` instead.)
+Moving a cluster between providers changes the provider block and the addresses only (R27).
+
+## Example
+    control-plane count=3 size=\"small\"
+
+## Instead
+    control-plane count=3 size=\"small\" {
+        addresses \"10.10.0.11\" \"10.10.0.12\" \"10.10.0.13\"
+    }
+";
+
     INTERNAL = "fleet::internal::bug", Error, None,
     Some("this is a bug in fleetc; please report it with the fleet.kdl that triggers it"),
 "## What it does

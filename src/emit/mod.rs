@@ -9,6 +9,7 @@ pub mod capi;
 pub mod hcl;
 pub mod schematic;
 pub mod talos;
+pub mod tofu;
 pub mod yaml;
 
 use crate::artifacts::ArtifactSet;
@@ -36,8 +37,13 @@ pub type Emitter = fn(&Fleet) -> EmitResult;
 
 /// Every family, merged into one set.
 pub fn all(fleet: &Fleet) -> Result<ArtifactSet, Diagnostics> {
-    let families: &[(&str, Emitter)] =
-        &[("schematic", schematic::emit), ("talos", talos::emit), ("capi", capi::emit), ("argocd", argocd::emit)];
+    let families: &[(&str, Emitter)] = &[
+        ("schematic", schematic::emit),
+        ("talos", talos::emit),
+        ("tofu", tofu::emit),
+        ("capi", capi::emit),
+        ("argocd", argocd::emit),
+    ];
     let mut out = ArtifactSet::new();
     let mut diags = Diagnostics::new();
     for (name, emit) in families {

@@ -24,6 +24,7 @@ fn fleet(gitops: &str, apps: &str, edge_apps: &str) -> String {
         }}
         state bucket="acme-tofu-state"
         network "10.10.0.0/22"
+        gateway "51.15.200.10"
         admin-ranges "203.0.113.0/24"
         postgres "app" node-type="DB-DEV-S"
         cluster "main" {{

@@ -233,6 +233,29 @@ impl Validator {
                     self.nested(format!("[{key:?}]"), |v| v.expr(value));
                 }
             }
+            Expr::Cond(c, a, b) => {
+                self.nested("?:".to_owned(), |v| {
+                    v.expr(c);
+                    v.expr(a);
+                    v.expr(b);
+                });
+            }
+            Expr::For(f) => {
+                if let Some(k) = &f.key_var {
+                    self.name(NameRole::ReferenceRoot, k);
+                }
+                self.name(NameRole::ReferenceRoot, &f.value_var);
+                self.nested("for".to_owned(), |v| {
+                    v.expr(&f.collection);
+                    if let Some(k) = &f.key {
+                        v.expr(k);
+                    }
+                    v.expr(&f.value);
+                    if let Some(c) = &f.cond {
+                        v.expr(c);
+                    }
+                });
+            }
         }
     }
 

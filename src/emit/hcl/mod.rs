@@ -98,6 +98,8 @@
 //!   A call whose only argument spans lines hugs it: `jsonencode({` … `})`. A call
 //!   with several arguments of which one spans lines puts one argument per line,
 //!   each followed by a comma.
+//! * Conditionals (`c ? a : b`) and `for` expressions are always written on one
+//!   line; a conditional nested in one of them gets parentheses.
 //! * Inside `${ }` and `[ ]` index brackets everything is written on one line
 //!   (objects as `{ a = 1, b = 2 }`).
 //! * A template that is only one interpolation, `"${var.x}"`, is written as the
@@ -189,6 +191,28 @@ pub enum Expr {
     /// An object constructor; keys are literal strings, written bare when they
     /// are identifiers and quoted otherwise. Order is kept; keys must be unique.
     Object(Vec<(String, Expr)>),
+    /// A conditional `cond ? then : else`, always written on one line.
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// A `for` expression, always written on one line: `[for v in xs : f]` or
+    /// `{ for k, v in xs : key => value if cond }`.
+    For(Box<ForExpr>),
+}
+
+/// A `for` expression: a list when `key` is `None`, an object otherwise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForExpr {
+    /// The key (or index) variable, if the expression names one.
+    pub key_var: Option<String>,
+    /// The value variable.
+    pub value_var: String,
+    /// The collection iterated over.
+    pub collection: Expr,
+    /// The key of each element of an object result.
+    pub key: Option<Expr>,
+    /// The value of each element.
+    pub value: Expr,
+    /// An `if` filter.
+    pub cond: Option<Expr>,
 }
 
 /// A quoted template: literal text and interpolated expressions.
@@ -385,9 +409,58 @@ impl Expr {
         Expr::List(items.into_iter().map(Into::into).collect())
     }
 
+    /// `cond ? then : otherwise`.
+    pub fn cond(cond: impl Into<Expr>, then: impl Into<Expr>, otherwise: impl Into<Expr>) -> Self {
+        Expr::Cond(Box::new(cond.into()), Box::new(then.into()), Box::new(otherwise.into()))
+    }
+
+    /// `{ for key_var, value_var in collection : key => value }`.
+    pub fn for_object(
+        vars: (&str, &str),
+        collection: impl Into<Expr>,
+        key: impl Into<Expr>,
+        value: impl Into<Expr>,
+    ) -> Self {
+        Expr::For(Box::new(ForExpr {
+            key_var: Some(vars.0.to_owned()),
+            value_var: vars.1.to_owned(),
+            collection: collection.into(),
+            key: Some(key.into()),
+            value: value.into(),
+            cond: None,
+        }))
+    }
+
+    /// `[for value_var in collection : value]`.
+    pub fn for_list(var: &str, collection: impl Into<Expr>, value: impl Into<Expr>) -> Self {
+        Expr::For(Box::new(ForExpr {
+            key_var: None,
+            value_var: var.to_owned(),
+            collection: collection.into(),
+            key: None,
+            value: value.into(),
+            cond: None,
+        }))
+    }
+
     /// `{ key = value ... }`, in the given order.
     pub fn object<K: Into<String>, V: Into<Expr>>(entries: impl IntoIterator<Item = (K, V)>) -> Self {
         Expr::Object(entries.into_iter().map(|(k, v)| (k.into(), v.into())).collect())
+    }
+}
+
+impl ForExpr {
+    /// Adds an `if` filter.
+    #[must_use]
+    pub fn filtered(mut self, cond: impl Into<Expr>) -> Self {
+        self.cond = Some(cond.into());
+        self
+    }
+}
+
+impl From<ForExpr> for Expr {
+    fn from(f: ForExpr) -> Self {
+        Expr::For(Box::new(f))
     }
 }
 

@@ -188,6 +188,32 @@ fn one_line(expr: &Expr) -> String {
             let entries: Vec<String> = entries.iter().map(|(k, v)| format!("{} = {}", key(k), one_line(v))).collect();
             format!("{{ {} }}", entries.join(", "))
         }
+        Expr::Cond(c, a, b) => format!("{} ? {} : {}", operand(c), operand(a), operand(b)),
+        Expr::For(f) => {
+            let vars = match &f.key_var {
+                Some(k) => format!("{k}, {}", f.value_var),
+                None => f.value_var.clone(),
+            };
+            let filter = f.cond.as_ref().map(|c| format!(" if {}", operand(c))).unwrap_or_default();
+            match &f.key {
+                Some(k) => format!(
+                    "{{ for {vars} in {} : {} => {}{filter} }}",
+                    operand(&f.collection),
+                    operand(k),
+                    operand(&f.value)
+                ),
+                None => format!("[for {vars} in {} : {}{filter}]", operand(&f.collection), operand(&f.value)),
+            }
+        }
+    }
+}
+
+/// A sub-expression of a conditional or a `for`: a nested conditional gets parentheses, so
+/// that the reading never depends on precedence.
+fn operand(expr: &Expr) -> String {
+    match expr {
+        Expr::Cond(..) => format!("({})", one_line(expr)),
+        _ => one_line(expr),
     }
 }
 

@@ -481,3 +481,46 @@ fn bad_documents_are_refused_with_a_location() {
     );
     assert_eq!(b.render(), Err(errors[0].clone()));
 }
+
+/// Conditionals and `for` expressions stay on one line; `spaceAfterToken` puts one space
+/// around `?`, `:` and `=>`, one inside `{ for … }` and none inside `[for …]`. A nested
+/// conditional is parenthesized (the writer's choice; `tofu fmt` keeps parentheses).
+#[test]
+fn conditionals_and_for_expressions() {
+    let nodes = Expr::reference("var.nodes");
+    let mut b = Body::new();
+    b.attr(
+        "for_each",
+        Expr::cond(Expr::reference("var.open"), nodes.clone(), Expr::object(Vec::<(String, Expr)>::new())),
+    )
+    .attr("count", Expr::cond(Expr::reference("var.a"), Expr::cond(Expr::reference("var.b"), 1, 2), 0))
+    .attr("addresses", Expr::for_object(("k", "v"), nodes.clone(), Expr::reference("k"), Expr::reference("v.address")))
+    .attr("names", Expr::for_list("n", nodes.clone(), Expr::call("upper", [Expr::reference("n.name")])))
+    .attr(
+        "open",
+        ForExpr {
+            key_var: Some("k".into()),
+            value_var: "v".into(),
+            collection: nodes,
+            key: Some(Expr::reference("k")),
+            value: Expr::reference("v"),
+            cond: Some(Expr::reference("v.open")),
+        },
+    );
+    golden(
+        &b,
+        "for_each  = var.open ? var.nodes : {}\n\
+         count     = var.a ? (var.b ? 1 : 2) : 0\n\
+         addresses = { for k, v in var.nodes : k => v.address }\n\
+         names     = [for n in var.nodes : upper(n.name)]\n\
+         open      = { for k, v in var.nodes : k => v if v.open }\n",
+    );
+}
+
+/// Iteration variables are names: a bad one is refused like any reference root.
+#[test]
+fn for_expression_variables_are_checked() {
+    let mut b = Body::new();
+    b.attr("x", Expr::for_list("not valid", Expr::reference("var.x"), Expr::reference("v")));
+    assert!(b.render().is_err());
+}

@@ -37,6 +37,7 @@ fn fleet_with(cilium_text: &str, talos: &str, extra_cluster: &str) -> Fleet {
         state bucket="b"
         network "10.10.0.0/22"
         gateway "51.15.200.10"
+        admin-ranges "203.0.113.0/24"
         cluster "main" {{
             cni "cilium"
             addons "cilium" "ccm"

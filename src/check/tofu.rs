@@ -1,0 +1,61 @@
+//! What the OpenTofu roots need from fleet.kdl: on Scaleway, the gateway's reserved address
+//! (R16) and the admin source ranges of the API switches (R13); on Proxmox, a static address
+//! for every node OpenTofu builds. IAM is refused earlier, by the resolver (R8).
+
+use crate::diag::{Diagnostic, Diagnostics, codes};
+use crate::model::{Fleet, Provider};
+
+pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
+    for env in &fleet.environments {
+        match &env.provider {
+            Provider::Scaleway(s) => {
+                if env.gateway.is_none() {
+                    diags.push(
+                        Diagnostic::new(
+                            &codes::TOFU_NO_GATEWAY,
+                            format!("environment `{}` runs on Scaleway and has no `gateway` address", env.name.value),
+                        )
+                        .at(env.name.span)
+                        .label("no gateway")
+                        .related(s.span, "nodes here have no public address (R12)"),
+                    );
+                }
+                if env.admin_ranges.is_empty() {
+                    diags.push(
+                        Diagnostic::new(
+                            &codes::TOFU_NO_ADMIN_RANGES,
+                            format!(
+                                "environment `{}` runs on Scaleway and has no `admin-ranges` for its API switches",
+                                env.name.value
+                            ),
+                        )
+                        .at(env.name.span)
+                        .label("no admin source range"),
+                    );
+                }
+            }
+            Provider::Proxmox(_) => {
+                for cluster in env.clusters.iter().filter(|c| !c.is_managed()) {
+                    for pool in cluster.pools() {
+                        // A pool with some addresses but not one per node is the resolver's
+                        // count mismatch; this is the pool that gives none.
+                        let missing = pool.machines.len();
+                        if missing > 0 && pool.machines.iter().all(|m| m.address.is_none()) {
+                            diags.push(
+                                Diagnostic::new(
+                                    &codes::TOFU_NO_ADDRESS,
+                                    format!(
+                                        "pool `{}` of cluster `{}` gives no static address for its {missing} node(s)",
+                                        pool.name.value, cluster.name.value
+                                    ),
+                                )
+                                .at(pool.span)
+                                .label("give one address per node"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

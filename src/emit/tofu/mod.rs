@@ -1,0 +1,286 @@
+//! OpenTofu roots: shared modules under `tofu/modules/`, and per environment a directory
+//! (R1: never a workspace) with three roots: `bootstrap` (local state, creates the state
+//! bucket), `cloud` (the infrastructure) and `cluster` (the Talos cluster built on it, R2).
+//! Each root is thin: `main.tf` calls modules, `variables.tf` declares, `<env>.auto.tfvars`
+//! holds the values (R5), `terraform.tf` pins OpenTofu, exactly the providers used (R4), the
+//! S3 backend and state encryption (R3), `outputs.tf` exports. Two environments of the same
+//! shape differ only in their values and their state key. docs/tofu.md maps every rule to
+//! the place it shows in the output.
+
+mod bootstrap;
+mod hclx;
+mod moved;
+pub mod providers;
+mod proxmox;
+mod scaleway;
+pub mod settings;
+mod talos;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::EmitResult;
+use super::hcl::Body;
+use crate::artifacts::ArtifactSet;
+use crate::model::{Cluster, Environment, Fleet, Provider};
+use settings::Backend;
+
+pub use scaleway::{KUBERNETES_API_PORT, TALOS_API_PORT, TALOS_PORT_BASE};
+
+/// One environment as the emitter sees it: its clusters built by OpenTofu (clusters managed
+/// by Cluster API are not) and the gateway ports of the API switches.
+pub(crate) struct Env<'a> {
+    pub fleet: &'a Fleet,
+    pub env: &'a Environment,
+    pub clusters: Vec<&'a Cluster>,
+    talos_ports: BTreeMap<String, u32>,
+}
+
+impl<'a> Env<'a> {
+    fn new(fleet: &'a Fleet, env: &'a Environment) -> Self {
+        let clusters: Vec<&Cluster> = env.clusters.iter().filter(|c| !c.is_managed()).collect();
+        let mut talos_ports = BTreeMap::new();
+        let mut port = TALOS_PORT_BASE;
+        for c in &clusters {
+            for p in c.pools() {
+                for m in &p.machines {
+                    port += 1;
+                    talos_ports.insert(m.hostname.clone(), port);
+                }
+            }
+        }
+        Env { fleet, env, clusters, talos_ports }
+    }
+    /// `<fleet>-<environment>`: the prefix of resource names.
+    pub fn prefix(&self) -> String {
+        format!("{}-{}", self.fleet.name.value, self.env.name.value)
+    }
+    /// The gateway port of a node's Talos API rule (R13).
+    pub fn talos_port(&self, hostname: &str) -> u32 {
+        self.talos_ports.get(hostname).copied().unwrap_or(TALOS_PORT_BASE)
+    }
+    /// The gateway port of a cluster's Kubernetes API rule: 6443, 6444, … in cluster order.
+    pub fn kubernetes_api_port(&self, cluster: &str) -> u32 {
+        let i = self.clusters.iter().position(|c| c.name.value == cluster).unwrap_or(0);
+        KUBERNETES_API_PORT + u32::try_from(i).unwrap_or(0)
+    }
+    /// The state object key of a root: `<env>/<root>.tfstate`.
+    pub fn state_key(&self, root: &str) -> String {
+        format!("{}/{root}.tfstate", self.env.name.value)
+    }
+}
+
+/// A shared module: file name → body.
+pub(crate) struct Module {
+    files: Vec<(String, Body)>,
+}
+
+impl Module {
+    fn new(files: Vec<(&str, Body)>) -> Self {
+        Module { files: files.into_iter().map(|(n, b)| (n.to_owned(), b)).collect() }
+    }
+}
+
+/// The four files of a root fleetc builds before it knows the providers.
+pub(crate) struct RootFiles {
+    main: Body,
+    variables: Body,
+    outputs: Body,
+    values: Body,
+}
+
+fn passphrase_var(vars: &mut Body) {
+    hclx::Var::new(
+        settings::PASSPHRASE_VAR,
+        hclx::ty("string"),
+        "R3: the state and plan encryption passphrase (16+ characters). Never in a file: give it at apply time (TF_VAR_state_passphrase).",
+    )
+    .sensitive()
+    .write(vars);
+}
+
+struct Root {
+    dir: String,
+    env: String,
+    files: RootFiles,
+    state_key: Option<String>,
+    reads_remote_state: bool,
+}
+
+/// The environments' directories, in fleet order, with the roots each has.
+pub fn emit(fleet: &Fleet) -> EmitResult {
+    let mut modules: BTreeMap<String, Module> = BTreeMap::new();
+    let mut roots: Vec<Root> = Vec::new();
+    let mut readmes: Vec<(String, String)> = Vec::new();
+    let mut bucket_owner: BTreeMap<String, String> = BTreeMap::new();
+    for environment in &fleet.environments {
+        let env = Env::new(fleet, environment);
+        let name = environment.name.value.clone();
+        let dir = |root: &str| format!("tofu/{name}/{root}");
+        let bucket = environment.state.bucket.value.clone();
+        let owner = bucket_owner.entry(bucket).or_insert_with(|| name.clone()).clone();
+        let bootstrap_here = bootstrap::supported(&env) && owner == name;
+        if bootstrap_here {
+            modules.entry(bootstrap::MODULE.into()).or_insert_with(bootstrap::module);
+            roots.push(Root {
+                dir: dir("bootstrap"),
+                env: name.clone(),
+                files: bootstrap::root(&env),
+                state_key: None,
+                reads_remote_state: false,
+            });
+        }
+        let cloud = match &environment.provider {
+            Provider::Scaleway(_) => {
+                modules.entry(scaleway::CLOUD_MODULE.into()).or_insert_with(scaleway::cloud_module);
+                for c in &env.clusters {
+                    let cp = c.control_plane.machines.len();
+                    modules.entry(scaleway::cluster_module(cp)).or_insert_with(|| scaleway::cluster_module_for(cp));
+                }
+                scaleway::cloud_root(&env)
+            }
+            Provider::Proxmox(_) => {
+                modules.entry(proxmox::CLOUD_MODULE.into()).or_insert_with(proxmox::cloud_module);
+                for c in &env.clusters {
+                    let cp = c.control_plane.machines.len();
+                    modules.entry(proxmox::cluster_module(cp)).or_insert_with(|| proxmox::cluster_module_for(cp));
+                }
+                proxmox::cloud_root(&env)
+            }
+        };
+        roots.push(Root {
+            dir: dir("cloud"),
+            env: name.clone(),
+            files: cloud,
+            state_key: Some(env.state_key("cloud")),
+            reads_remote_state: false,
+        });
+        if !env.clusters.is_empty() {
+            for c in &env.clusters {
+                let cp = c.control_plane.machines.len();
+                modules.entry(talos::module_name(cp)).or_insert_with(|| talos::module_for(cp));
+            }
+            roots.push(Root {
+                dir: dir("cluster"),
+                env: name.clone(),
+                files: talos::cluster_root(&env),
+                state_key: Some(env.state_key("cluster")),
+                reads_remote_state: true,
+            });
+        }
+        readmes.push((format!("tofu/{name}/README.md"), readme(&env, bootstrap_here, &owner)?));
+    }
+
+    let mut out = ArtifactSet::new();
+    let mut module_providers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (name, module) in &mut modules {
+        let used = providers::used_in(module.files.iter().map(|(_, b)| b));
+        let mut versions = hclx::file();
+        let mut err = Ok(());
+        versions.block("terraform", &[], |t| {
+            t.attr("required_version", settings::REQUIRED_VERSION).blank();
+            err = providers::required_providers(t, &used, false);
+        });
+        err?;
+        module.files.push(("versions.tf".into(), versions));
+        module_providers.insert(name.clone(), used);
+        for (file, body) in &module.files {
+            write(&mut out, &format!("tofu/modules/{name}/{file}"), body)?;
+        }
+    }
+    for root in roots {
+        let f = &root.files;
+        let bodies = [&f.main, &f.variables, &f.outputs];
+        let used = providers::used_by_root(bodies, &module_providers);
+        let mut terraform = hclx::file();
+        let backend = match &root.state_key {
+            Some(key) => Backend::S3 { state: &env_state(fleet, &root.env)?.state, key },
+            None => Backend::Local,
+        };
+        settings::terraform_block(&mut terraform, &used, backend, root.reads_remote_state)?;
+        write(&mut out, &format!("{}/terraform.tf", root.dir), &terraform)?;
+        write(&mut out, &format!("{}/main.tf", root.dir), &f.main)?;
+        write(&mut out, &format!("{}/variables.tf", root.dir), &f.variables)?;
+        write(&mut out, &format!("{}/outputs.tf", root.dir), &f.outputs)?;
+        write(&mut out, &format!("{}/{}.auto.tfvars", root.dir, root.env), &f.values)?;
+    }
+    for (path, text) in readmes {
+        out.insert(path, text.as_bytes())?;
+    }
+    Ok(out)
+}
+
+fn env_state<'a>(fleet: &'a Fleet, name: &str) -> Result<&'a Environment, String> {
+    fleet.environment(name).ok_or_else(|| format!("environment `{name}` vanished"))
+}
+
+fn write(out: &mut ArtifactSet, path: &str, body: &Body) -> Result<(), String> {
+    let text = body.render().map_err(|e| format!("{path}: {e}"))?;
+    out.insert(path.to_owned(), text.as_bytes())
+}
+
+const README: &str = r"<!-- {{ header }} -->
+# OpenTofu roots of environment `{{ env }}`
+
+This directory is the environment (R1: a directory, never a workspace). Its roots are applied
+in this order:
+
+{% if bootstrap %}1. `bootstrap/`: once, with local state. It creates the state bucket `{{ bucket }}` with
+   versioning on, so that every state can be restored (R28).
+{% else %}1. The state bucket `{{ bucket }}` {% if owner != env %}is created by `../{{ owner }}/bootstrap/`{% else %}lives outside Scaleway: create it by hand, with versioning on (R28){% endif %}.
+{% endif %}2. `cloud/`: {{ cloud }}.
+{% if clusters %}3. `cluster/`: reads the cloud root's state and builds the Talos cluster{% if clusters|length > 1 %}s{% endif %} {{ clusters|join(', ') }}:
+   machine configs from `out/talos/{{ env }}/`, applied one control-plane node at a time, etcd
+   bootstrap, kubeconfig and talosconfig as sensitive outputs (R2, R11, R14, R19).
+{% endif %}
+Each root's values are in `{{ env }}.auto.tfvars` (R5); the code is shared with every other
+environment through `../../modules/`.
+
+## Without any secret
+
+`tofu fmt -check`, lint and `tofu init -backend=false && tofu validate` pass in every root on
+a checkout that holds no secret at all: the encryption block names its passphrase through a
+variable (R3), and no credential is in any file.
+
+## Inputs given at apply time
+
+- `state_passphrase` (every root): the passphrase of the state and plan encryption, e.g.
+  `TF_VAR_state_passphrase`. The key provider (`{{ key_provider }}`) and method (`{{ method }}`)
+  names never change: renaming them makes the encrypted state unreadable.
+{% if scaleway %}- `gateway_ip_id` (cloud): the id of the reserved public gateway IP `{{ gateway }}`, imported once.
+- `talos_api_open=true` (cloud), only while the Talos API is needed (R13), then false again.
+{% endif %}{% if clusters %}- `talos_secrets_files` (cluster): per cluster, the path of the decrypted machine secrets
+  bundle that the cluster root imports (R14).
+- `apply_mode` (cluster), to override fleet.kdl's apply mode for one run (R19).
+{% endif %}{% if scaleway_credentials %}- `scaleway_credentials` (cluster): the API key of the cloud controller manager and CSI
+  driver (F11), from its sealed input.
+{% endif %}
+Generated by fleetc; docs/tofu.md explains every rule and where it shows.
+";
+
+fn readme(env: &Env<'_>, bootstrap_here: bool, owner: &str) -> Result<String, String> {
+    let mut jinja = minijinja::Environment::new();
+    jinja.set_keep_trailing_newline(true);
+    jinja.add_template("readme", README).map_err(|e| e.to_string())?;
+    let scaleway = matches!(env.env.provider, Provider::Scaleway(_));
+    let cloud = if scaleway {
+        "the private network, the public gateway, PostgreSQL, buckets, registry namespaces, Secret Manager \
+         secrets, the instances, the private Kubernetes API load balancer and the API switches (R6–R13)"
+    } else {
+        "the Talos images and the VMs, with static addresses and a data disk for EPHEMERAL"
+    };
+    let ctx = minijinja::context! {
+        header => crate::emit::HEADER,
+        env => env.env.name.value,
+        bucket => env.env.state.bucket.value,
+        bootstrap => bootstrap_here,
+        owner => owner,
+        cloud => cloud,
+        clusters => env.clusters.iter().map(|c| format!("`{}`", c.name.value)).collect::<Vec<_>>(),
+        scaleway => scaleway,
+        gateway => env.env.gateway.as_ref().map(|g| g.value.to_string()).unwrap_or_default(),
+        key_provider => format!("{}.{}", settings::KEY_PROVIDER.0, settings::KEY_PROVIDER.1),
+        method => format!("{}.{}", settings::METHOD.0, settings::METHOD.1),
+        scaleway_credentials => scaleway && env.clusters.iter().any(|c| c.addons.iter().any(|a| a.value.starts_with("scaleway-"))),
+    };
+    jinja.get_template("readme").and_then(|t| t.render(ctx)).map_err(|e| e.to_string())
+}

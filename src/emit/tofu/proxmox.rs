@@ -1,0 +1,335 @@
+//! Proxmox (bpg/proxmox): the environment module (`proxmox-cloud`: the Talos images,
+//! downloaded by Proxmox from the Image Factory at apply time) and the per-cluster module
+//! (`proxmox-cluster-cp<N>`: VMs booted from the schematic's image, with static addresses
+//! through the NoCloud `initialization` block and a data disk for EPHEMERAL), and the cloud
+//! root that calls them.
+
+use super::hclx::{Part, Var, empty, file, ident, idx, nth, object_ty, of, output, r, tpl, ty};
+use super::scaleway::{gb, idx_expr};
+use super::{Env, Module, RootFiles};
+use crate::emit::hcl::{Body, Expr};
+use crate::model::{Cluster, Provider, Role};
+
+pub(super) const CLOUD_MODULE: &str = "proxmox-cloud";
+
+/// The datastore images are downloaded to: it must allow the `iso` content type.
+const IMAGE_DATASTORE: &str = "local";
+
+pub(super) fn cluster_module(cp: usize) -> String {
+    format!("proxmox-cluster-cp{cp}")
+}
+
+fn node_ty() -> Expr {
+    object_ty(&[
+        ("hostname", ty("string")),
+        ("address", ty("string")),
+        ("cores", ty("number")),
+        ("memory_mib", ty("number")),
+        ("image", ty("string")),
+        ("system_disk_gb", ty("number")),
+        ("data_disk_gb", ty("number")),
+    ])
+}
+
+pub(super) fn cloud_module() -> Module {
+    let mut vars = file();
+    Var::new("node_name", ty("string"), "The Proxmox node that stores the images.").write(&mut vars);
+    Var::new("datastore", ty("string"), "The datastore images are downloaded to (content type `iso`).")
+        .write(&mut vars);
+    Var::new(
+        "images",
+        of("map", ty("string")),
+        "Image Factory disk images by name (R22: name = schematic + Talos version).",
+    )
+    .write(&mut vars);
+    let mut main = file();
+    main.comment(
+        "R22: Proxmox downloads the schematic's image from the Image Factory at apply time (a network\n\
+         operation of tofu, not of fleetc); the name carries the schematic and the Talos version.",
+    )
+    .block("resource", &["proxmox_virtual_environment_download_file", "image"], |b| {
+        b.attr("for_each", r("var.images"))
+            .attr("content_type", "iso")
+            .attr("datastore_id", r("var.datastore"))
+            .attr("node_name", r("var.node_name"))
+            .attr("url", r("each.value"))
+            .attr("file_name", tpl(vec![Part::E(r("each.key")), Part::L(".img".into())]))
+            .attr("overwrite", false);
+    });
+    let mut outputs = file();
+    output(
+        &mut outputs,
+        "image_ids",
+        "File ids of the downloaded images, by image name.",
+        Expr::for_object(("k", "f"), r("proxmox_virtual_environment_download_file.image"), r("k"), r("f.id")),
+        false,
+    );
+    Module::new(vec![("main.tf", main), ("variables.tf", vars), ("outputs.tf", outputs)])
+}
+
+pub(super) fn cluster_module_for(cp: usize) -> Module {
+    let mut vars = file();
+    Var::new("node_name", ty("string"), "The Proxmox node VMs are created on.").write(&mut vars);
+    Var::new("bridge", ty("string"), "The bridge the VMs' network interfaces attach to.").write(&mut vars);
+    Var::new("datastore", ty("string"), "The datastore of the VM disks.").write(&mut vars);
+    Var::new("network_prefix", ty("number"), "The private network's prefix length.").write(&mut vars);
+    Var::new("gateway", ty("string"), "The private network's router.").write(&mut vars);
+    Var::new("dns_servers", of("list", ty("string")), "DNS servers given to the nodes.").write(&mut vars);
+    Var::new("image_ids", of("map", ty("string")), "Downloaded image file ids by image name.").write(&mut vars);
+    Var::new("control_plane", of("list", node_ty()), "Control-plane nodes in order (structural: one block per node).")
+        .validation(
+            Expr::call("contains", [Expr::list([cp as i64]), Expr::call("length", [r("var.control_plane")])]),
+            "This module is generated for a fixed number of control-plane nodes; regenerate it with fleetc.",
+        )
+        .write(&mut vars);
+    Var::new("workers", of("map", node_ty()), "Worker nodes by hostname.").default(empty()).write(&mut vars);
+
+    let mut main = file();
+    main.comment(
+        "F3: one block per control-plane node, each after the previous one, so that a change to the\n\
+         VMs reaches one control-plane node at a time (R29).",
+    );
+    for i in 0..cp {
+        let n = format!("cp_{}", i + 1);
+        let node = |a: &str| nth("var.control_plane", i, &[a]);
+        vm(
+            &mut main,
+            &n,
+            &node,
+            Role::ControlPlane,
+            false,
+            (i > 0).then(|| format!("proxmox_virtual_environment_vm.cp_{i}")),
+        );
+    }
+    let wnode = |a: &str| r(&format!("each.value.{a}"));
+    vm(&mut main, "worker", &wnode, Role::Worker, true, None);
+
+    let mut outputs = file();
+    let cp_out: Vec<Expr> = (0..cp)
+        .map(|i| {
+            Expr::object([
+                ("hostname", nth("var.control_plane", i, &["hostname"])),
+                ("address", nth("var.control_plane", i, &["address"])),
+                ("talos_endpoint", nth("var.control_plane", i, &["address"])),
+            ])
+        })
+        .collect();
+    output(
+        &mut outputs,
+        "control_plane",
+        "Control-plane nodes in order: hostname, address, Talos API endpoint.",
+        Expr::List(cp_out),
+        false,
+    );
+    output(
+        &mut outputs,
+        "workers",
+        "Worker nodes by hostname.",
+        Expr::for_object(
+            ("k", "n"),
+            r("var.workers"),
+            r("k"),
+            Expr::object([("hostname", r("k")), ("address", r("n.address")), ("talos_endpoint", r("n.address"))]),
+        ),
+        false,
+    );
+    Module::new(vec![("main.tf", main), ("variables.tf", vars), ("outputs.tf", outputs)])
+}
+
+fn vm(main: &mut Body, name: &str, node: &dyn Fn(&str) -> Expr, role: Role, each: bool, after: Option<String>) {
+    main.block("resource", &["proxmox_virtual_environment_vm", name], |b| {
+        if each {
+            b.attr("for_each", r("var.workers"));
+        }
+        b.attr("name", node("hostname"))
+            .attr("node_name", r("var.node_name"))
+            .attr("tags", Expr::list(["talos", role.as_str()]))
+            .attr("on_boot", true)
+            .attr("stop_on_destroy", true)
+            .blank()
+            .block("cpu", &[], |c| {
+                c.attr("cores", node("cores")).attr("type", "host");
+            })
+            .block("memory", &[], |m| {
+                m.attr("dedicated", node("memory_mib"));
+            })
+            .block("operating_system", &[], |o| {
+                o.attr("type", "l26");
+            })
+            .block("network_device", &[], |n| {
+                n.attr("bridge", r("var.bridge"));
+            })
+            .comment("The system disk, written from the schematic's image (R17, R22).")
+            .block("disk", &[], |d| {
+                d.attr("datastore_id", r("var.datastore"))
+                    .attr("file_id", idx_expr("var.image_ids", node("image"), &[]))
+                    .attr("interface", "scsi0")
+                    .attr("file_format", "raw")
+                    .attr("size", node("system_disk_gb"));
+            })
+            .comment("F5: the data disk that carries EPHEMERAL, selected by size in the Talos config.")
+            .block("disk", &[], |d| {
+                d.attr("datastore_id", r("var.datastore"))
+                    .attr("interface", "scsi1")
+                    .attr("file_format", "raw")
+                    .attr("size", node("data_disk_gb"));
+            })
+            .comment("The static address, through NoCloud (the nocloud platform reads it in maintenance mode).")
+            .block("initialization", &[], |i| {
+                i.attr("datastore_id", r("var.datastore"))
+                    .block("ip_config", &[], |c| {
+                        c.block("ipv4", &[], |v| {
+                            v.attr(
+                                "address",
+                                tpl(vec![
+                                    Part::E(node("address")),
+                                    Part::L("/".into()),
+                                    Part::E(r("var.network_prefix")),
+                                ]),
+                            )
+                            .attr("gateway", r("var.gateway"));
+                        });
+                    })
+                    .block("dns", &[], |d| {
+                        d.attr("servers", r("var.dns_servers"));
+                    });
+            });
+        if let Some(prev) = &after {
+            b.blank().attr("depends_on", Expr::list([r(prev)]));
+        }
+    })
+    .blank();
+}
+
+pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
+    let Provider::Proxmox(px) = &env.env.provider else { unreachable!("a Proxmox environment") };
+    let mut main = file();
+    main.comment("Credentials come from the environment at apply time (PROXMOX_VE_API_TOKEN), never from files.")
+        .block("provider", &["proxmox"], |p| {
+            p.attr("endpoint", r("var.proxmox_endpoint"));
+        })
+        .blank()
+        .block("module", &["cloud"], |m| {
+            m.attr("source", format!("../../modules/{CLOUD_MODULE}"))
+                .blank()
+                .attr("node_name", r("var.node_name"))
+                .attr("datastore", r("var.image_datastore"))
+                .attr("images", r("var.images"));
+        })
+        .blank();
+    for c in &env.clusters {
+        let key = c.name.value.as_str();
+        let cv = |attr: &str| idx("var.clusters", key, &[attr]);
+        main.block("module", &[&ident(key)], |m| {
+            m.attr("source", format!("../../modules/{}", cluster_module(c.control_plane.machines.len())))
+                .blank()
+                .attr("node_name", r("var.node_name"))
+                .attr("bridge", r("var.bridge"))
+                .attr("datastore", r("var.datastore"))
+                .attr("network_prefix", r("var.network_prefix"))
+                .attr("gateway", r("var.gateway"))
+                .attr("dns_servers", r("var.dns_servers"))
+                .attr("image_ids", r("module.cloud.image_ids"))
+                .attr("control_plane", cv("control_plane"))
+                .attr("workers", cv("workers"));
+        })
+        .blank();
+    }
+    super::moved::cloud(&mut main, env, &[], &["proxmox_virtual_environment_vm.worker"]);
+
+    let mut vars = file();
+    Var::new("proxmox_endpoint", ty("string"), "The Proxmox VE API URL.").write(&mut vars);
+    Var::new("node_name", ty("string"), "The Proxmox node VMs are created on.").write(&mut vars);
+    Var::new("bridge", ty("string"), "The bridge of the VMs' network interfaces.").write(&mut vars);
+    Var::new("datastore", ty("string"), "The datastore of the VM disks.").write(&mut vars);
+    Var::new("image_datastore", ty("string"), "The datastore images are downloaded to.").write(&mut vars);
+    Var::new("network_cidr", ty("string"), "The private network.").write(&mut vars);
+    Var::new("network_prefix", ty("number"), "The private network's prefix length.").write(&mut vars);
+    Var::new("gateway", ty("string"), "The private network's router.").write(&mut vars);
+    Var::new("dns_servers", of("list", ty("string")), "DNS servers.").write(&mut vars);
+    Var::new("images", of("map", ty("string")), "Image Factory disk image URLs by image name (R22).").write(&mut vars);
+    Var::new(
+        "clusters",
+        of("map", object_ty(&[("control_plane", of("list", node_ty())), ("workers", of("map", node_ty()))])),
+        "Machines per cluster (R5; the control-plane count is structural, R29).",
+    )
+    .write(&mut vars);
+    super::passphrase_var(&mut vars);
+
+    let mut values = file();
+    let e = env.env;
+    let mut images: Vec<(String, Expr)> = Vec::new();
+    for c in &env.clusters {
+        for p in c.pools() {
+            if let Some(s) = env.fleet.schematic(&p.schematic.value) {
+                let name = s.image_name(c.talos.value);
+                if !images.iter().any(|(n, _)| *n == name) {
+                    images.push((name, Expr::from(s.image_url(e.platform(), c.talos.value, "qcow2"))));
+                }
+            }
+        }
+    }
+    images.sort_by(|a, b| a.0.cmp(&b.0));
+    values
+        .attr("proxmox_endpoint", px.endpoint.value.as_str())
+        .attr("node_name", px.node.value.as_str())
+        .attr("bridge", px.bridge.value.as_str())
+        .attr("datastore", px.datastore.value.as_str())
+        .attr("image_datastore", IMAGE_DATASTORE)
+        .attr("network_cidr", e.network.value.to_string())
+        .attr("network_prefix", i64::from(e.network.value.prefix))
+        .attr("gateway", px.gateway.value.to_string())
+        .attr("dns_servers", Expr::list(px.dns.iter().map(|d| d.value.to_string())))
+        .blank()
+        .attr("images", Expr::Object(images))
+        .blank()
+        .attr("clusters", Expr::object(env.clusters.iter().map(|c| (c.name.value.clone(), cluster_values(env, c)))));
+
+    let mut outputs = file();
+    output(&mut outputs, "network_cidr", "The private network, for the cluster root.", r("var.network_cidr"), false);
+    output(
+        &mut outputs,
+        "clusters",
+        "Per cluster: control-plane nodes in order and workers by hostname.",
+        Expr::object(env.clusters.iter().map(|c| {
+            let m = ident(&c.name.value);
+            (
+                c.name.value.clone(),
+                Expr::object([
+                    ("control_plane", r(&format!("module.{m}.control_plane"))),
+                    ("workers", r(&format!("module.{m}.workers"))),
+                ]),
+            )
+        })),
+        false,
+    );
+    RootFiles { main, variables: vars, outputs, values }
+}
+
+fn cluster_values(env: &Env<'_>, c: &Cluster) -> Expr {
+    let node = |pool: &crate::model::Pool, m: &crate::model::Machine| {
+        let size = env.env.size(&pool.size.value);
+        let schematic = env.fleet.schematic(&pool.schematic.value);
+        Expr::object([
+            ("hostname", Expr::from(m.hostname.as_str())),
+            ("address", Expr::from(m.address.as_ref().map(|a| a.value.to_string()).unwrap_or_default())),
+            ("cores", Expr::from(size.and_then(|s| s.cores.as_ref()).map_or(0, |c| c.value))),
+            (
+                "memory_mib",
+                Expr::Int(
+                    size.and_then(|s| s.memory.as_ref()).map_or(0, |m| i64::try_from(m.value.mib_ceil()).unwrap_or(0)),
+                ),
+            ),
+            ("image", Expr::from(schematic.map(|s| s.image_name(c.talos.value)).unwrap_or_default())),
+            ("system_disk_gb", gb(pool.system_disk_size.value)),
+            ("data_disk_gb", gb(pool.data_disk_size.value)),
+        ])
+    };
+    let cp = c.control_plane.machines.iter().map(|m| node(&c.control_plane, m));
+    let workers = c
+        .workers
+        .iter()
+        .flat_map(|p| p.machines.iter().map(move |m| (m.hostname.clone(), node(p, m))))
+        .collect::<Vec<_>>();
+    Expr::object([("control_plane", Expr::list(cp)), ("workers", Expr::Object(workers))])
+}

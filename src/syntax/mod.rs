@@ -3,6 +3,8 @@
 //! the user wrote it, so that later stages can point at it. Parse errors become diagnostics
 //! (`fleet::syntax::invalid-kdl`), all of them at once.
 
+pub mod fmt;
+
 use crate::diag::{Diagnostic, Diagnostics, FileId, Span, Spanned, codes};
 
 /// A KDL node: `name arg… key=value… { children }`.

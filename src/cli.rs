@@ -113,6 +113,37 @@ pub enum Command {
         #[command(subcommand)]
         command: TalosCommand,
     },
+    /// Reprint fleet.kdl in the canonical layout, keeping every comment.
+    Fmt {
+        #[command(flatten)]
+        fleet: FleetArgs,
+        /// Write nothing; exit 1 and print the file's name when it is not in the canonical layout.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Write a commented starter fleet.kdl that builds (never overwrites one).
+    Init {
+        /// The directory to write fleet.kdl in (created if needed).
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+    },
+    /// Print environments, clusters, pools and nodes, and each environment's apply order.
+    Graph {
+        /// The fleet description.
+        #[arg(long, default_value = "fleet.kdl")]
+        fleet: PathBuf,
+        /// The graph language.
+        #[arg(long, value_enum, default_value_t = GraphFormat::Mermaid)]
+        format: GraphFormat,
+    },
+    /// Print a shell completion script for fleetc.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print fleetc's man page (roff).
+    Man,
 }
 
 #[derive(Debug, Subcommand)]
@@ -249,6 +280,15 @@ pub enum DiffFormat {
     Markdown,
     /// Impacts, and per file its status, objects and hunks.
     Json,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq, Default)]
+pub enum GraphFormat {
+    /// A Mermaid flowchart.
+    #[default]
+    Mermaid,
+    /// A Graphviz digraph.
+    Dot,
 }
 
 #[derive(Debug, Subcommand)]

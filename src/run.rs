@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 
 use crate::artifacts::{self, ArtifactSet};
-use crate::cli::{Cli, ColorChoice, Command, DiagFormat, DiffArgs, DiffFormat, FleetArgs, SchematicCommand};
+use crate::cli::{
+    Cli, ColorChoice, Command, DiagFormat, DiffArgs, DiffFormat, FleetArgs, GraphFormat, SchematicCommand,
+};
 use crate::compile::{Compilation, FsLoader, compile};
 use crate::diag::{codes, render};
 
@@ -40,6 +42,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Apply(args) => apply_command(&ui, &args),
         Command::Upgrade(args) => upgrade_command(&ui, &args),
         Command::Talos { command } => talos_command(&ui, command),
+        Command::Fmt { fleet, check } => fmt(&ui, &fleet, check),
+        Command::Init { dir } => init(&ui, &dir),
+        Command::Graph { fleet, format } => graph(&ui, fleet, format),
+        Command::Completions { shell } => completions(shell),
+        Command::Man => man(),
     }
 }
 
@@ -523,4 +530,100 @@ fn talos_command(ui: &Ui, command: crate::cli::TalosCommand) -> i32 {
     let opts = crate::apply::RenderOptions { plan, identity, dest };
     let mut sink = log_sink(plan);
     finish(crate::apply::render(&inputs, &cluster, &opts, &mut crate::apply::SystemRunner::default(), &mut sink))
+}
+
+fn fmt(ui: &Ui, args: &FleetArgs, check_only: bool) -> i32 {
+    let path = &args.fleet;
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return fail(format_args!("cannot read {}: {e}", path.display())),
+    };
+    let formatted = match crate::syntax::fmt::format(crate::diag::FileId(0), &text) {
+        Ok(f) => f,
+        Err(diags) => {
+            let name = path.file_name().map_or_else(|| "fleet.kdl".to_owned(), |n| n.to_string_lossy().into_owned());
+            let mut sources = crate::diag::Sources::default();
+            sources.add(name, text);
+            let c = Compilation { sources, fleet: None, diags, artifacts: None };
+            print_diagnostics(ui, args.format, &c);
+            return EXIT_PROBLEMS;
+        }
+    };
+    if formatted == text {
+        ui.info(&format!("{} is in the canonical layout", path.display()));
+        return EXIT_OK;
+    }
+    if check_only {
+        println!("{}", path.display());
+        if ui.verbose {
+            let diff = similar::TextDiff::from_lines(&text, &formatted);
+            eprint!("{}", diff.unified_diff().header(&path.display().to_string(), "formatted"));
+        }
+        eprintln!("fleetc: {} is not in the canonical layout; run `fleetc fmt`", path.display());
+        return EXIT_PROBLEMS;
+    }
+    match replace_file(path, &formatted) {
+        Ok(()) => {
+            ui.info(&format!("formatted {}", path.display()));
+            EXIT_OK
+        }
+        Err(e) => fail(format_args!("cannot write {}: {e}", path.display())),
+    }
+}
+
+/// Replaces a file's content through a temporary file and a rename, keeping its permissions
+/// (and writing through a symbolic link to its target).
+fn replace_file(path: &Path, content: &str) -> std::io::Result<()> {
+    let real = std::fs::canonicalize(path)?;
+    let perms = std::fs::metadata(&real)?.permissions();
+    let name = real.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = real.with_file_name(format!(".{name}.fleetc-fmt"));
+    std::fs::write(&tmp, content)?;
+    std::fs::set_permissions(&tmp, perms)?;
+    std::fs::rename(&tmp, &real).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+fn init(ui: &Ui, dir: &Path) -> i32 {
+    match crate::init::write(dir) {
+        Ok(path) => {
+            ui.info(&format!(
+                "wrote {}: replace the placeholders marked CHANGE, then run `fleetc build`",
+                path.display()
+            ));
+            EXIT_OK
+        }
+        Err(e) => fail(e),
+    }
+}
+
+fn graph(ui: &Ui, fleet: PathBuf, format: GraphFormat) -> i32 {
+    let args = FleetArgs { fleet, format: DiagFormat::Human };
+    let c = match load(ui, &args) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    match c.fleet {
+        Some(f) if !c.diags.has_errors() => {
+            let g = crate::graph::build(&f);
+            print!("{}", if format == GraphFormat::Dot { crate::graph::dot(&g) } else { crate::graph::mermaid(&g) });
+            EXIT_OK
+        }
+        _ => EXIT_PROBLEMS,
+    }
+}
+
+fn completions(shell: clap_complete::Shell) -> i32 {
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    clap_complete::generate(shell, &mut cmd, "fleetc", &mut std::io::stdout());
+    EXIT_OK
+}
+
+fn man() -> i32 {
+    let cmd = <Cli as clap::CommandFactory>::command();
+    match clap_mangen::Man::new(cmd).render(&mut std::io::stdout()) {
+        Ok(()) => EXIT_OK,
+        Err(e) => fail(e),
+    }
 }

@@ -1,0 +1,84 @@
+//! Getting started: `fleetc init` writes a starter that builds and is formatted, and never
+//! overwrites; `fleetc completions` and `fleetc man` print what a shell and `man` need.
+
+#![allow(clippy::disallowed_methods)] // tests run the real binary
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn fleetc(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fleetc")).args(args).current_dir(dir).env("NO_COLOR", "1").output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn init_writes_a_starter_that_builds_checks_clean_and_is_formatted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = fleetc(tmp.path(), &["init", "--dir", "new"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let dir = tmp.path().join("new");
+    assert_eq!(fs::read_to_string(dir.join("fleet.kdl")).unwrap(), fleetc::init::STARTER);
+
+    let o = fleetc(&dir, &["check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no problems"), "no warning either: {}", stderr(&o));
+    let o = fleetc(&dir, &["build"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(dir.join("out/MANIFEST.sha256").exists());
+    let o = fleetc(&dir, &["fmt", "--check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = fleetc(&dir, &["graph"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn the_starter_is_commented_and_marks_what_to_change() {
+    let s = fleetc::init::STARTER;
+    let comments = fleetc::syntax::fmt::comments(s);
+    assert!(comments.len() >= 15, "only {} comments", comments.len());
+    assert!(s.matches("// CHANGE").count() >= 4);
+    assert!(s.contains("R29") && s.contains("docs/fleet-language.md"));
+}
+
+#[test]
+fn init_never_overwrites() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("fleet.kdl"), "mine\n").unwrap();
+    let o = fleetc(tmp.path(), &["init"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+    assert_eq!(fs::read_to_string(tmp.path().join("fleet.kdl")).unwrap(), "mine\n");
+    let o = fleetc(tmp.path(), &["init", "--quiet", "--dir", "other"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stderr(&o), "", "--quiet prints nothing on success");
+}
+
+#[test]
+fn completions_for_every_shell_mention_the_commands() {
+    let tmp = tempfile::tempdir().unwrap();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let o = fleetc(tmp.path(), &["completions", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}: {}", stderr(&o));
+        let text = String::from_utf8_lossy(&o.stdout);
+        for cmd in ["build", "fmt", "graph"] {
+            assert!(text.contains(cmd), "{shell} completions lack `{cmd}`");
+        }
+    }
+    let o = fleetc(tmp.path(), &["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2), "an unknown shell is a usage error");
+}
+
+#[test]
+fn man_page_is_roff_and_lists_the_commands() {
+    let o = fleetc(Path::new("."), &["man"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains(".TH fleetc"), "{}", &text[..text.len().min(200)]);
+    for cmd in ["build", "fmt", "init", "graph", "completions"] {
+        assert!(text.contains(cmd), "man page lacks `{cmd}`");
+    }
+}

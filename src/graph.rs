@@ -3,10 +3,11 @@
 //! printed as Mermaid ([`mermaid`]) or Graphviz DOT ([`dot`]). Pure and deterministic: the
 //! same fleet gives the same bytes.
 //!
-//! The apply order is the one `fleetc apply` follows (R19, F1, F3, F7): the bootstrap root
-//! (the state bucket), the Image Factory schematics and images (F2, R22), the cloud root,
-//! then each cluster built by OpenTofu: control-plane nodes one at a time, then the workers,
-//! then Argo CD; a cluster managed by Cluster API comes after its management cluster.
+//! The apply order is the one `fleetc apply` follows (R13, R19, F2, F3, F7, R22): the
+//! bootstrap root (the state bucket, once), the Image Factory schematics and images, the cloud
+//! root, the Talos API switch opened, each cluster built by OpenTofu with its control-plane
+//! nodes one at a time and then its workers, the switch closed, then Argo CD on each; a
+//! cluster managed by Cluster API comes after its management cluster.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -116,14 +117,21 @@ fn apply_order(env: &Environment, ids: &mut Ids) -> ApplyOrder {
         .collect();
     labels.push(format!("Image Factory: {}", images.into_iter().collect::<Vec<_>>().join(", ")));
     labels.push(format!("tofu {e}/cloud"));
-    // Clusters built by OpenTofu first, in written order; then those Cluster API manages.
+    // Clusters built by OpenTofu, in written order, through the Talos API switch (R13);
+    // then Argo CD on each; then the clusters Cluster API manages.
     let (built, managed): (Vec<&Cluster>, Vec<&Cluster>) = env.clusters.iter().partition(|c| !c.is_managed());
-    for c in built {
-        cluster_steps(&mut labels, &format!("tofu {e}/cluster"), c);
+    labels.push(format!("tofu {e}/cloud: open the Talos API switch"));
+    for c in &built {
+        node_steps(&mut labels, &format!("tofu {e}/cluster"), c);
+    }
+    labels.push(format!("tofu {e}/cloud: close the Talos API switch"));
+    for c in &built {
+        labels.push(format!("Argo CD: cluster {}", c.name.value));
     }
     for c in managed {
         let mgmt = c.managed_by.as_ref().map_or("", |m| m.value.as_str());
-        cluster_steps(&mut labels, &format!("Cluster API on {mgmt}"), c);
+        node_steps(&mut labels, &format!("Cluster API on {mgmt}"), c);
+        labels.push(format!("Argo CD: cluster {}", c.name.value));
     }
     let id = ids.make(&["apply", e]);
     let steps = labels
@@ -137,8 +145,8 @@ fn apply_order(env: &Environment, ids: &mut Ids) -> ApplyOrder {
     ApplyOrder { id, environment: e.clone(), steps }
 }
 
-/// Control-plane nodes one at a time (R19, F3), then all workers, then Argo CD (F7).
-fn cluster_steps(labels: &mut Vec<String>, by: &str, c: &Cluster) {
+/// Control-plane nodes one at a time (R19, F3), then all workers.
+fn node_steps(labels: &mut Vec<String>, by: &str, c: &Cluster) {
     for m in &c.control_plane.machines {
         labels.push(format!("{by}: {} (control plane)", m.hostname));
     }
@@ -146,7 +154,6 @@ fn cluster_steps(labels: &mut Vec<String>, by: &str, c: &Cluster) {
     if !workers.is_empty() {
         labels.push(format!("{by}: workers {}", workers.join(", ")));
     }
-    labels.push(format!("Argo CD: cluster {}", c.name.value));
 }
 
 /// Identifiers made of names (DNS labels: `-` becomes `_`, parts join with `__`), unique.

@@ -50,7 +50,7 @@ fn steps(g: &Graph, env: &str) -> Vec<String> {
 }
 
 #[test]
-fn apply_order_bootstrap_cloud_then_control_plane_one_at_a_time_then_workers_then_argocd() {
+fn apply_order_bootstrap_images_cloud_control_plane_one_at_a_time_workers_argocd() {
     let g = reference();
     assert_eq!(
         steps(&g, "staging"),
@@ -58,11 +58,13 @@ fn apply_order_bootstrap_cloud_then_control_plane_one_at_a_time_then_workers_the
             "1. tofu staging/bootstrap: state bucket",
             "2. Image Factory: isolated at Talos v1.13.9",
             "3. tofu staging/cloud",
-            "4. tofu staging/cluster: main-cp-1 (control plane)",
-            "5. tofu staging/cluster: main-cp-2 (control plane)",
-            "6. tofu staging/cluster: main-cp-3 (control plane)",
-            "7. tofu staging/cluster: workers main-system-1, main-system-2",
-            "8. Argo CD: cluster main",
+            "4. tofu staging/cloud: open the Talos API switch",
+            "5. tofu staging/cluster: main-cp-1 (control plane)",
+            "6. tofu staging/cluster: main-cp-2 (control plane)",
+            "7. tofu staging/cluster: main-cp-3 (control plane)",
+            "8. tofu staging/cluster: workers main-system-1, main-system-2",
+            "9. tofu staging/cloud: close the Talos API switch",
+            "10. Argo CD: cluster main",
         ]
     );
 }

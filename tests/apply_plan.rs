@@ -37,6 +37,10 @@ fn apply_staging_plan_is_the_golden_plan_and_runs_nothing() {
         let diff = similar::TextDiff::from_lines(&expected, &stdout);
         panic!("the plan differs from {} (UPDATE_GOLDEN=1 re-blesses):\n{}", golden.display(), diff.unified_diff());
     }
+    // Argo CD goes through the cloud root's `kubernetes_api` (issue #8): the gateway's address
+    // and the cluster's PAT port, not a placeholder.
+    assert!(stdout.contains(" --server=https://51.15.200.10:6443 "), "{stdout}");
+    assert!(!stdout.contains(".kubernetes_api>"), "{stdout}");
     // The plan is complete: every step, in order.
     let steps: Vec<&str> = stdout.lines().filter(|l| l.starts_with("== ")).collect();
     assert_eq!(steps.len(), 8, "{steps:#?}");

@@ -453,6 +453,28 @@ fn proxmox_vms_have_static_addresses_and_a_data_disk() {
     assert!(tfvars.contains("/nocloud-amd64.qcow2\""), "{tfvars}");
 }
 
+/// The apply step reaches the Kubernetes API through `clusters.<name>.kubernetes_api`: on
+/// Scaleway the gateway's address and the cluster's PAT port, only while the rule exists; on
+/// Proxmox the endpoint itself.
+#[test]
+fn cloud_root_outputs_the_operators_path_to_the_kubernetes_api() {
+    let files = tofu_files(&common::reference_artifacts());
+    let module = parse("scw", &files["tofu/modules/scaleway-cluster-cp3/outputs.tf"]);
+    let out = block(&module, "output", &["kubernetes_api"]).expect("module output kubernetes_api");
+    assert_eq!(
+        expr_text(out.body(), "value").as_deref(),
+        Some("var.kubernetes_api_open ? \"${var.gateway_address}:${var.kubernetes_api_port}\" : null")
+    );
+    let root = parse("staging", &files["tofu/staging/cloud/outputs.tf"]);
+    let clusters = expr_text(block(&root, "output", &["clusters"]).unwrap().body(), "value").unwrap().replace(' ', "");
+    assert!(clusters.contains("kubernetes_api=module.main.kubernetes_api"), "{clusters}");
+
+    let px = tofu_files(&build_text(&golden_text("proxmox-minimal")));
+    let root = parse("lab", &px["tofu/lab/cloud/outputs.tf"]);
+    let clusters = expr_text(block(&root, "output", &["clusters"]).unwrap().body(), "value").unwrap().replace(' ', "");
+    assert!(clusters.contains("kubernetes_api=\"10.10.0.10:6443\""), "{clusters}");
+}
+
 #[test]
 fn output_is_deterministic() {
     assert_eq!(common::reference_artifacts(), common::reference_artifacts());

@@ -52,7 +52,7 @@ pub fn planned_inventory(ctx: &Ctx<'_>) -> Value {
             json!({
                 "control_plane": c.control_plane.iter().map(|n| node(&n.hostname)).collect::<Vec<_>>(),
                 "workers": workers,
-                "kubernetes_api": format!("<{}.kubernetes_api>", c.name),
+                "kubernetes_api": c.kubernetes_api.clone().unwrap_or_else(|| format!("<{}.kubernetes_api>", c.name)),
             }),
         );
     }

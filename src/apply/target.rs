@@ -47,6 +47,9 @@ pub struct ClusterTarget {
     pub control_plane: Vec<NodeTarget>,
     pub workers: Vec<NodeTarget>,
     pub sealed: Vec<String>,
+    /// The operator's path to the Kubernetes API (`host:port`) the cloud root's `clusters`
+    /// output carries as `kubernetes_api`; what `--plan` shows before the root is read.
+    pub kubernetes_api: Option<String>,
 }
 
 impl ClusterTarget {
@@ -142,6 +145,7 @@ pub fn of(fleet: &Fleet, env: &str) -> Option<Target> {
                 control_plane,
                 workers,
                 sealed: c.sealed.iter().map(|s| s.value.clone()).collect(),
+                kubernetes_api: crate::emit::tofu::kubernetes_api(fleet, e, c),
             }
         })
         .collect();

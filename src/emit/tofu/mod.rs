@@ -69,6 +69,24 @@ impl<'a> Env<'a> {
     }
 }
 
+/// The operator's path to a cluster's Kubernetes API, as the cloud root's `clusters` output
+/// carries it (`kubernetes_api`): on Scaleway the public gateway's address and the cluster's
+/// PAT rule port (the rule exists only while `kubernetes_api_open`); on Proxmox the endpoint
+/// itself. `None` for a cluster the roots do not build (managed by Cluster API) or a Scaleway
+/// environment without a gateway.
+pub fn kubernetes_api(fleet: &Fleet, env: &Environment, cluster: &Cluster) -> Option<String> {
+    if cluster.is_managed() {
+        return None;
+    }
+    match &env.provider {
+        Provider::Scaleway(_) => {
+            let gateway = env.gateway.as_ref()?;
+            Some(format!("{}:{}", gateway.value, Env::new(fleet, env).kubernetes_api_port(&cluster.name.value)))
+        }
+        Provider::Proxmox(_) => Some(proxmox::kubernetes_api(cluster)),
+    }
+}
+
 /// A shared module: file name → body.
 pub(crate) struct Module {
     files: Vec<(String, Body)>,

@@ -290,7 +290,7 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
     output(
         &mut outputs,
         "clusters",
-        "Per cluster: control-plane nodes in order and workers by hostname.",
+        "Per cluster: control-plane nodes in order, workers by hostname, and the Kubernetes API endpoint (`kubernetes_api`, `<address>:<port>`).",
         Expr::object(env.clusters.iter().map(|c| {
             let m = ident(&c.name.value);
             (
@@ -298,12 +298,18 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
                 Expr::object([
                     ("control_plane", r(&format!("module.{m}.control_plane"))),
                     ("workers", r(&format!("module.{m}.workers"))),
+                    ("kubernetes_api", Expr::from(kubernetes_api(c))),
                 ]),
             )
         })),
         false,
     );
     RootFiles { main, variables: vars, outputs, values }
+}
+
+/// The Kubernetes API endpoint (`<address>:<port>`): on Proxmox the operator reaches it directly.
+pub(super) fn kubernetes_api(c: &Cluster) -> String {
+    format!("{}:{}", c.endpoint.address.value, c.endpoint.port)
 }
 
 fn cluster_values(env: &Env<'_>, c: &Cluster) -> Expr {

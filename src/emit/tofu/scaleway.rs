@@ -433,6 +433,17 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
         r("scaleway_ipam_ip.endpoint.address"),
         false,
     );
+    output(
+        &mut outputs,
+        "kubernetes_api",
+        "The operator's path to the Kubernetes API (`<gateway address>:<port>`) while `kubernetes_api_open`, else null.",
+        Expr::cond(
+            r("var.kubernetes_api_open"),
+            tpl(vec![Part::E(r("var.gateway_address")), Part::L(":".into()), Part::E(r("var.kubernetes_api_port"))]),
+            Expr::Null,
+        ),
+        false,
+    );
     Module::new(vec![("main.tf", main), ("variables.tf", vars), ("outputs.tf", outputs)])
 }
 
@@ -674,7 +685,7 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
     output(
         &mut outputs,
         "clusters",
-        "Per cluster: control-plane nodes in order, workers by hostname, and the API load balancer's address.",
+        "Per cluster: control-plane nodes in order, workers by hostname, the API load balancer's address and the operator's path to the Kubernetes API (`kubernetes_api`, null while closed).",
         Expr::object(env.clusters.iter().map(|c| {
             let m = ident(&c.name.value);
             (
@@ -683,6 +694,7 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
                     ("control_plane", r(&format!("module.{m}.control_plane"))),
                     ("workers", r(&format!("module.{m}.workers"))),
                     ("endpoint_address", r(&format!("module.{m}.endpoint_address"))),
+                    ("kubernetes_api", r(&format!("module.{m}.kubernetes_api"))),
                 ]),
             )
         })),

@@ -30,3 +30,8 @@ output "endpoint_address" {
   description = "The Kubernetes API load balancer's private address."
   value       = scaleway_ipam_ip.endpoint.address
 }
+
+output "kubernetes_api" {
+  description = "The operator's path to the Kubernetes API (`<gateway address>:<port>`) while `kubernetes_api_open`, else null."
+  value       = var.kubernetes_api_open ? "${var.gateway_address}:${var.kubernetes_api_port}" : null
+}

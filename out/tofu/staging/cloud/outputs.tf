@@ -11,12 +11,13 @@ output "gateway_address" {
 }
 
 output "clusters" {
-  description = "Per cluster: control-plane nodes in order, workers by hostname, and the API load balancer's address."
+  description = "Per cluster: control-plane nodes in order, workers by hostname, the API load balancer's address and the operator's path to the Kubernetes API (`kubernetes_api`, null while closed)."
   value = {
     main = {
       control_plane    = module.main.control_plane
       workers          = module.main.workers
       endpoint_address = module.main.endpoint_address
+      kubernetes_api   = module.main.kubernetes_api
     }
   }
 }

@@ -6,11 +6,12 @@ output "network_cidr" {
 }
 
 output "clusters" {
-  description = "Per cluster: control-plane nodes in order and workers by hostname."
+  description = "Per cluster: control-plane nodes in order, workers by hostname, and the Kubernetes API endpoint (`kubernetes_api`, `<address>:<port>`)."
   value = {
     mgmt = {
-      control_plane = module.mgmt.control_plane
-      workers       = module.mgmt.workers
+      control_plane  = module.mgmt.control_plane
+      workers        = module.mgmt.workers
+      kubernetes_api = "192.168.50.10:6443"
     }
   }
 }

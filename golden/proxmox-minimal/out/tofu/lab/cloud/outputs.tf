@@ -6,11 +6,12 @@ output "network_cidr" {
 }
 
 output "clusters" {
-  description = "Per cluster: control-plane nodes in order and workers by hostname."
+  description = "Per cluster: control-plane nodes in order, workers by hostname, and the Kubernetes API endpoint (`kubernetes_api`, `<address>:<port>`)."
   value = {
     main = {
-      control_plane = module.main.control_plane
-      workers       = module.main.workers
+      control_plane  = module.main.control_plane
+      workers        = module.main.workers
+      kubernetes_api = "10.10.0.10:6443"
     }
   }
 }

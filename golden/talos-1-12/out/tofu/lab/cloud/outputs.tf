@@ -6,11 +6,12 @@ output "network_cidr" {
 }
 
 output "clusters" {
-  description = "Per cluster: control-plane nodes in order and workers by hostname."
+  description = "Per cluster: control-plane nodes in order, workers by hostname, and the Kubernetes API endpoint (`kubernetes_api`, `<address>:<port>`)."
   value = {
     lab = {
-      control_plane = module.lab.control_plane
-      workers       = module.lab.workers
+      control_plane  = module.lab.control_plane
+      workers        = module.lab.workers
+      kubernetes_api = "10.20.0.10:6443"
     }
   }
 }

@@ -11,12 +11,13 @@ output "gateway_address" {
 }
 
 output "clusters" {
-  description = "Per cluster: control-plane nodes in order, workers by hostname, and the API load balancer's address."
+  description = "Per cluster: control-plane nodes in order, workers by hostname, the API load balancer's address and the operator's path to the Kubernetes API (`kubernetes_api`, null while closed)."
   value = {
     prod = {
       control_plane    = module.prod.control_plane
       workers          = module.prod.workers
       endpoint_address = module.prod.endpoint_address
+      kubernetes_api   = module.prod.kubernetes_api
     }
   }
 }

@@ -67,9 +67,16 @@ pub enum Command {
         check: bool,
     },
     /// Parse and validate the fleet; write nothing.
+    ///
+    /// With `--base REV`, also compare it with the fleet as of git revision REV and refuse
+    /// version changes a running cluster cannot take (a skipped Kubernetes or Talos minor,
+    /// workers moving ahead of their control plane).
     Check {
         #[command(flatten)]
         fleet: FleetArgs,
+        /// A git revision (e.g. `origin/main`, `HEAD~1`) to compare versions with.
+        #[arg(long)]
+        base: Option<String>,
     },
     /// Review a change: what differs in the artifacts, and its impact on running clusters.
     ///

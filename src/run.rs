@@ -31,7 +31,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     let ui = Ui::new(&cli);
     match cli.command {
         Command::Build { fleet, out, check } => build(&ui, &fleet, out, check),
-        Command::Check { fleet } => check(&ui, &fleet),
+        Command::Check { fleet, base } => check(&ui, &fleet, base.as_deref()),
         Command::Diff(args) => diff(&ui, &args),
         Command::Explain { code } => explain(code.as_deref()),
         Command::Schematic { command: SchematicCommand::Id { file } } => schematic_id(&file),
@@ -117,6 +117,29 @@ fn load(ui: &Ui, args: &FleetArgs) -> Result<Compilation, i32> {
     let dir = fleet_dir(&args.fleet);
     let name = args.fleet.file_name().map_or_else(|| "fleet.kdl".to_owned(), |n| n.to_string_lossy().into_owned());
     let c = compile(&name, &text, &FsLoader::new(dir));
+    print_diagnostics(ui, args.format, &c);
+    Ok(c)
+}
+
+/// [`load`], then the version changes since git revision `rev` (the fleet there is read
+/// through `git`, no checkout) checked on the new fleet's values (R26, F1).
+fn load_against(ui: &Ui, args: &FleetArgs, rev: &str) -> Result<Compilation, i32> {
+    let text = std::fs::read_to_string(&args.fleet)
+        .map_err(|e| fail(format_args!("cannot read {}: {e}", args.fleet.display())))?;
+    let dir = fleet_dir(&args.fleet);
+    let name = args.fleet.file_name().map_or_else(|| "fleet.kdl".to_owned(), |n| n.to_string_lossy().into_owned());
+    let loader = crate::git_loader::GitLoader::open(&dir, rev).map_err(fail)?;
+    let old_text = crate::model::Loader::read(&loader, &name)
+        .map_err(|e| fail(format_args!("cannot read {name} at `{rev}`: {e}")))?;
+    let old = compile(&format!("{rev}:{name}"), &old_text, &loader);
+    let Some(old_fleet) = old.fleet else {
+        print_diagnostics(ui, DiagFormat::Human, &old);
+        return Err(fail(format_args!("{name} at `{rev}` cannot be read as a fleet; nothing to compare")));
+    };
+    let mut c = compile(&name, &text, &FsLoader::new(dir));
+    if let Some(new_fleet) = &c.fleet {
+        crate::check::check_upgrade_path(&old_fleet, new_fleet, &mut c.diags);
+    }
     print_diagnostics(ui, args.format, &c);
     Ok(c)
 }
@@ -213,8 +236,12 @@ fn build(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>, check_only: bool) -> i
     }
 }
 
-fn check(ui: &Ui, args: &FleetArgs) -> i32 {
-    match load(ui, args) {
+fn check(ui: &Ui, args: &FleetArgs, base: Option<&str>) -> i32 {
+    let loaded = match base {
+        None => load(ui, args),
+        Some(rev) => load_against(ui, args, rev),
+    };
+    match loaded {
         Ok(c) if c.diags.has_errors() => EXIT_PROBLEMS,
         Ok(c) => {
             if args.format == DiagFormat::Human {

@@ -1,6 +1,7 @@
 //! Golden cases: `golden/<case>/fleet.kdl` with either an expected `out/` tree (the case
 //! builds) or an expected `diagnostics.txt` (the case fails; the rendered diagnostics,
-//! plain, 80 columns). Compared byte for byte. `UPDATE_GOLDEN=1 cargo test --test golden`
+//! plain, 80 columns). A case with an `upgrade-base.kdl` also checks the version changes from
+//! it to fleet.kdl, as `fleetc check --base` does. Compared byte for byte. `UPDATE_GOLDEN=1 cargo test --test golden`
 //! rewrites the expectations; review them with `git diff` before committing.
 
 mod common;
@@ -16,7 +17,16 @@ fn update() -> bool {
 
 fn run_case(dir: &Path) -> Result<(), String> {
     let fleet = dir.join("fleet.kdl");
-    let c = common::compile_file(&fleet);
+    let mut c = common::compile_file(&fleet);
+    // A case with an `upgrade-base.kdl` is a `check --base` case: that file stands for the
+    // fleet at the base revision, and the version changes since are checked (R26, F1).
+    let base = dir.join("upgrade-base.kdl");
+    if base.exists() {
+        let old = common::compile_file(&base).fleet.expect("upgrade-base.kdl resolves");
+        if let Some(new) = &c.fleet {
+            fleetc::check::check_upgrade_path(&old, new, &mut c.diags);
+        }
+    }
     let rendered = text(&c.diags, &c.sources, Style::PLAIN);
     let expect_diags = dir.join("diagnostics.txt");
     let out = dir.join("out");

@@ -12,12 +12,15 @@ mod references;
 mod runtimes;
 mod talos;
 mod tofu;
+mod upgrade_path;
 mod versions;
 
 use crate::diag::Diagnostics;
 use crate::model::Fleet;
 
 pub use capi::{core_for_workload, core_management_range, core_workload_range, provider_problem};
+/// `fleetc check --base REV`: version changes a running cluster can take (R26, F1).
+pub use upgrade_path::check as check_upgrade_path;
 pub use versions::{kubernetes_range, talos_supported};
 
 /// Runs every check.

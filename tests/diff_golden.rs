@@ -110,6 +110,13 @@ fn each_case_shows_the_impact_it_is_for() {
         ("diff-control-plane", "control-plane-count", "warning", "etcd quorum changes"),
         ("diff-apply-reboot", "apply-mode", "danger", "every control-plane node reboots at once"),
         ("diff-apply-reboot", "ephemeral-volume", "warning", "only at first provisioning"),
+        (
+            "diff-talos-live",
+            "talos-fields",
+            "info",
+            "Talos field `machine.certSANs` changed (common.yaml) → applied live",
+        ),
+        ("diff-talos-live", "talos-fields", "info", "`machine.nodeLabels.\"node.demo.example/tier\"` changed"),
     ];
     for (case, rule, severity, fragment) in expect {
         let dir = common::root().join("golden").join(case);

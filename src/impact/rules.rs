@@ -8,6 +8,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+mod talos_fields;
+use talos_fields::talos_fields;
+pub use talos_fields::{Reach, TABLE as TALOS_FIELDS};
+
 use super::facts::{self, CONTROL_PLANE, EXISTS, FactChange, Scope};
 use super::{Ctx, Impact, Outcome, Severity};
 use crate::artifacts::diff::{Status, hcl_attribute};
@@ -79,6 +83,12 @@ pub static RULES: &[Rule] = &[
         check: sealed_inputs,
     },
     Rule { name: "apps", cites: "R23, F7", covers: "an Argo CD app added, removed or changed", check: apps },
+    Rule {
+        name: "talos-fields",
+        cites: "F5, F10, F1",
+        covers: "a field of a Talos document under out/talos changed: applied live, reboot, first provisioning, bootstrap or upgrade, per the cluster's Talos version",
+        check: talos_fields,
+    },
     Rule {
         name: "template-renamed",
         cites: "R26",

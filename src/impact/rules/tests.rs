@@ -268,7 +268,7 @@ fn upgrade_paths() {
 
 // Rules on the artifacts: the output alone tells, so the cases are artifact sets.
 
-const ARTIFACT_RULES: &[&str] = &["template-renamed", "tofu-address"];
+const ARTIFACT_RULES: &[&str] = &["template-renamed", "tofu-address", "talos-fields"];
 
 fn set(files: &[(&str, &str)]) -> ArtifactSet {
     let mut s = ArtifactSet::new();
@@ -391,4 +391,84 @@ fn a_model_change_the_facts_do_not_cover_is_an_unknown_impact() {
     assert_eq!(i.len(), 1, "{i:#?}");
     assert_eq!((i[0].rule, i[0].subject.as_str()), ("unknown", "staging"));
     assert!(i[0].change.contains("do not model"), "{}", i[0].change);
+}
+
+const COMMON: &str = "machine:\n  certSANs:\n  - 10.10.0.10\n  features:\n    rbac: true\n    kubePrism:\n      enabled: true\ncluster:\n  discovery:\n    enabled: false\n";
+
+fn talos_change(from: &str, to: &str) -> (ArtifactSet, ArtifactSet) {
+    assert!(COMMON.contains(from));
+    (
+        set(&[("talos/staging/main/common.yaml", COMMON)]),
+        set(&[("talos/staging/main/common.yaml", &COMMON.replacen(from, to, 1))]),
+    )
+}
+
+#[test]
+fn a_live_talos_field_change_is_applied_live() {
+    let (old, new) = talos_change("  - 10.10.0.10\n", "  - 10.10.0.10\n  - 51.15.200.10\n");
+    let i = artifact_impacts(RULES, &old, &new);
+    let hit = find(
+        &i,
+        "talos-fields",
+        Severity::Info,
+        "staging/main: Talos field `machine.certSANs` changed (common.yaml) → applied live, no reboot",
+    );
+    assert!(hit.is_some(), "{i:#?}");
+    assert!(!i.iter().any(|x| x.rule == "unknown"), "{i:#?}");
+    let rest = artifact_impacts(without("talos-fields"), &old, &new);
+    assert!(rest.iter().any(|x| x.rule == "unknown" && x.subject == "talos/staging/main"), "{rest:#?}");
+}
+
+#[test]
+fn a_talos_field_outside_the_live_list_needs_a_reboot() {
+    let (old, new) = talos_change("rbac: true", "rbac: false");
+    let i = artifact_impacts(RULES, &old, &new);
+    let hit = find(
+        &i,
+        "talos-fields",
+        Severity::Warning,
+        "Talos field `machine.features.rbac` changed (common.yaml) → reboot",
+    );
+    assert!(hit.is_some(), "{i:#?}");
+    assert!(hit.unwrap().effect.contains("every node that gets it reboots"), "{i:#?}");
+    let rest = artifact_impacts(without("talos-fields"), &old, &new);
+    assert!(rest.iter().any(|x| x.rule == "unknown"), "{rest:#?}");
+}
+
+#[test]
+fn a_talos_field_at_bootstrap_only_and_one_at_first_provisioning() {
+    let (old, new) =
+        talos_change("    enabled: false\n", "    enabled: false\n  network:\n    podSubnets:\n    - 10.244.0.0/16\n");
+    let i = artifact_impacts(RULES, &old, &new);
+    assert!(
+        find(
+            &i,
+            "talos-fields",
+            Severity::Warning,
+            "`cluster.network.podSubnets` changed (common.yaml) → only at bootstrap"
+        )
+        .is_some(),
+        "{i:#?}"
+    );
+    let vol = |size: &str| {
+        format!("apiVersion: v1alpha1\nkind: VolumeConfig\nname: EPHEMERAL\nprovisioning:\n  minSize: {size}\n")
+    };
+    let old = set(&[("talos/staging/main/workers/system.yaml", &vol("100GB"))]);
+    let new = set(&[("talos/staging/main/workers/system.yaml", &vol("200GB"))]);
+    let i = artifact_impacts(RULES, &old, &new);
+    let hit = find(
+        &i,
+        "talos-fields",
+        Severity::Warning,
+        "Talos field `VolumeConfig provisioning.minSize` changed (workers/system.yaml) → only at first provisioning",
+    );
+    assert!(hit.is_some(), "{i:#?}");
+}
+
+#[test]
+fn an_unknown_talos_field_stays_an_unknown_impact() {
+    let (old, new) = talos_change("cluster:\n", "version: 2\ncluster:\n");
+    let i = artifact_impacts(RULES, &old, &new);
+    assert!(!i.iter().any(|x| x.rule == "talos-fields"), "{i:#?}");
+    assert!(i.iter().any(|x| x.rule == "unknown" && x.subject == "talos/staging/main"), "{i:#?}");
 }

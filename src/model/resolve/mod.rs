@@ -1132,6 +1132,11 @@ impl Resolver<'_> {
                         );
                     }
                 }
+                refuse_outside(
+                    &p,
+                    "`path` is a directory of the fleet's repository, relative to fleet.kdl's directory",
+                    d,
+                );
                 let exists = check_relative(&p.value).is_ok() && self.loader.exists(&p.value);
                 Some(AppSource::Path { path: p, exists })
             }
@@ -1141,7 +1146,13 @@ impl Resolver<'_> {
                     repo,
                     chart,
                     version: r.prop_str("version", d),
-                    values: r.prop_str("values", d),
+                    values: r.prop_str("values", d).inspect(|v| {
+                        refuse_outside(
+                            v,
+                            "`values` is a file of the fleet's repository, relative to fleet.kdl's directory",
+                            d,
+                        );
+                    }),
                 })
             }
             (Some(p), Some(_)) => {
@@ -1318,6 +1329,14 @@ fn parse_ip(s: &Spanned<String>, d: &mut Diagnostics) -> Option<Spanned<Ipv4Addr
 }
 
 /// A path fleet.kdl may reference: relative, `/`-separated, without `..`.
+/// Refuses a path that leaves the fleet's directory (`..`, absolute, empty parts): Argo CD
+/// would read it from elsewhere in, or outside, the repository.
+fn refuse_outside(p: &Spanned<String>, help: &str, d: &mut Diagnostics) {
+    if let Err(e) = check_relative(&p.value) {
+        d.push(Diagnostic::new(&codes::INVALID_VALUE, e).at(p.span).help(help));
+    }
+}
+
 fn check_relative(path: &str) -> Result<(), String> {
     if path.is_empty()
         || path.starts_with('/')

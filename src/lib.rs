@@ -22,5 +22,7 @@ mod run;
 pub mod schematic;
 pub mod secrets;
 pub mod syntax;
+#[doc(hidden)]
+pub mod synth;
 
 pub use run::{EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, run};

@@ -7,6 +7,8 @@
 //! `cargo bench --bench fleet_scale`; `FLEETC_BENCH_SIZES=10,100` and `FLEETC_BENCH_RUNS=5`
 //! narrow or widen it. It prints a Markdown table and whether each target holds.
 
+#![allow(clippy::disallowed_methods)] // a benchmark measures the real binary and `cp -r` as child processes
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

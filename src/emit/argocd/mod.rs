@@ -122,6 +122,22 @@ fn sync_policy(automated: Option<bool>, options: &[&str]) -> SyncPolicy {
 const APP_SYNC_OPTIONS: [&str; 2] = ["CreateNamespace=true", "ServerSideApply=true"];
 
 impl Ctx<'_> {
+    /// An app of apps: the Applications fleetc writes for `c`, read from git into Argo CD's
+    /// own namespace (F7: only the admin project may write there).
+    fn app_of_apps(&self, env: &Environment, c: &Cluster) -> ApplicationSpec {
+        ApplicationSpec {
+            project: ADMIN_PROJECT.to_owned(),
+            source: Some(self.fleet_source(&format!("out/{}/apps", dir(env, c)))),
+            sources: Vec::new(),
+            destination: Destination {
+                name: None,
+                namespace: Some(self.namespace.to_owned()),
+                server: Some(IN_CLUSTER.to_owned()),
+            },
+            sync_policy: sync_policy(Some(true), &["ServerSideApply=true"]),
+        }
+    }
+
     /// A source that reads `rel` (relative to fleet.kdl's directory) from the fleet's repo.
     fn fleet_source(&self, rel: &str) -> Source {
         Source {
@@ -185,22 +201,7 @@ impl Ctx<'_> {
             },
         );
         write(out, format!("{base}/10-project-admin.yaml"), &[admin])?;
-        let root = self.application(
-            ROOT.to_owned(),
-            None,
-            ApplicationSpec {
-                project: ADMIN_PROJECT.to_owned(),
-                source: Some(self.fleet_source(&format!("out/{}/apps", dir(env, c)))),
-                sources: Vec::new(),
-                destination: Destination {
-                    name: None,
-                    namespace: Some(self.namespace.to_owned()),
-                    server: Some(IN_CLUSTER.to_owned()),
-                },
-                sync_policy: sync_policy(Some(true), &["ServerSideApply=true"]),
-            },
-            false,
-        );
+        let root = self.application(ROOT.to_owned(), None, self.app_of_apps(env, c), false);
         write(out, format!("{base}/20-root.yaml"), &[root])
     }
 
@@ -288,17 +289,7 @@ impl Ctx<'_> {
             // management cluster's own waves.
             for w in plan::workloads(env, c) {
                 let name = plan::workload_root(&w.name.value);
-                let spec = ApplicationSpec {
-                    project: ADMIN_PROJECT.to_owned(),
-                    source: Some(self.fleet_source(&format!("out/{}/apps", dir(env, w)))),
-                    sources: Vec::new(),
-                    destination: Destination {
-                        name: None,
-                        namespace: Some(self.namespace.to_owned()),
-                        server: Some(IN_CLUSTER.to_owned()),
-                    },
-                    sync_policy: sync_policy(Some(true), &["ServerSideApply=true"]),
-                };
+                let spec = self.app_of_apps(env, w);
                 files.insert(name.clone(), (last + 1, self.application(name, Some(last + 1), spec, false)));
             }
         }

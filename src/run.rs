@@ -227,7 +227,7 @@ fn build(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>, check_only: bool) -> i
                 "built {}: {} written, {} unchanged, {} removed",
                 out.display(),
                 r.written.len(),
-                r.unchanged.saturating_sub(1).min(set.len()),
+                r.unchanged,
                 r.removed.len()
             ));
             EXIT_OK

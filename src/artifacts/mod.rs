@@ -66,6 +66,7 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ArtifactError + '_ {
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct WriteReport {
     pub written: Vec<String>,
+    /// Generated files left untouched (the manifest not counted).
     pub unchanged: usize,
     pub removed: Vec<String>,
 }
@@ -241,7 +242,7 @@ impl ArtifactSet {
             refuse_links(dir, rel)?;
             let path = dir.join(rel);
             match fs::read(&path) {
-                Ok(existing) if existing == *bytes => report.unchanged += 1,
+                Ok(existing) if existing == *bytes => report.unchanged += usize::from(rel != MANIFEST),
                 Ok(_) if rel != MANIFEST && !previous.contains(rel) => {
                     return Err(ArtifactError::Foreign { path: rel.clone() });
                 }

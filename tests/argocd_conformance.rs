@@ -1,9 +1,9 @@
 //! Conformance: every Argo CD object fleetc emits (reference fleet and every golden case that
-//! builds) validates against the CRD schemas in `../shared/conformance/crds/argoproj.io/`,
+//! builds) validates against the CRD schemas in `schemas/crds/argoproj.io/` (committed),
 //! made strict the way the API server is under `kubectl apply --validate=strict`: every object
 //! node that lists `properties` and does not say `x-kubernetes-preserve-unknown-fields: true`
 //! rejects fields it does not list. The test prints which kinds it covered and which it could
-//! not (no schema in the conformance data).
+//! not (no schema in `schemas/crds/`).
 
 mod common;
 
@@ -95,8 +95,7 @@ fn nulls(v: &Value, at: &str, found: &mut Vec<String>) {
 
 #[test]
 fn argocd_objects_conform_strictly() {
-    let Some(dir) = common::conformance_dir() else { return };
-    let validators = schemas(&dir);
+    let validators = schemas(&common::schemas_dir());
     assert!(validators.contains_key("argoproj.io/v1alpha1/Application"));
     assert!(validators.contains_key("argoproj.io/v1alpha1/AppProject"));
     let mut covered: BTreeMap<String, usize> = BTreeMap::new();
@@ -120,7 +119,7 @@ fn argocd_objects_conform_strictly() {
         }
     }
     eprintln!("covered (validated): {covered:?}");
-    eprintln!("not covered (no schema in the conformance data): {uncovered:?}");
+    eprintln!("not covered (no schema in schemas/crds): {uncovered:?}");
     assert!(covered.get("argoproj.io/v1alpha1/Application").is_some_and(|n| *n > 0));
     assert!(covered.get("argoproj.io/v1alpha1/AppProject").is_some_and(|n| *n > 0));
     assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
@@ -130,8 +129,7 @@ fn argocd_objects_conform_strictly() {
 /// unknown fields, and accepted where it does (Helm `valuesObject`).
 #[test]
 fn strict_schema_refuses_unknown_fields() {
-    let Some(dir) = common::conformance_dir() else { return };
-    let validators = schemas(&dir);
+    let validators = schemas(&common::schemas_dir());
     let app = &validators["argoproj.io/v1alpha1/Application"];
     let good = json!({
         "apiVersion": "argoproj.io/v1alpha1", "kind": "Application",

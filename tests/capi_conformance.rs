@@ -1,6 +1,6 @@
 //! Conformance: every Cluster API object fleetc emits (reference fleet and golden cases)
 //! validates against the CRD schema of its kind and version in
-//! `../shared/conformance/crds/`, in a strict mode: an object node that lists `properties`
+//! `schemas/crds/` (committed), in a strict mode: an object node that lists `properties`
 //! and does not preserve unknown fields rejects any other field (as `kubectl apply
 //! --validate=strict` does). The test prints which kinds it covered and which have no schema
 //! (operator, IPAM, cert-manager, core). No emitted object holds a null, an empty string, an
@@ -81,8 +81,7 @@ fn builds() -> Vec<(String, ArtifactSet)> {
 
 #[test]
 fn emitted_objects_validate_strictly_and_hold_no_empty_value() {
-    let Some(dir) = common::conformance_dir() else { return };
-    let crds = dir.join("crds");
+    let crds = common::schemas_dir().join("crds");
     let mut validators: BTreeMap<String, Option<jsonschema::Validator>> = BTreeMap::new();
     let mut covered: BTreeMap<String, usize> = BTreeMap::new();
     let mut uncovered: BTreeSet<String> = BTreeSet::new();
@@ -125,7 +124,7 @@ fn emitted_objects_validate_strictly_and_hold_no_empty_value() {
         eprintln!("covered: {k}: {n}");
     }
     for k in &uncovered {
-        eprintln!("not covered (no schema in {}): {k}", Path::new("conformance/crds").display());
+        eprintln!("not covered (no schema in {}): {k}", Path::new("schemas/crds").display());
     }
     for must in [
         "Cluster",
@@ -143,7 +142,7 @@ fn emitted_objects_validate_strictly_and_hold_no_empty_value() {
 
 #[test]
 fn strict_mode_rejects_an_unknown_field() {
-    let Some(dir) = common::conformance_dir() else { return };
+    let dir = common::schemas_dir();
     let text = std::fs::read_to_string(dir.join("crds/cluster.x-k8s.io/MachineHealthCheck_v1beta2.json")).unwrap();
     let mut schema: Value = serde_json::from_str(&text).unwrap();
     strict(&mut schema, false);

@@ -10,20 +10,13 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared/conformance`, beside the repository. Absent: the test says so and skips,
-/// except under CI (`CI=true`), where it is always present and its absence fails.
-pub fn conformance_dir() -> Option<PathBuf> {
-    let dir = root().join("../shared/conformance");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").map(|v| v != "true").unwrap_or(true),
-        "CI=true but {} is missing: conformance tests cannot be skipped in CI",
-        dir.display()
-    );
-    eprintln!("skipped: {} not found (conformance tests need ../shared)", dir.display());
-    None
+/// The committed conformance schemas, `schemas/` at the repository root (produced by
+/// `oracles/schemas/produce` from upstream Go modules; see `schemas/README.md`). They are part
+/// of the repository, so a missing file is a failure, never a skip.
+pub fn schemas_dir() -> PathBuf {
+    let dir = root().join("schemas");
+    assert!(dir.is_dir(), "{} is missing: it is committed with the repository", dir.display());
+    dir
 }
 
 /// Compiles the fleet file at `path` the way `fleetc build` does.

@@ -1,0 +1,369 @@
+#!/usr/bin/env python3
+"""Produces fleetc's committed conformance schemas (`schemas/` at the repository root).
+
+Every source file is read from an upstream Go module, downloaded through the Go module proxy
+with `go mod download -json MODULE@VERSION` and checked against the module hash pinned below.
+Talos config schemas are stripped to their structure; CRDs are converted from each served
+version's `openAPIV3Schema` to a standalone JSON Schema (draft 2020-12) and stripped the same
+way. `schemas/README.md` is generated too, so the whole folder is reproducible.
+
+Usage: produce.py [--check] [--out DIR]
+  (default)  write the schemas into DIR (default: <repo>/schemas), removing stale files there
+  --check    write nothing; compare DIR with what would be produced, print one
+             `ok schemas: <file>` or `FAIL schemas: <file>: <reason>` line per file, exit 1 on any FAIL
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+
+# Doc-only keywords dropped from every schema node (never from a `properties` map, whose keys
+# are field names: a field called `description` stays).
+DOC_KEYS = {
+    "description",
+    "markdownDescription",
+    "x-intellij-html-description",
+    "title",
+    "example",
+    "examples",
+    "$comment",
+}
+# Keywords whose value is one subschema.
+SUB_ONE = {
+    "items", "additionalProperties", "not", "if", "then", "else", "contains",
+    "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems",
+}
+# Keywords whose value is a list of subschemas.
+SUB_LIST = {"allOf", "anyOf", "oneOf", "prefixItems"}
+# Keywords whose value is a map of name -> subschema.
+SUB_MAP = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+
+# module -> (version, h1 module hash as the proxy serves it, environment needs)
+MODULES = {
+    "talos-1.12": ("github.com/siderolabs/talos/pkg/machinery", "v1.12.6", "h1:p8XG6i82Y5MTLeaPDtFv2TnE7UY9tPLbbRI8cwJdRlw="),
+    "talos-1.13": ("github.com/siderolabs/talos/pkg/machinery", "v1.13.9", "h1:4Qch4CVfhT3C48PfiIFXYa1LAhSWA6o7NmrEO2bsLlg="),
+    "talos-1.14": ("github.com/siderolabs/talos/pkg/machinery", "v1.14.1", "h1:dh2PkMNUkndQWSY+iUy9d9rGDKpAD9TuHylzVhY544Y="),
+    "capi": ("sigs.k8s.io/cluster-api", "v1.13.3", "h1:BlNVnjg644NnlWnxIWHbkltleFLVQwm8FmjWCSB9wGY="),
+    "cabpt": ("github.com/siderolabs/cluster-api-bootstrap-provider-talos", "v0.6.11", "h1:Fp5BiyVrbKlcWJi9GB3SmMQF1cPF8QREUH6mUHCzN8w="),
+    "cacppt": ("github.com/siderolabs/cluster-api-control-plane-provider-talos", "v0.5.13", "h1:Bp/Ew/2tnMUIJfQ+gmqqtPq28rnNPWvk51N0gjwvVVg="),
+    "capmox": ("github.com/ionos-cloud/cluster-api-provider-proxmox", "v0.9.0", "h1:ZaCkjLHRPzBGn99GttQjeQCf7Z4HfhG04PyItO64CxE="),
+    "argocd": ("github.com/argoproj/argo-cd/v3", "v3.2.1", "h1:rvrkW/JdH4V+xJgNDZI9wa/Ygd+fWoGbd1rAhvno22c="),
+}
+
+# Upstream commits of the module versions, as the proxy's .info `Origin.Hash` gave them (Argo CD's
+# .info has no Origin). Recorded here so the README does not depend on what a cache holds; a
+# served Origin that disagrees fails the producer.
+COMMITS = {
+    "talos-1.12": "a1b8bd612759ebef0faa9c80f8eeb4b8b16f34eb",
+    "talos-1.13": "3ebd10a7c1bd0f81742bdcd0c3fe56d727db7401",
+    "talos-1.14": "2f86b9d2a29b413deddd7122a8420b8913813615",
+    "capi": "cf0f6c00fbf7d5c5dbf37bd09554c6389de93861",
+    "cabpt": "14a90252985fdcaf93019a7fbd5044ac332ffae1",
+    "cacppt": "955bf0040d57879cd53c0091c28f565409c6573a",
+    "capmox": "eb2360a723105450003fd7095616e3dd8cbe2b39",
+}
+
+# Talos: output dir (per minor, as tests/talos_conformance.rs picks them) -> module key.
+TALOS = [("v1.12", "talos-1.12"), ("v1.13", "talos-1.13"), ("v1.14", "talos-1.14")]
+TALOS_PATH = "config/schemas/config.schema.json"
+
+# CRDs: (module key, path in module, kind). Every served version becomes one file.
+CRDS = [
+    ("capi", "config/crd/bases/cluster.x-k8s.io_clusters.yaml", "Cluster"),
+    ("capi", "config/crd/bases/cluster.x-k8s.io_clusterclasses.yaml", "ClusterClass"),
+    ("capi", "config/crd/bases/cluster.x-k8s.io_machinedeployments.yaml", "MachineDeployment"),
+    ("capi", "config/crd/bases/cluster.x-k8s.io_machinehealthchecks.yaml", "MachineHealthCheck"),
+    ("cabpt", "config/crd/bases/bootstrap.cluster.x-k8s.io_talosconfigs.yaml", "TalosConfig"),
+    ("cabpt", "config/crd/bases/bootstrap.cluster.x-k8s.io_talosconfigtemplates.yaml", "TalosConfigTemplate"),
+    ("cacppt", "config/crd/bases/controlplane.cluster.x-k8s.io_taloscontrolplanes.yaml", "TalosControlPlane"),
+    ("capmox", "config/crd/bases/infrastructure.cluster.x-k8s.io_proxmoxclusters.yaml", "ProxmoxCluster"),
+    ("capmox", "config/crd/bases/infrastructure.cluster.x-k8s.io_proxmoxmachinetemplates.yaml", "ProxmoxMachineTemplate"),
+    ("argocd", "manifests/crds/application-crd.yaml", "Application"),
+    ("argocd", "manifests/crds/applicationset-crd.yaml", "ApplicationSet"),
+    ("argocd", "manifests/crds/appproject-crd.yaml", "AppProject"),
+]
+
+# Source files whose bytes are pinned because the module version fleetc pins is not served and a
+# nearby served one is used instead: the sha256 must equal that of the file at the pinned tag.
+PINNED_SOURCE_SHA256 = {
+    ("cacppt", "config/crd/bases/controlplane.cluster.x-k8s.io_taloscontrolplanes.yaml"):
+        "5bbbf26c809d7736786d646726bf191da5b66106556dca7696f1e396338e07ec",
+}
+
+NOTES = """\
+## Module versions
+
+fleetc pins (fleet.kdl): Talos v1.13.9 (golden cases also use v1.12.x and v1.14.x), Cluster API core
+1.13.3, CABPT 0.6.11, CACPPT 0.5.12, CAPMOX 0.9.0, Argo CD 3.2.1.
+
+- `github.com/siderolabs/talos/pkg/machinery` v1.12.6, v1.13.9 and v1.14.1 are served. v1.14.0 is
+  not served by the proxy; v1.14.1 is the 1.14 schema used.
+- `github.com/siderolabs/cluster-api-control-plane-provider-talos` v0.5.12 (the pinned one) is not
+  served (the proxy answers 403, as it does for v0.5.11 and v0.6.0); v0.5.13 is. Its
+  `config/crd/bases/controlplane.cluster.x-k8s.io_taloscontrolplanes.yaml` has sha256
+  `5bbbf26c809d7736786d646726bf191da5b66106556dca7696f1e396338e07ec`, byte-for-byte the same as
+  that file at tag v0.5.12 (commit `97b33e78ff1091bd143db6c428b8ed53ec3e0931`, read from a
+  snapshot of the upstream repository); the producer refuses any other bytes.
+- `github.com/siderolabs/cluster-api-bootstrap-provider-talos` v0.6.11 is served, but the checksum
+  database has no record of it (lookup 404), so it is downloaded with `GONOSUMDB` set for that
+  module alone. Every module, this one included, is checked against the `h1:` hash pinned in
+  `oracles/schemas/produce.py`; a mismatch fails the producer.
+- CABPT v0.6.11 serves `v1alpha3` only (`v1beta1` appears from v0.7.0-alpha); Cluster API v1.13.3
+  serves `v1beta1` (deprecated) and `v1beta2` (storage). Its CRDs are under `config/crd/bases/`.
+
+## Transformation
+
+Talos (`config/schemas/config.schema.json`): parsed as JSON; every schema node loses the doc-only
+keywords `description`, `markdownDescription`, `x-intellij-html-description`, `title`,
+`example`, `examples`, `$comment` (only in schema position: a field *named* like one of them in a
+`properties` map stays). Everything else (`$schema`, `$id`, `$defs`, `$ref`, `type`, `enum`,
+`pattern`, `required`, `additionalProperties`, `oneOf`, ...) is kept unchanged.
+
+CRDs: the YAML is parsed with PyYAML's safe loader restricted to YAML 1.2 core scalars (only
+`true`/`false` are booleans, no timestamps). For every entry of `spec.versions` with
+`served: true`, its `schema.openAPIV3Schema` is walked (`properties`, `patternProperties`,
+`items`, `additionalProperties`, `allOf`/`anyOf`/`oneOf`/`not`):
+- OpenAPI `nullable: true` becomes `"null"` added to `type` (and `null` to `enum`); `nullable` is dropped;
+- boolean `exclusiveMinimum`/`exclusiveMaximum` become the draft 2020-12 numeric form;
+- `x-kubernetes-int-or-string: true` without `type`/`anyOf` gets `anyOf: [{type: integer}, {type: string}]`;
+- the doc-only keywords above are dropped;
+- everything else, all `x-kubernetes-*` keys included, is kept unchanged.
+The result is wrapped with `$schema` = draft 2020-12, `$id` = `urn:fleetc:crd:<group>:<Kind>:<version>`,
+and `properties.apiVersion.const` = `<group>/<version>`, `properties.kind.const` = `<Kind>`,
+`apiVersion` and `kind` added to the top-level `required` (the CRD's own identity).
+No `additionalProperties: false` is added: the tests close object nodes themselves (strict mode).
+
+Output: JSON with sorted keys, two-space indentation, non-ASCII kept as UTF-8, one trailing newline.
+"""
+
+
+class Yaml12Loader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2 core booleans and no timestamp resolution."""
+
+
+Yaml12Loader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+for _first in "tTfF":
+    Yaml12Loader.yaml_implicit_resolvers.setdefault(_first, []).insert(
+        0, ("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"))
+    )
+
+
+def fail(msg):
+    print(f"produce: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def download(key):
+    """Downloads a module through the proxy; returns (dir, info) after checking its hash."""
+    mod, ver, want = MODULES[key]
+    env = dict(os.environ)
+    env.setdefault("GOPROXY", "https://proxy.golang.org")
+    env["GOFLAGS"] = "-mod=mod"
+    if mod == "github.com/siderolabs/cluster-api-bootstrap-provider-talos":
+        env["GONOSUMDB"] = mod
+    with tempfile.TemporaryDirectory() as cwd:  # outside any module
+        r = subprocess.run(["go", "mod", "download", "-json", f"{mod}@{ver}"], cwd=cwd, env=env,
+                           capture_output=True, text=True)
+    try:
+        info = json.loads(r.stdout)
+    except json.JSONDecodeError:
+        fail(f"{mod}@{ver}: go mod download failed: {r.stderr.strip()}")
+    if info.get("Error"):
+        fail(f"{mod}@{ver}: {info['Error']}")
+    if info.get("Sum") != want:
+        fail(f"{mod}@{ver}: module hash {info.get('Sum')} is not the pinned {want}")
+    origin = (info.get("Origin") or {}).get("Hash")
+    if origin and origin != COMMITS.get(key):
+        fail(f"{mod}@{ver}: served commit {origin} is not the recorded {COMMITS.get(key)}")
+    return Path(info["Dir"]), info
+
+
+def strip(node):
+    """Drops doc-only keywords from a schema node and its subschemas."""
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for k, v in node.items():
+        if k in DOC_KEYS:
+            continue
+        if k in SUB_ONE:
+            out[k] = strip(v)
+        elif k in SUB_LIST and isinstance(v, list):
+            out[k] = [strip(x) for x in v]
+        elif k in SUB_MAP and isinstance(v, dict):
+            out[k] = {name: strip(x) for name, x in v.items()}
+        else:
+            out[k] = v
+    return out
+
+
+def openapi_to_2020(node):
+    """OpenAPI v3 (Kubernetes structural schema) node -> draft 2020-12 node."""
+    if not isinstance(node, dict):
+        return node
+    n = {}
+    for k, v in node.items():
+        if k in SUB_ONE:
+            n[k] = openapi_to_2020(v)
+        elif k in SUB_LIST and isinstance(v, list):
+            n[k] = [openapi_to_2020(x) for x in v]
+        elif k in SUB_MAP and isinstance(v, dict):
+            n[k] = {name: openapi_to_2020(x) for name, x in v.items()}
+        else:
+            n[k] = v
+    if n.pop("nullable", False) is True:
+        if "type" in n:
+            t = n["type"] if isinstance(n["type"], list) else [n["type"]]
+            n["type"] = t + ["null"] if "null" not in t else t
+        if "enum" in n and None not in n["enum"]:
+            n["enum"] = n["enum"] + [None]
+    for bound, excl in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
+        if isinstance(n.get(excl), bool):
+            if n.pop(excl) and bound in n:
+                n[excl] = n.pop(bound)
+    if n.get("x-kubernetes-int-or-string") is True and "type" not in n and "anyOf" not in n:
+        n["anyOf"] = [{"type": "integer"}, {"type": "string"}]
+    return n
+
+
+def dump(value):
+    return (json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def produce():
+    """Returns {relative path: bytes} for the whole schemas/ folder."""
+    files = {}
+    rows = []
+    dirs = {}
+
+    def module(key):
+        if key not in dirs:
+            dirs[key] = download(key)
+        return dirs[key]
+
+    for out_dir, key in TALOS:
+        d, info = module(key)
+        src = (d / TALOS_PATH).read_bytes()
+        data = dump(strip(json.loads(src)))
+        rel = f"talos/{out_dir}/config.schema.json"
+        files[rel] = data
+        rows.append((rel, key, info, TALOS_PATH, sha256(src), sha256(data), "-"))
+
+    for key, path, kind in CRDS:
+        d, info = module(key)
+        src = (d / path).read_bytes()
+        pinned = PINNED_SOURCE_SHA256.get((key, path))
+        if pinned and sha256(src) != pinned:
+            fail(f"{path} in {MODULES[key][0]}@{MODULES[key][1]} has sha256 {sha256(src)}, not the pinned {pinned}")
+        crd = yaml.load(src, Loader=Yaml12Loader)
+        if crd.get("kind") != "CustomResourceDefinition" or crd["spec"]["names"]["kind"] != kind:
+            fail(f"{path}: not the CRD of {kind}")
+        group = crd["spec"]["group"]
+        served = [v for v in crd["spec"]["versions"] if v.get("served")]
+        if not served:
+            fail(f"{path}: no served version")
+        for v in served:
+            schema = strip(openapi_to_2020(v["schema"]["openAPIV3Schema"]))
+            props = schema.setdefault("properties", {})
+            props.setdefault("apiVersion", {})["const"] = f"{group}/{v['name']}"
+            props.setdefault("kind", {})["const"] = kind
+            req = schema.get("required", [])
+            schema["required"] = req + [r for r in ("apiVersion", "kind") if r not in req]
+            doc = {"$schema": "https://json-schema.org/draft/2020-12/schema",
+                   "$id": f"urn:fleetc:crd:{group}:{kind}:{v['name']}", **schema}
+            data = dump(doc)
+            rel = f"crds/{group}/{kind}_{v['name']}.json"
+            files[rel] = data
+            flags = "/".join(str(bool(v.get(f))).lower() for f in ("served", "storage", "deprecated"))
+            rows.append((rel, key, info, path, sha256(src), sha256(data), flags))
+
+    lines = [
+        "# Conformance schemas",
+        "",
+        "Produced by `oracles/schemas/produce` from upstream Go modules (downloaded through the Go",
+        "module proxy); `oracles/schemas/produce --check` verifies that this folder is what it",
+        "produces. Do not edit by hand: this README is generated too. The conformance tests",
+        "(`tests/talos_conformance.rs`, `tests/capi_conformance.rs`, `tests/argocd_conformance.rs`)",
+        "read these files and nothing outside the repository.",
+        "",
+        "## Files",
+        "",
+        "`commit` is the upstream commit of the module version as the module proxy reports it",
+        "(`Origin.Hash`; `-` where it reports none). `source sha256` is that of the file in the",
+        "module, `produced sha256` that of the file here.",
+        "",
+        "| file | module | version | commit | path in module | served/storage/deprecated | source sha256 | produced sha256 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for rel, key, info, path, s_src, s_out, flags in rows:
+        mod, ver, _ = MODULES[key]
+        commit = f"`{COMMITS[key]}`" if key in COMMITS else "-"
+        lines.append(f"| `{rel}` | `{mod}` | {ver} | {commit} | `{path}` | {flags} | `{s_src}` | `{s_out}` |")
+    lines += ["", "Module hashes (`h1:`, as `go mod download -json` reports them):", ""]
+    for key in sorted(dirs, key=lambda k: MODULES[k][:2]):
+        mod, ver, h1 = MODULES[key]
+        lines.append(f"- `{mod}@{ver}`: `{h1}`")
+    lines += ["", NOTES.rstrip("\n"), ""]
+    files["README.md"] = "\n".join(lines).encode("utf-8")
+    return files
+
+
+def existing(out):
+    if not out.is_dir():
+        return {}
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--out", type=Path, default=REPO / "schemas")
+    a = ap.parse_args()
+    files = produce()
+    have = existing(a.out)
+    if a.check:
+        bad = 0
+        for rel in sorted(set(files) | set(have)):
+            if rel not in have:
+                print(f"FAIL schemas: {rel}: missing (not committed)")
+            elif rel not in files:
+                print(f"FAIL schemas: {rel}: extra (the producer does not make it)")
+            elif have[rel] != files[rel]:
+                print(f"FAIL schemas: {rel}: differs (sha256 {sha256(have[rel])}, produced {sha256(files[rel])})")
+            else:
+                print(f"ok schemas: {rel}")
+                continue
+            bad += 1
+        sys.exit(1 if bad else 0)
+    for rel in sorted(set(have) - set(files)):
+        (a.out / rel).unlink()
+    for rel, data in sorted(files.items()):
+        p = a.out / rel
+        if have.get(rel) != data:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+    for d in sorted((p for p in a.out.rglob("*") if p.is_dir()), reverse=True):
+        if not any(d.iterdir()):
+            d.rmdir()
+    print(f"produce: wrote {len(files)} files to {a.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -276,3 +276,36 @@ fn changing_the_control_planes_talos_documents_repoints_its_machine_template() {
     };
     assert_ne!(cp(&before), cp(&after), "a new control-plane config means a new template name, so CACPPT rolls");
 }
+
+/// Talos cannot merge two install-disk size matchers (siderolabs/talos v1.13.9
+/// `pkg/machinery/config/merge/merge.go`: "left < 100GB is not settable"), so CABPT's
+/// `configpatcher.Apply` fails and no machine boots: one matcher per machine, and it selects the
+/// boot volume CAPMOX creates, `sizeGb` read by Proxmox as GiB (the harness's Talos oracle
+/// merges these patches with CABPT's own code path).
+#[test]
+fn each_machine_selects_its_install_disk_once_by_the_boot_volume_in_gib() {
+    let objs = objects(&build(&lab_text()));
+    let size_g = |name: &str| -> u64 {
+        let t = objs.iter().find(|((k, n), _)| k == "ProxmoxMachineTemplate" && n == name).unwrap().1;
+        t["spec"]["template"]["spec"]["disks"]["bootVolume"]["sizeGb"].as_u64().unwrap()
+    };
+    let check = |patches: &Vec<Value>, template: &str| {
+        let selectors: Vec<&str> =
+            patches.iter().map(|p| p.as_str().unwrap()).filter(|p| p.contains("diskSelector")).collect();
+        assert_eq!(selectors.len(), 1, "one install-disk selector, not {}: {selectors:?}", selectors.len());
+        let want = format!("size: < {}GiB", size_g(template) + 1);
+        assert!(selectors[0].contains(&want), "{want} in {}", selectors[0]);
+    };
+    let tcp = &get(&objs, "TalosControlPlane", "edge-1")[0];
+    let template = tcp["spec"]["infrastructureTemplate"]["name"].as_str().unwrap();
+    check(tcp["spec"]["controlPlaneConfig"]["controlplane"]["strategicPatches"].as_array().unwrap(), template);
+    for md in get(&objs, "MachineDeployment", "edge-1-") {
+        let spec = &md["spec"]["template"]["spec"];
+        let cfg = spec["bootstrap"]["configRef"]["name"].as_str().unwrap();
+        let tct = objs.iter().find(|((k, n), _)| k == "TalosConfigTemplate" && n == cfg).unwrap().1;
+        check(
+            tct["spec"]["template"]["spec"]["strategicPatches"].as_array().unwrap(),
+            spec["infrastructureRef"]["name"].as_str().unwrap(),
+        );
+    }
+}

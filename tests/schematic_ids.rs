@@ -223,3 +223,101 @@ fn longhorn_extension_set() {
     let text = "customization:\n  systemExtensions:\n    officialExtensions:\n      - siderolabs/iscsi-tools\n      - siderolabs/util-linux-tools\n";
     assert_eq!(id_of(text), "613e1592b2da41ae5e265e8789429f22e121aab91cb4deb6bc3c0b6262961245");
 }
+
+// ---------------------------------------------------------------------------
+// IDs computed by the Image Factory's own code: github.com/siderolabs/
+// image-factory v1.5.0 (tag commit bd13149c), pkg/schematic/schematic.go
+// (`Unmarshal`, then `ID` = sha256 of `Marshal`), built with go-yaml v4
+// v4.0.0-rc.6 by oracles/factory (`factory-oracle id` / `canon`). Each of
+// these failed while fleetc had the defect named above it.
+
+fn refused(text: &str) -> String {
+    match parse(text) {
+        Err(e) => e.message,
+        Ok(s) => panic!("{text:?}: the factory refuses it, fleetc gave {:?}", s.id()),
+    }
+}
+
+// go-yaml v4's representer single-quotes YAML 1.1 bools, base-60 numbers and
+// `<<` (go-yaml v3 double-quoted them); other look-alikes get double quotes.
+#[test]
+fn factory_v1_5_0_single_quotes_yaml_1_1_words() {
+    assert_canonical(
+        "customization:\n    extraKernelArgs:\n        - 'yes'\n        - 'n'\n        - 'OFF'\n        - '1:30'\n        - '<<'\n        - \"true\"\n        - \"10\"\n        - \"~\"\n        - \"\"\n",
+        "748d7b9e81f71381f60dfb2d70d5b609b542529069fe595db16270ade924f93f",
+    );
+    assert_eq!(
+        id_of("overlay: {name: n, image: y, options: {\"on\": 1, y: \"no\"}}\n"),
+        "b599788027a3d005abb939fd18eb9a546987af1f78a5b3865fc44ca8490db187"
+    );
+    assert_canonical(
+        "customization:\n    secureboot:\n        enrollKeys: 'off'\n",
+        "d8f665fc030589c746e0948aacb3f6009984ffe16082f5f286cfa0ce6213cdfe",
+    );
+    // The known gap of docs/injection.md: the factory writes a bare `=` plain too.
+    assert_canonical(
+        "customization:\n    extraKernelArgs:\n        - =\n        - a=\n        - ==\n",
+        "0f5c21747f544814f00e131033809b2672a07f152176b83337916df25c153f73",
+    );
+}
+
+// `SecureBootCustomization.EnrollKeys` is a plain string (omitempty) before
+// `IncludeWellKnownCertificates`: fleetc refused `if-safe`, both fields
+// together, and values outside the four documented ones.
+#[test]
+fn factory_v1_5_0_secureboot_enroll_keys() {
+    assert_canonical(
+        "customization:\n    secureboot:\n        enrollKeys: if-safe\n        includeWellKnownCertificates: true\n",
+        "d39b9e092a928f99168bc2ffe6b4dfb8cdb82a06fc8deedf656eaa640d229b6a",
+    );
+    assert_eq!(
+        id_of("customization:\n  secureboot:\n    includeWellKnownCertificates: true\n    enrollKeys: force\n"),
+        "51e6baa0e88e8c3517231638007ba433f3fdde58a21c303221928f4cd7796036"
+    );
+    assert_eq!(
+        id_of("customization:\n  secureboot:\n    enrollKeys: if-safe\n"),
+        "8bbda22c237bab0fd95b91d4b9022e62e0f1b9f75f8f1e62f6eaa4eecc337ff6"
+    );
+    assert_eq!(
+        id_of("customization:\n  secureboot: {enrollKeys: Always}\n"),
+        "44ab77eaf3f12e6e3e41cda61399eba19d736ee0dad511ac787333d6ec7e845c"
+    );
+}
+
+// `Unmarshal` decodes the first document and never reads further; null keys
+// are dropped from structs and from `map[string]any`; integral floats are
+// accepted as META keys.
+#[test]
+fn factory_v1_5_0_decoding() {
+    assert_eq!(
+        id_of("customization: {extraKernelArgs: [a]}\n---\n[: not yaml\n"),
+        "b768f3ce41d4c6a93b0b20f96413eb41e9ba05148ddc4bde45beed428ce27cba"
+    );
+    assert_eq!(
+        id_of(
+            "customization: {~: 1, extraKernelArgs: [a]}\noverlay: {name: rpi_generic, image: siderolabs/sbc-raspberrypi, options: {~: x}}\n"
+        ),
+        "1f47df66cefba14fc16a7ce4c1af106515d20573033daed44bc74b0a8eec021a"
+    );
+    assert_eq!(
+        id_of("customization:\n  meta: [{key: 10.0, value: a}, {key: 1e1, value: b}]\n"),
+        "a662b7c54da80a8d234af9a0c3fd21831f12fd6a4140ba66dcfbfb505b9b9969"
+    );
+}
+
+// Inputs the factory refuses (its error in the comment); fleetc gave IDs.
+#[test]
+fn factory_v1_5_0_refusals() {
+    // "auto does not belong to BootloaderKind values"; also for "".
+    assert!(refused("customization:\n  bootloader: auto\n").contains("unknown bootloader `auto`"));
+    assert!(refused("customization:\n  bootloader: \"\"\n").contains("unknown bootloader"));
+    // "cannot construct !!float `10.7` into uint8"
+    assert!(refused("customization:\n  meta: [{key: 10.7, value: a}]\n").contains("between 0 and 255"));
+    // "cannot construct !!timestamp `2001-01-01` into string"
+    assert!(refused("customization:\n  extraKernelArgs: [2001-01-01]\n").contains("timestamp"));
+    assert!(refused("overlay: {name: 2001-01-01, image: i}\n").contains("timestamp"));
+    // "found unknown escape character"
+    assert!(refused("customization:\n  extraKernelArgs: [\"a\\/b\"]\n").contains("`\\/`"));
+    // "found invalid Unicode character escape code"
+    assert!(refused(r#"{"customization": {"extraKernelArgs": ["\ud83d\ude00"]}}"#).contains("U+D83D"));
+}

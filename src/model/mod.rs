@@ -403,6 +403,17 @@ pub struct Pool {
     pub span: Span,
 }
 
+impl Pool {
+    /// The one disk of a machine Cluster API builds on Proxmox (system and data together), as
+    /// the `sizeGb` CAPMOX sends: Proxmox reads it as `<n>G`, 1024-based, so the disk holds
+    /// `n` GiB (ionos-cloud/cluster-api-provider-proxmox v0.9.0,
+    /// `api/v1alpha2/proxmoxmachine_types.go`, `fmt.Sprintf("%dG", SizeGB)`). Both the
+    /// ProxmoxMachineTemplate and the install-disk selector of its Talos config read it.
+    pub fn boot_volume_size_g(&self) -> u64 {
+        Bytes(self.system_disk_size.value.0 + self.data_disk_size.value.0).gb_ceil()
+    }
+}
+
 /// One node of a pool, named `<cluster>-<pool>-<n>` (1-based).
 #[derive(Debug, Clone)]
 pub struct Machine {

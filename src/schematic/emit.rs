@@ -331,13 +331,20 @@ fn is_printable(c: char) -> bool {
         || ((0xE000..=0xFFFD).contains(&u) && u != 0xFEFF)
 }
 
-/// go-yaml's `stringv`: the style the representer asks for. Multi-line text
-/// gets a literal block; text that would read back as another type (or as a
-/// YAML 1.1 bool, a base-60 number or a merge key) gets double quotes; the
-/// rest is plain.
+/// go-yaml v4's `stringv` and desolver: the style the representer asks for.
+/// Multi-line text gets a literal block; a YAML 1.1 bool (`yes`, `off`, `n`),
+/// a base-60 number (`1:30`) or the merge key `<<` gets single quotes
+/// (representer.go: `needsQuoting` → `SingleQuotedStyle`); other text that
+/// would read back as another type (`true`, `10`, `~`, `""`) gets double
+/// quotes (desolver.go: the `QuoteLegacy` preference of `Marshal`); the rest
+/// is plain. (go-yaml v3 double-quoted all of them; image-factory v1.5.0
+/// uses v4, whose output the factory oracle in oracles/factory checks.)
 pub(crate) fn requested_style(s: &str) -> Result<Style, EncodeError> {
     if s.contains('\n') {
         return Ok(Style::Literal);
+    }
+    if is_base60_float(s) || is_old_bool(s) || s == "<<" {
+        return Ok(Style::SingleQuoted);
     }
     if can_use_plain(s)? { Ok(Style::Plain) } else { Ok(Style::DoubleQuoted) }
 }
@@ -662,24 +669,21 @@ mod tests {
             ".inf",
             "-.Inf",
             ".nan",
-            "yes",
-            "No",
-            "on",
-            "OFF",
-            "y",
-            "n",
-            "1:30",
             "2001-12-14",
             "2015-02-24T18:19:39Z",
-            "<<",
             "-0",
             "012",
         ] {
             assert_eq!(style(s), Style::DoubleQuoted, "{s:?}");
         }
-        assert_eq!(scalar_doc("yes"), "v: \"yes\"\n");
+        // YAML 1.1 bools, base-60 numbers and the merge key: go-yaml v4's
+        // representer asks for single quotes (image-factory v1.5.0 output).
+        for s in ["yes", "No", "on", "OFF", "y", "n", "1:30", "190:20:30", "<<"] {
+            assert_eq!(style(s), Style::SingleQuoted, "{s:?}");
+        }
+        assert_eq!(scalar_doc("yes"), "v: 'yes'\n");
         assert_eq!(scalar_doc(""), "v: \"\"\n");
-        assert_eq!(scalar_doc("1:30"), "v: \"1:30\"\n");
+        assert_eq!(scalar_doc("1:30"), "v: '1:30'\n");
     }
 
     #[test]
@@ -756,7 +760,7 @@ mod tests {
             ("a b".into(), Node::Plain("2".into())),
             ("".into(), Node::Plain("3".into())),
         ]);
-        assert_eq!(to_yaml(&doc).unwrap(), "\"yes\": 1\na b: 2\n\"\": 3\n");
+        assert_eq!(to_yaml(&doc).unwrap(), "'yes': 1\na b: 2\n\"\": 3\n");
         let long = "k".repeat(129);
         assert!(to_yaml(&Node::Map(vec![(long, Node::Plain("1".into()))])).is_err());
         assert!(to_yaml(&Node::Map(vec![("a\nb".into(), Node::Plain("1".into()))])).is_err());

@@ -26,16 +26,17 @@
 //! * strings that look like floats too large for 64 bits, or like Go floats
 //!   starting with `.` and containing `_` (go-yaml's quoting of those hinges
 //!   on Go's `strconv` error cases);
-//! * a bootloader other than `none`/`auto`, `dual-boot`, `sd-boot`, `grub`;
-//! * `secureboot.enrollKeys` set to `if-safe`, and `enrollKeys` together with
-//!   `includeWellKnownCertificates`: whether the factory's field is a plain
-//!   string or an enum whose zero value `if-safe` is omitted, and the order of
-//!   the two fields, could not be verified from upstream sources.
+//! * a bootloader other than `none`, `dual-boot`, `sd-boot`, `grub` (the
+//!   factory refuses those too).
 //!
 //! [`parse`] refuses what it cannot decode exactly as go-yaml does: YAML tags,
 //! merge keys, non-string keys in overlay options, and plain timestamps or a
 //! plain `-0` as overlay option values (decoded differently across go-yaml
 //! versions).
+//!
+//! The reference is image-factory v1.5.0 `pkg/schematic` with go-yaml v4;
+//! `oracles/factory` runs that code against fleetc, and docs/schematics.md
+//! lists every refusal with its reason.
 
 mod emit;
 mod parse;
@@ -205,14 +206,13 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-/// The bootloader names the factory accepts (Talos `BootloaderKind`); `none`
-/// is the zero value and is omitted. Upstream documentation also calls the
-/// default `auto`.
+/// The bootloader names the factory accepts (Talos `BootloaderKind`, whose
+/// generated `BootloaderKindString` matches them exactly or lower-cased);
+/// `none` is the zero value and is omitted. `auto`, a name in some upstream
+/// documentation, is refused by image-factory v1.5.0 ("auto does not belong
+/// to BootloaderKind values"), and so is the empty string.
 const BOOTLOADERS: [&str; 3] = ["dual-boot", "sd-boot", "grub"];
-const DEFAULT_BOOTLOADERS: [&str; 2] = ["none", "auto"];
-
-/// The values of Talos `SDBootEnrollKeys`.
-const ENROLL_KEYS: [&str; 4] = ["off", "manual", "if-safe", "force"];
+const DEFAULT_BOOTLOADERS: [&str; 1] = ["none"];
 
 /// The canonical bootloader name for `name`: `Ok(None)` for the default,
 /// `Err` for a name the factory rejects.
@@ -315,28 +315,12 @@ impl Customization {
             }
         }
         if let Some(sb) = &self.secureboot {
+            // image-factory v1.5.0 `SecureBootCustomization`: `EnrollKeys
+            // string` (omitempty) then `IncludeWellKnownCertificates bool`
+            // (omitempty); any string, `if-safe` included, is written.
             let mut sb_fields = Vec::new();
-            if let Some(keys) = &sb.enroll_keys {
-                let path = "customization.secureboot.enrollKeys";
-                if !ENROLL_KEYS.contains(&keys.as_str()) {
-                    return Err(EncodeError::new(format!(
-                        "unknown value `{keys}`: expected `off`, `manual`, `if-safe` or `force`"
-                    ))
-                    .at(path));
-                }
-                if keys == "if-safe" {
-                    return Err(EncodeError::new(
-                        "cannot tell whether the factory writes the default `if-safe` or omits it; leave `enrollKeys` unset for the default",
-                    )
-                    .at(path));
-                }
-                if sb.include_well_known_certificates {
-                    return Err(EncodeError::new(
-                        "cannot tell in which order the factory writes `enrollKeys` and `includeWellKnownCertificates` when both are set",
-                    )
-                    .at(path));
-                }
-                sb_fields.push(("enrollKeys".to_string(), Node::Str(keys.clone())));
+            if let Some(keys) = sb.enroll_keys.as_deref().filter(|k| !k.is_empty()) {
+                sb_fields.push(("enrollKeys".to_string(), Node::Str(keys.to_string())));
             }
             if sb.include_well_known_certificates {
                 sb_fields.push(("includeWellKnownCertificates".to_string(), Node::Plain("true".to_string())));
@@ -447,7 +431,7 @@ mod tests {
     fn every_field_in_factory_order() {
         let mut options = BTreeMap::new();
         options.insert("configTxt".to_string(), OptionValue::String("a=1\nb=2\n".into()));
-        // `n` is a YAML 1.1 bool: quoted even as a key.
+        // `n` is a YAML 1.1 bool: single-quoted even as a key.
         options.insert("n".to_string(), OptionValue::Int(3));
         let s = Schematic {
             owner: Some("admin".into()),
@@ -465,7 +449,7 @@ mod tests {
         assert_eq!(
             s.canonical_yaml().unwrap(),
             "owner: admin\n\
-             overlay:\n    image: siderolabs/sbc-raspberrypi\n    name: rpi_generic\n    options:\n        configTxt: |\n            a=1\n            b=2\n        \"n\": 3\n\
+             overlay:\n    image: siderolabs/sbc-raspberrypi\n    name: rpi_generic\n    options:\n        configTxt: |\n            a=1\n            b=2\n        'n': 3\n\
              customization:\n    embeddedMachineConfiguration: |\n        apiVersion: v1alpha1\n        kind: HostnameConfig\n\
              \x20   extraKernelArgs:\n        - net.ifnames=0\n\
              \x20   meta:\n        - key: 10\n          value: '{}'\n        - key: 0\n          value: \"\"\n\
@@ -485,18 +469,22 @@ mod tests {
             },
             ..Default::default()
         };
-        // `off` is a YAML 1.1 bool: quoted.
+        // `off` is a YAML 1.1 bool: single-quoted by go-yaml v4.
         assert_eq!(
             with("off", false).canonical_yaml().unwrap(),
-            "customization:\n    secureboot:\n        enrollKeys: \"off\"\n"
+            "customization:\n    secureboot:\n        enrollKeys: 'off'\n"
         );
         assert_eq!(
             with("force", false).canonical_yaml().unwrap(),
             "customization:\n    secureboot:\n        enrollKeys: force\n"
         );
-        assert!(with("if-safe", false).canonical_yaml().is_err());
-        assert!(with("force", true).canonical_yaml().is_err());
-        assert!(with("always", false).canonical_yaml().is_err());
+        // A plain string field in image-factory v1.5.0: written as it is,
+        // before `includeWellKnownCertificates`.
+        assert_eq!(
+            with("if-safe", true).canonical_yaml().unwrap(),
+            "customization:\n    secureboot:\n        enrollKeys: if-safe\n        includeWellKnownCertificates: true\n"
+        );
+        assert!(with("always", false).canonical_yaml().is_ok());
     }
 
     #[test]
@@ -523,7 +511,7 @@ mod tests {
         let s = Schematic { overlay: Some(Overlay { options, ..Default::default() }), ..Default::default() };
         assert_eq!(
             s.canonical_yaml().unwrap(),
-            "overlay:\n    image: \"\"\n    name: \"\"\n    options:\n        empty: {}\n        x9: 18446744073709551615\n        x10:\n            a:\n                - null\n                - false\n                - \"yes\"\n            b: 1e+06\ncustomization: {}\n"
+            "overlay:\n    image: \"\"\n    name: \"\"\n    options:\n        empty: {}\n        x9: 18446744073709551615\n        x10:\n            a:\n                - null\n                - false\n                - 'yes'\n            b: 1e+06\ncustomization: {}\n"
         );
     }
 

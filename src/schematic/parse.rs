@@ -22,8 +22,7 @@ use serde_saphyr::granit_parser::{self as granit, Event, Parser, ScalarStyle};
 
 use super::resolve::{Plain, resolve_plain};
 use super::{
-    Customization, DiskImage, ENROLL_KEYS, Meta, OptionValue, Overlay, ParseError, Schematic, SecureBoot,
-    canonical_bootloader,
+    Customization, DiskImage, Meta, OptionValue, Overlay, ParseError, Schematic, SecureBoot, canonical_bootloader,
 };
 
 /// A YAML node with its source span (byte offset, length).
@@ -92,17 +91,17 @@ fn load(text: &str) -> Result<Option<YNode>, ParseError> {
         let complete = match event {
             Event::DocumentStart(..) => {
                 documents += 1;
-                if documents > 1 {
-                    return Err(error(
-                        "a schematic is a single YAML document; the factory ignores everything after the first",
-                        (start, end - start),
-                    ));
-                }
                 None
             }
+            // The factory decodes one document (`Decoder.Decode` once) and
+            // never reads past it: what follows is ignored, even invalid YAML.
+            Event::DocumentEnd if documents == 1 => break,
             Event::Scalar(value, style, anchor, tag) => {
                 if tag.is_some() {
                     return Err(error("YAML tags are not supported in a schematic", (start, end - start)));
+                }
+                if style == ScalarStyle::DoubleQuoted {
+                    check_escapes(text, (start, end))?;
                 }
                 let node = YNode {
                     kind: Kind::Scalar { value: value.into_owned(), plain: style == ScalarStyle::Plain },
@@ -161,6 +160,51 @@ fn load(text: &str) -> Result<Option<YNode>, ParseError> {
     Ok(root)
 }
 
+/// go-yaml's scanner (`scan_flow_scalar`) knows fewer escapes than YAML 1.2:
+/// it refuses `\/` ("found unknown escape character") and `\u`/`\U` escapes
+/// of UTF-16 surrogates ("found invalid Unicode character escape code"),
+/// which the YAML 1.2 parser behind fleetc accepts (a JSON `"\ud83d\ude00"`
+/// pair is one such input). Refuse them as the factory does.
+fn check_escapes(text: &str, (start, end): (usize, usize)) -> Result<(), ParseError> {
+    let Some(raw) = text.get(start..end.min(text.len())) else {
+        return Ok(());
+    };
+    let bytes = raw.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let at = (start + i, 2);
+        match bytes.get(i + 1) {
+            Some(b'/') => {
+                return Err(error(
+                    "the factory's YAML reader refuses the escape `\\/` in a double-quoted string (found unknown escape character); write `/`",
+                    at,
+                ));
+            }
+            Some(&c @ (b'u' | b'U')) => {
+                let n = if c == b'u' { 4 } else { 8 };
+                let code = raw.get(i + 2..i + 2 + n).and_then(|h| u32::from_str_radix(h, 16).ok());
+                if let Some(code) = code
+                    && ((0xD800..=0xDFFF).contains(&code) || code > 0x10FFFF)
+                {
+                    return Err(error(
+                        format!(
+                            "the factory's YAML reader refuses the escape of U+{code:04X}, not a Unicode scalar value (found invalid Unicode character escape code); write the character itself"
+                        ),
+                        (start + i, 2 + n),
+                    ));
+                }
+            }
+            _ => {}
+        }
+        i += 2;
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------
 // Node tree to the factory's structs, with go-yaml's decoding rules.
 
@@ -189,6 +233,7 @@ fn struct_fields<'a>(node: &'a YNode, path: &str, known: &[&str]) -> Result<Vec<
     let keys = mapping_keys(entries, path)?;
     let mut out = Vec::with_capacity(entries.len());
     for ((key, value), name) in entries.iter().zip(keys) {
+        let Some(name) = name else { continue };
         if !known.contains(&name) {
             let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
             let within = if path.is_empty() { "the schematic".to_string() } else { format!("`{path}`") };
@@ -200,10 +245,13 @@ fn struct_fields<'a>(node: &'a YNode, path: &str, known: &[&str]) -> Result<Vec<
 }
 
 /// The text of each key of a mapping: scalar keys only, no merge keys, no
-/// null keys (go-yaml skips those silently), no duplicates (go-yaml compares
-/// the key text, whatever the quoting).
-fn mapping_keys<'a>(entries: &'a [(YNode, YNode)], path: &str) -> Result<Vec<&'a str>, ParseError> {
+/// duplicates (go-yaml compares the key text, whatever the quoting). A null
+/// key gives `None`: go-yaml drops such an entry when decoding into a struct
+/// or a `map[string]any` (image-factory v1.5.0 gives `customization: {~: 1}`
+/// the vanilla ID).
+fn mapping_keys<'a>(entries: &'a [(YNode, YNode)], path: &str) -> Result<Vec<Option<&'a str>>, ParseError> {
     let mut names: Vec<&str> = Vec::with_capacity(entries.len());
+    let mut out = Vec::with_capacity(entries.len());
     for (key, _) in entries {
         let Kind::Scalar { value, plain } = &key.kind else {
             return Err(error(format!("mapping keys in `{path}` must be scalars"), key.span));
@@ -212,23 +260,31 @@ fn mapping_keys<'a>(entries: &'a [(YNode, YNode)], path: &str) -> Result<Vec<&'a
             return Err(error("YAML merge keys (`<<`) are not supported in a schematic", key.span));
         }
         if is_null(key) {
-            return Err(error(format!("a mapping key in `{path}` is null"), key.span));
+            out.push(None);
+            continue;
         }
         if names.contains(&value.as_str()) {
             return Err(error(format!("duplicate key `{value}` in `{path}`"), key.span));
         }
         names.push(value);
+        out.push(Some(value.as_str()));
     }
-    Ok(names)
+    Ok(out)
 }
 
 fn join(path: &str, field: &str) -> String {
     if path.is_empty() { field.to_string() } else { format!("{path}.{field}") }
 }
 
-/// A Go `string` field: any scalar's text; `None` for a plain null.
+/// A Go `string` field: any scalar's text; `None` for a plain null. A plain
+/// timestamp (`2001-01-01`) is refused, as go-yaml v4 refuses it ("cannot
+/// construct !!timestamp `2001-01-01` into string").
 fn string_value(node: &YNode, path: &str) -> Result<Option<String>, ParseError> {
     match &node.kind {
+        Kind::Scalar { value, plain: true } if resolve_plain(value) == Ok(Plain::Timestamp) => Err(error(
+            format!("the factory refuses the plain timestamp `{value}` as the string `{path}`; quote it"),
+            node.span,
+        )),
         Kind::Scalar { value, .. } => Ok((!is_null(node)).then(|| value.clone())),
         _ => Err(error(format!("`{path}` must be a string, not {}", describe(node)), node.span)),
     }
@@ -252,7 +308,8 @@ fn string_list(node: &YNode, path: &str) -> Result<Vec<String>, ParseError> {
 }
 
 /// A Go unsigned integer up to `max`: plain integers, or plain non-negative
-/// floats truncated as Go converts them; `None` for a plain null.
+/// floats without a fraction (`10.0`, `1e1`; go-yaml refuses `10.7` with
+/// "cannot construct !!float `10.7` into uint8"); `None` for a plain null.
 fn uint_value(node: &YNode, path: &str, max: u64) -> Result<Option<u64>, ParseError> {
     let bad = || error(format!("`{path}` must be an integer between 0 and {max}"), node.span);
     let Kind::Scalar { value, plain } = &node.kind else {
@@ -266,7 +323,7 @@ fn uint_value(node: &YNode, path: &str, max: u64) -> Result<Option<u64>, ParseEr
         Plain::Int(i) => u64::try_from(i).map_err(|_| bad())?,
         Plain::Uint(u) => u,
         Plain::NegativeZero => 0,
-        Plain::Float(f) if (0.0..9_223_372_036_854_775_808.0).contains(&f) => f.trunc() as u64,
+        Plain::Float(f) if (0.0..9_223_372_036_854_775_808.0).contains(&f) && f.fract() == 0.0 => f as u64,
         _ => return Err(bad()),
     };
     if n > max { Err(bad()) } else { Ok(Some(n)) }
@@ -336,6 +393,7 @@ fn decode_options(node: &YNode, path: &str) -> Result<BTreeMap<String, OptionVal
     let keys = mapping_keys(entries, path)?;
     let mut out = BTreeMap::new();
     for ((_, value), key) in entries.iter().zip(keys) {
+        let Some(key) = key else { continue };
         let child = join(path, key);
         out.insert(key.to_string(), option_value(value, &child)?);
     }
@@ -388,6 +446,13 @@ fn option_value(node: &YNode, path: &str) -> Result<OptionValue, ParseError> {
             let keys = mapping_keys(entries, path)?;
             let mut out = BTreeMap::new();
             for ((key, value), name) in entries.iter().zip(keys) {
+                // A null key makes go-yaml decode this map as map[any]any.
+                let Some(name) = name else {
+                    return Err(error(
+                        format!("a null key in `{path}` is not a string to the factory; quote it"),
+                        key.span,
+                    ));
+                };
                 let plain = matches!(key.kind, Kind::Scalar { plain: true, .. });
                 if plain && resolve_plain(name) != Ok(Plain::Str) {
                     return Err(error(
@@ -477,18 +542,10 @@ fn decode_secureboot(node: &YNode, path: &str) -> Result<Option<SecureBoot>, Par
     for (field, value) in struct_fields(node, path, &["enrollKeys", "includeWellKnownCertificates"])? {
         let field_path = join(path, field);
         if field == "enrollKeys" {
-            sb.enroll_keys = match string_value(value, &field_path)? {
-                None => None,
-                Some(k) if ENROLL_KEYS.contains(&k.as_str()) => Some(k),
-                Some(k) => {
-                    return Err(error(
-                        format!(
-                            "unknown value `{k}` for `{field_path}`: expected `off`, `manual`, `if-safe` or `force`"
-                        ),
-                        value.span,
-                    ));
-                }
-            };
+            // A plain Go `string` in the factory's struct: any text is
+            // stored and hashed (the value is checked only when an image is
+            // built, internal/profile); empty means unset.
+            sb.enroll_keys = string_value(value, &field_path)?.filter(|k| !k.is_empty());
         } else {
             sb.include_well_known_certificates = bool_value(value, &field_path)?;
         }
@@ -551,7 +608,7 @@ mod tests {
             ("012", 10),
             ("0o12", 10),
             ("1_0", 10),
-            ("10.7", 10),
+            ("10.0", 10),
             ("1e1", 10),
             ("255", 255),
             ("-0", 0),
@@ -559,7 +616,7 @@ mod tests {
             let s = parse(&format!("customization: {{meta: [{{key: {text}, value: v}}]}}")).unwrap();
             assert_eq!(s.customization.meta[0].key, key, "{text}");
         }
-        for text in ["256", "-1", "\"10\"", "abc", ".nan", "true", "[1]"] {
+        for text in ["256", "-1", "\"10\"", "abc", ".nan", "true", "[1]", "10.7", "255.9"] {
             let e = err(&format!("customization: {{meta: [{{key: {text}, value: v}}]}}"));
             assert!(
                 e.message.contains("`customization.meta[0].key` must be an integer between 0 and 255"),
@@ -589,7 +646,12 @@ mod tests {
             parse("customization: {secureboot: {enrollKeys: force}}").unwrap().customization.secureboot,
             Some(SecureBoot { enroll_keys: Some("force".into()), include_well_known_certificates: false })
         );
-        assert!(err("customization: {secureboot: {enrollKeys: Force}}").message.contains("unknown value `Force`"));
+        // enrollKeys is a plain string to the factory: any value is hashed.
+        assert_eq!(
+            parse("customization: {secureboot: {enrollKeys: Force}}").unwrap().customization.secureboot,
+            Some(SecureBoot { enroll_keys: Some("Force".into()), include_well_known_certificates: false })
+        );
+        assert!(err("customization: {bootloader: auto}").message.contains("unknown bootloader `auto`"));
     }
 
     #[test]
@@ -617,7 +679,14 @@ mod tests {
         assert!(err("a: &x {}\n<<: *x\n").message.contains("merge"));
         assert!(err("customization: {}\ncustomization: {}\n").message.contains("duplicate key `customization`"));
         assert!(err("overlay: {options: {a: 1, \"a\": 2}}").message.contains("duplicate key `a`"));
-        assert!(err("customization: {}\n---\ncustomization: {}\n").message.contains("single YAML document"));
+        // The factory reads the first document only, and nothing after it.
+        assert_eq!(
+            parse("customization: {}\n---\ncustomization: {extraKernelArgs: [a]}\n").unwrap(),
+            Schematic::default()
+        );
+        assert_eq!(parse("---\ncustomization: {}\n---\n[: not yaml").unwrap(), Schematic::default());
+        assert!(err("customization: {extraKernelArgs: [\"a\\/b\"]}").message.contains("`\\/`"));
+        assert!(err("{\"customization\": {\"extraKernelArgs\": [\"\\ud83d\\ude00\"]}}").message.contains("U+D83D"));
         assert!(err("[]").message.contains("must be a YAML mapping"));
         assert!(err("customization: {extraKernelArgs: a}").message.contains("must be a list of strings"));
         assert!(err("customization: [").message.starts_with("invalid YAML"));

@@ -21,7 +21,7 @@ use super::talos_docs::{Disposition, disposition, role_documents};
 use super::{file, yaml_doc};
 use crate::artifacts::ArtifactSet;
 use crate::emit::EmitError;
-use crate::model::{Bytes, Cluster, Environment, Fleet, Pool, Provider, Proxmox, Role};
+use crate::model::{Cluster, Environment, Fleet, Pool, Provider, Proxmox, Role};
 
 /// The Proxmox disk CAPMOX resizes: the Talos nocloud template's boot disk.
 const BOOT_DISK: &str = "scsi0";
@@ -41,10 +41,6 @@ fn hashed_name<T: Serialize>(cluster: &str, pool: &str, spec: &T) -> Result<Stri
 
 /// The boot volume of a pool's machines, in GB: CAPMOX machines have one disk, so the system
 /// partitions and EPHEMERAL share it (`system-disk-size` + `data-disk-size`).
-fn boot_volume_gb(pool: &Pool) -> u64 {
-    Bytes(pool.system_disk_size.value.0 + pool.data_disk_size.value.0).gb_ceil()
-}
-
 /// Everything one managed cluster's objects are built from.
 struct Ctx<'a> {
     fleet: &'a Fleet,
@@ -186,7 +182,7 @@ impl Ctx<'_> {
                     num_sockets: 1,
                     num_cores: cores.value,
                     memory_mib: memory.value.mib_ceil(),
-                    disks: Disks { boot_volume: BootVolume { disk: BOOT_DISK, size_gb: boot_volume_gb(pool) } },
+                    disks: Disks { boot_volume: BootVolume { disk: BOOT_DISK, size_gb: pool.boot_volume_size_g() } },
                     network: Network {
                         network_devices: vec![NetworkDevice {
                             name: "net0",
@@ -225,13 +221,8 @@ impl Ctx<'_> {
                 Disposition::Dropped(_) => {}
             }
         }
-        // One disk: the talos family selects the install disk as the one smaller than the
-        // ephemeral minimum (a second disk holds EPHEMERAL elsewhere); here the only disk is
-        // the boot volume, system and EPHEMERAL together, so select it by its own size (R15).
-        let install = serde_json::json!({ "machine": { "install": { "diskSelector": {
-            "size": format!("< {}", Bytes((boot_volume_gb(pool) + 1) * Bytes::GB))
-        } } } });
-        patches.push(crate::emit::yaml::to_yaml(&install).map_err(|e| EmitError(e.to_string()))?);
+        // The install disk (the boot volume, by its own size) is in the role document already:
+        // `talos::install_disk_size` knows a managed cluster's machines have one disk (R15).
         if pool.role == Role::ControlPlane {
             // The API's shared address, held by one control-plane node at a time.
             let vip = serde_json::json!({ "machine": { "network": { "interfaces": [

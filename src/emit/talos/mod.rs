@@ -251,10 +251,20 @@ pub fn cel_size(b: Bytes) -> String {
     }
 }
 
-/// The install disk: the one disk smaller than the ephemeral minimum, i.e. the system disk,
-/// chosen by size and never by device path (R15), on every provider alike (R27).
-pub fn install_disk_size(pool: &Pool) -> String {
-    format!("< {}", pool.ephemeral_min_size.value)
+/// The install disk, chosen by size and never by device path (R15), on every provider alike
+/// (R27). A machine with a system disk and a data disk installs on the one smaller than the
+/// ephemeral minimum. A machine Cluster API builds has one disk, the boot volume, which holds
+/// EPHEMERAL too: it is the disk smaller than its own size plus 1 GiB, in GiB because Proxmox
+/// sizes it in GiB ([`Pool::boot_volume_size_g`]) while Talos reads `GB` as 10^9 bytes
+/// (siderolabs/talos v1.13.9 `pkg/machinery/config/types/v1alpha1/v1alpha1_types.go`,
+/// `InstallDiskSizeMatcher`, `humanize.ParseBytes`). One selector per machine: Talos cannot
+/// merge two size matchers (`pkg/machinery/config/merge/merge.go`, "not settable").
+pub fn install_disk_size(cluster: &Cluster, pool: &Pool) -> String {
+    if cluster.is_managed() {
+        format!("< {}", Bytes((pool.boot_volume_size_g() + 1) * Bytes::GIB))
+    } else {
+        format!("< {}", pool.ephemeral_min_size.value)
+    }
 }
 
 /// The EPHEMERAL volume's disk: not the system disk, and at least the pool's minimum (F5, R15).
@@ -280,7 +290,7 @@ fn pool_machine(fleet: &Fleet, env: &Environment, cluster: &Cluster, pool: &Pool
     Ok(Machine {
         install: Some(Install {
             image: schematic.installer(env.platform(), cluster.talos.value),
-            disk_selector: Some(InstallDiskSelector { size: install_disk_size(pool) }),
+            disk_selector: Some(InstallDiskSelector { size: install_disk_size(cluster, pool) }),
         }),
         node_labels: pool.labels.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect(),
         node_taints: taints,

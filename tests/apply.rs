@@ -45,7 +45,7 @@ fn the_steps_run_in_order() {
         at(&["tofu", "/cluster", " apply ", "main-cp-3.tfplan"]),
         at(&["tofu", "/cluster", " apply ", "cluster-rest.tfplan"]),
         at(&["talosctl", "health", "--worker-nodes"]),
-        at(&["tofu", "/cloud", " apply ", "-var=talos_api_open=false -var=kubernetes_api_open=false"]),
+        at(&["tofu", "/cloud", " apply ", "-auto-approve", "-var=talos_api_open=false -var=kubernetes_api_open=false"]),
         at(&["tofu", "/cloud", " apply ", "-var=kubernetes_api_open=true"]),
         at(&["kubectl", "apply --server-side -f -"]),
         at(&["kubectl", "apply --server-side -f", "bootstrap"]),
@@ -72,7 +72,8 @@ fn plan_runs_nothing_and_prints_every_command() {
     assert_eq!(*fake.sleeps.borrow(), 0);
     let commands: Vec<&String> = log.iter().filter(|l| l.starts_with("$ ")).collect();
     assert!(commands.len() > 20, "{log:#?}");
-    assert!(commands[0].starts_with("$ curl ") && commands[0].contains("/schematics"));
+    assert!(commands[0].starts_with("$ scw vpc-gw ip list "), "{}", commands[0]);
+    assert!(commands[1].starts_with("$ curl ") && commands[1].contains("/schematics"));
     assert!(commands.iter().any(|l| l.contains("-target=module.main.talos_machine_configuration_apply.cp_3")));
     // Nothing decrypted without an identity, nothing private written: private paths are placeholders.
     assert!(log.iter().any(|l| l.contains("$PRIVATE/main-talos-secrets.yaml")));
@@ -176,8 +177,9 @@ type Matcher = Box<dyn Fn(&fleetc::apply::Cmd) -> bool>;
 /// Failure points: a command that fails, and the step the failure is reported in.
 fn failure_points() -> Vec<(&'static str, Matcher, Step)> {
     vec![
+        ("gateway IP lookup", Box::new(|c| has(c, "scw", &["vpc-gw"])), Step::Preflight),
         ("factory", Box::new(|c| has(c, "curl", &["/schematics"])), Step::Schematics),
-        ("image list", Box::new(|c| has(c, "scw", &["list"])), Step::Images),
+        ("image list", Box::new(|c| has(c, "scw", &["image", "list"])), Step::Images),
         ("upload", Box::new(|c| has(c, "curl", &["--upload-file"])), Step::Images),
         ("cloud plan", Box::new(|c| has(c, "tofu", &["/cloud", "plan"])), Step::CloudRoot),
         ("switch open", Box::new(|c| has(c, "tofu", &["/cloud", "-var=talos_api_open=true"])), Step::OpenSwitch),
@@ -284,7 +286,11 @@ fn a_factory_answer_with_another_id_stops_the_apply() {
     let e = r.unwrap_err();
     assert_eq!(e.step, Step::Schematics);
     assert!(e.message.contains("376567988ad3") && e.message.contains("F2"), "{e}");
-    assert_eq!(fake.calls.borrow().len(), 1, "nothing after the factory: {:?}", fake.lines());
+    assert!(
+        fake.lines().last().is_some_and(|l| l.contains("/schematics")),
+        "nothing after the factory: {:?}",
+        fake.lines()
+    );
 }
 
 #[test]
@@ -412,4 +418,118 @@ fn decrypted_material_never_lands_under_out_and_is_removed_after_the_run() {
     assert!(!path.starts_with(&fx.out));
     assert!(!path.exists(), "the private directory is removed after the run");
     assert!(fleetc::artifacts::ArtifactSet::read_dir(&fx.out).unwrap().paths().all(|p| !p.contains("talos-secrets")));
+}
+
+/// The Scaleway cloud root imports the reserved gateway IP (R16) by id, which fleet.kdl does
+/// not hold: the preflight looks it up by fleet.kdl's `gateway` address, read-only, and every
+/// plan and apply of the cloud root (switches included) gets it.
+#[test]
+fn the_gateway_ip_is_looked_up_by_address_and_reaches_every_cloud_root_run() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    let list = r#"[{"id":"aaaaaaaa-0000-4000-8000-000000000001","address":"51.15.200.99","zone":"fr-par-2"},
+                   {"id":"bbbbbbbb-0000-4000-8000-000000000002","address":"51.15.200.10","zone":"fr-par-2"}]"#;
+    fake.on(|c| has(c, "scw", &["vpc-gw", "list"]), Output::ok(list.as_bytes().to_vec()));
+    let (r, log) = run_apply(&fx, &fake, &fx.options());
+    r.unwrap_or_else(|e| panic!("{e}\n{}", log.join("\n")));
+    let lookup = fake.index(&["scw", "vpc-gw ip list", "zone=fr-par-2", "project-id=", "-o json"]).expect("the lookup");
+    assert!(lookup < fake.index(&["curl", "/schematics"]).unwrap(), "the lookup is part of the preflight");
+    let cloud: Vec<String> = fake
+        .lines()
+        .into_iter()
+        .filter(|l| l.starts_with("tofu ") && l.contains("/cloud") && (l.contains(" plan ") || l.contains(" apply ")))
+        .collect();
+    assert!(cloud.len() >= 6, "{cloud:#?}");
+    for l in &cloud {
+        assert!(l.contains("-var=gateway_ip_id=fr-par-2/bbbbbbbb-0000-4000-8000-000000000002"), "{l}");
+    }
+}
+
+#[test]
+fn a_missing_gateway_ip_stops_the_preflight() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    let list = r#"[{"id":"aaaaaaaa-0000-4000-8000-000000000001","address":"51.15.200.99","zone":"fr-par-2"}]"#;
+    fake.on(|c| has(c, "scw", &["vpc-gw", "list"]), Output::ok(list.as_bytes().to_vec()));
+    let (r, _) = run_apply(&fx, &fake, &fx.options());
+    let e = r.unwrap_err();
+    assert_eq!(e.step, Step::Preflight);
+    assert!(e.message.contains("51.15.200.10") && e.message.contains("R16"), "{e}");
+    assert_eq!(fake.lines().len(), 1, "nothing runs after the lookup: {:?}", fake.lines());
+}
+
+/// A saved plan is applied with the -vars it was planned with (OpenTofu checks they match), so
+/// no cloud-root apply runs without the variables the root requires.
+#[test]
+fn saved_plans_are_applied_with_their_variables() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    let opts = fleetc::apply::ApplyOptions { mode: Some(fleetc::model::ApplyMode::Staged), ..fx.options() };
+    let (r, log) = run_apply(&fx, &fake, &opts);
+    r.unwrap_or_else(|e| panic!("{e}\n{}", log.join("\n")));
+    let line = &fake.lines()[fake.index(&["tofu", "/cloud", " apply ", "cloud.tfplan"]).unwrap()];
+    assert!(line.contains("-var=talos_api_open=false") && line.contains("-var=gateway_ip_id="), "{line}");
+    for plan in ["main-cp-1.tfplan", "cluster-rest.tfplan"] {
+        let line = &fake.lines()[fake.index(&["tofu", "/cluster", " apply ", plan]).unwrap()];
+        assert!(line.contains("-var=apply_mode=staged"), "{line}");
+    }
+}
+
+/// B8: tofu runs in a working copy of the roots, never in out/: what `tofu init` writes beside
+/// a root (`.terraform/`, `.terraform.lock.hcl`) leaves out/ fresh, so a second apply is not
+/// refused; the copy keeps tofu's files across runs and holds out/'s bytes.
+#[test]
+fn tofu_runs_in_a_working_copy_and_a_second_apply_is_not_refused() {
+    let fx = Fixture::new();
+    for round in 0..2 {
+        let fake = Fake::new();
+        let (r, log) = run_apply(&fx, &fake, &fx.options());
+        r.unwrap_or_else(|e| panic!("round {round}: {e}\n{}", log.join("\n")));
+        let dirs: std::collections::BTreeSet<String> = fake
+            .calls
+            .borrow()
+            .iter()
+            .filter(|c| c.program == "tofu")
+            .filter_map(|c| c.args.first().and_then(|a| a.strip_prefix("-chdir=")).map(str::to_owned))
+            .collect();
+        assert!(!dirs.is_empty());
+        for d in &dirs {
+            let d = std::path::Path::new(d);
+            assert!(!d.starts_with(&fx.out), "round {round}: tofu runs in out/: {}", d.display());
+            assert!(d.starts_with(fx.root.join(".fleetc/work")), "{}", d.display());
+            // What `tofu init` leaves behind.
+            std::fs::create_dir_all(d.join(".terraform/providers")).unwrap();
+            std::fs::write(d.join(".terraform.lock.hcl"), "# lock\n").unwrap();
+            let root = d.file_name().unwrap().to_string_lossy().into_owned();
+            let out_root = fx.out.join("tofu/staging").join(&root);
+            assert_eq!(std::fs::read(d.join("main.tf")).unwrap(), std::fs::read(out_root.join("main.tf")).unwrap());
+        }
+        let fresh = fx.build.check(&fx.out).unwrap();
+        assert!(fresh.is_fresh(), "round {round}: out/ is no longer what fleet.kdl builds");
+        let copy = fx.root.join(".fleetc/work/tofu/staging/cloud");
+        assert!(copy.join(".terraform.lock.hcl").is_file(), "tofu's lock file survives the next sync");
+        assert!(
+            fx.root.join(".fleetc/work/talos/staging/main/common.yaml").is_file(),
+            "the cluster root reads the Talos documents"
+        );
+    }
+    // A file the build no longer has is removed from the copy; tofu's are kept.
+    std::fs::write(fx.root.join(".fleetc/work/tofu/staging/cloud/stale.tf"), "x").unwrap();
+    let fake = Fake::new();
+    run_apply(&fx, &fake, &fx.options()).0.unwrap();
+    assert!(!fx.root.join(".fleetc/work/tofu/staging/cloud/stale.tf").exists());
+    assert!(fx.root.join(".fleetc/work/tofu/staging/cloud/.terraform.lock.hcl").exists());
+}
+
+/// `--plan` shows what a refusal stops, as for a missing sealed file, and the rest of the plan.
+#[test]
+fn plan_notes_a_missing_bundle_and_goes_on() {
+    let mut fx = Fixture::new();
+    fx.target.clusters[0].sealed.retain(|n| n != "talos-secrets");
+    let fake = Fake::new();
+    let opts = fleetc::apply::ApplyOptions { plan: true, yes: false, identity: None, ..fx.options() };
+    let (r, log) = run_apply(&fx, &fake, &opts);
+    r.unwrap();
+    assert!(log.iter().any(|l| l.starts_with("# apply refuses: ") && l.contains("R14")), "{log:#?}");
+    assert!(log.iter().any(|l| l.contains("/cloud plan ")), "{log:#?}");
 }

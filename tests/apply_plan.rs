@@ -45,3 +45,26 @@ fn apply_staging_plan_is_the_golden_plan_and_runs_nothing() {
     let steps: Vec<&str> = stdout.lines().filter(|l| l.starts_with("== ")).collect();
     assert_eq!(steps.len(), 8, "{steps:#?}");
 }
+
+/// A Proxmox cloud root has no switch (no gateway in front of its nodes): `fleetc apply lab`
+/// never passes it `talos_api_open` or `kubernetes_api_open`, which it does not declare.
+#[test]
+fn a_proxmox_cloud_root_gets_no_switch_variable() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_fleetc"))
+        .current_dir(root)
+        .args(["apply", "lab", "--plan", "--color", "never"])
+        .env_clear()
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    assert!(o.status.success(), "{}\n{stdout}", String::from_utf8_lossy(&o.stderr));
+    let cloud: Vec<&str> = stdout.lines().filter(|l| l.contains("/tofu/lab/cloud ")).collect();
+    assert!(cloud.iter().any(|l| l.contains(" plan ")), "{stdout}");
+    for l in &cloud {
+        assert!(!l.contains("_api_open"), "{l}");
+    }
+    let declared = std::fs::read_to_string(root.join("out/tofu/lab/cloud/variables.tf")).unwrap();
+    assert!(!declared.contains("talos_api_open"), "the test's premise: the root declares no switch");
+}

@@ -242,6 +242,12 @@ fn renames_yield_moved_blocks() {
     let cluster = &files["tofu/staging/cluster/main.tf"];
     assert!(cluster.contains("from = module.main\n  to   = module.prod"), "{cluster}");
     for (path, text) in tofu_files(&common::reference_artifacts()) {
+        // The one move of a module is the provider's type rename (see
+        // `proxmox_images_use_the_short_type_and_keep_their_state`), not a `was=`.
+        let text = text.replace(
+            "moved {\n  from = proxmox_virtual_environment_download_file.image\n  to   = proxmox_download_file.image\n}",
+            "",
+        );
         assert!(!text.contains("moved {"), "{path} has a move without any `was=`");
     }
 }
@@ -396,7 +402,10 @@ fn database_password_is_write_only_and_versioned_by_one_input() {
     let db = block(&body, "resource", &["scaleway_rdb_instance", "this"]).unwrap();
     let sv = block(&body, "resource", &["scaleway_secret_version", "database_password"]).unwrap();
     assert_eq!(expr_text(db.body(), "password_wo"), expr_text(sv.body(), "data_wo"));
-    assert_eq!(expr_text(db.body(), "password_wo").as_deref(), Some("ephemeral.random_password.database[each.key]"));
+    assert_eq!(
+        expr_text(db.body(), "password_wo").as_deref(),
+        Some("ephemeral.random_password.database[each.key].result")
+    );
     assert_eq!(expr_text(db.body(), "password_wo_version"), expr_text(sv.body(), "data_wo_version"));
     assert_eq!(expr_text(db.body(), "password_wo_version").as_deref(), Some("each.value.password_version"));
     assert!(expr_text(db.body(), "password").is_none() && expr_text(sv.body(), "data").is_none());
@@ -444,7 +453,7 @@ fn proxmox_vms_have_static_addresses_and_a_data_disk() {
     let vm = block(&body, "resource", &["proxmox_virtual_environment_vm", "cp_2"]).unwrap();
     let disks: Vec<_> = vm.body().blocks().filter(|b| b.identifier() == "disk").collect();
     assert_eq!(disks.len(), 2);
-    assert!(expr_text(disks[0].body(), "file_id").unwrap().contains("var.image_ids"));
+    assert!(expr_text(disks[0].body(), "import_from").unwrap().contains("var.image_ids"));
     assert_eq!(expr_text(disks[1].body(), "size").as_deref(), Some("var.control_plane[1].data_disk_gb"));
     assert_eq!(expr_text(vm.body(), "depends_on").as_deref(), Some("[proxmox_virtual_environment_vm.cp_1]"));
     let tfvars = &files["tofu/lab/cloud/lab.auto.tfvars"];
@@ -559,4 +568,179 @@ fn every_talos_document_the_cluster_root_reads_exists() {
         }
     }
     assert!(checked > 0, "no worker was checked");
+}
+
+/// B1: Scaleway refuses a database password without a lowercase letter, an uppercase letter,
+/// a digit and a special character among `!@#$%^&*()_+-=[]{}|;:,.<>?` (scaleway v2.81.0
+/// docs/resources/rdb_user.md): the generator guarantees one of each, from that set.
+#[test]
+fn database_password_meets_scaleways_policy() {
+    let files = tofu_files(&common::reference_artifacts());
+    let body = parse("cloud", &files["tofu/modules/scaleway-cloud/main.tf"]);
+    let pw = block(&body, "ephemeral", &["random_password", "database"]).unwrap();
+    assert_eq!(expr_text(pw.body(), "special").as_deref(), Some("true"));
+    for min in ["min_lower", "min_upper", "min_numeric", "min_special"] {
+        assert_eq!(expr_text(pw.body(), min).as_deref(), Some("1"), "{min}");
+    }
+    let length: u32 = expr_text(pw.body(), "length").unwrap().parse().unwrap();
+    assert!((8..=128).contains(&length));
+    let special = expr_text(pw.body(), "override_special").unwrap();
+    let special = special.trim_matches('"');
+    assert!(!special.is_empty() && special.chars().all(|c| "!@#$%^&*()_+-=[]{}|;:,.<>?".contains(c)), "{special}");
+}
+
+/// bpg/proxmox deprecates `proxmox_virtual_environment_download_file` (v0.111.1
+/// fwprovider/nodes/resource_download_file.go): the images use `proxmox_download_file`
+/// (v0.100.0+, hence the pin), and a `moved` block carries the state of images downloaded
+/// under the old name (the provider's MoveState), so nothing is downloaded again.
+#[test]
+fn proxmox_images_use_the_short_type_and_keep_their_state() {
+    let set = build_text(&golden_text("proxmox-minimal"));
+    let files = tofu_files(&set);
+    let body = parse("px", &files["tofu/modules/proxmox-cloud/main.tf"]);
+    assert!(block(&body, "resource", &["proxmox_download_file", "image"]).is_some());
+    assert!(block(&body, "resource", &["proxmox_virtual_environment_download_file", "image"]).is_none());
+    let moved = body.blocks().find(|b| b.identifier() == "moved").expect("a moved block");
+    assert_eq!(expr_text(moved.body(), "from").as_deref(), Some("proxmox_virtual_environment_download_file.image"));
+    assert_eq!(expr_text(moved.body(), "to").as_deref(), Some("proxmox_download_file.image"));
+    let pin = &files["tofu/lab/cloud/terraform.tf"];
+    assert!(pin.contains("version = \"~> 0.100\""), "{pin}");
+    for (fleet, set) in all_builds() {
+        for (path, text) in tofu_files(&set) {
+            for b in parse(&path, &text).blocks().filter(|b| b.identifier() == "resource") {
+                assert_ne!(b.labels()[0].as_str(), "proxmox_virtual_environment_download_file", "{fleet}: {path}");
+            }
+        }
+    }
+}
+
+/// B2/F1: a new image id (a Talos upgrade, a new schematic) never replaces a Scaleway server:
+/// the provider forces a replacement on an image change (scaleway v2.81.0
+/// `customDiffInstanceServerImage`), so the image is ignored once the server exists.
+#[test]
+fn scaleway_servers_ignore_image_changes() {
+    let files = tofu_files(&common::reference_artifacts());
+    let body = parse("scw", &files["tofu/modules/scaleway-cluster-cp3/main.tf"]);
+    for name in ["cp_1", "cp_2", "cp_3", "worker"] {
+        let s = block(&body, "resource", &["scaleway_instance_server", name]).unwrap();
+        let l = block(s.body(), "lifecycle", &[]).unwrap_or_else(|| panic!("{name}: no lifecycle"));
+        assert_eq!(expr_text(l.body(), "ignore_changes").as_deref(), Some("[image]"), "{name}");
+    }
+}
+
+/// B3/B4: Proxmox VMs import their system disk through the API (`import_from` of a download of
+/// content type `import`: no SSH), which the provider uses only at creation; VMs built before
+/// from `file_id` (ForceNew) keep it: neither replaces a running VM.
+#[test]
+fn proxmox_disks_are_imported_without_ssh_and_never_replace_a_vm() {
+    let files = tofu_files(&build_text(&golden_text("proxmox-minimal")));
+    let cloud = parse("px", &files["tofu/modules/proxmox-cloud/main.tf"]);
+    let dl = block(&cloud, "resource", &["proxmox_download_file", "image"]).unwrap();
+    assert_eq!(expr_text(dl.body(), "content_type").as_deref(), Some("\"import\""));
+    assert!(expr_text(dl.body(), "file_name").unwrap().ends_with(".qcow2\""));
+    let body = parse("px", &files["tofu/modules/proxmox-cluster-cp3/main.tf"]);
+    for name in ["cp_1", "cp_2", "cp_3", "worker"] {
+        let vm = block(&body, "resource", &["proxmox_virtual_environment_vm", name]).unwrap();
+        let disk = vm.body().blocks().find(|b| b.identifier() == "disk").unwrap();
+        assert!(expr_text(disk.body(), "import_from").unwrap().starts_with("var.image_ids["), "{name}");
+        assert!(expr_text(disk.body(), "file_id").is_none(), "{name}: file_id needs SSH");
+        let l = block(vm.body(), "lifecycle", &[]).unwrap();
+        assert_eq!(
+            expr_text(l.body(), "ignore_changes").as_deref(),
+            Some("[disk[0].file_id, disk[0].import_from]"),
+            "{name}"
+        );
+    }
+    let main = &files["tofu/lab/cloud/main.tf"];
+    assert!(!main.contains("ssh {"), "no SSH block is needed");
+}
+
+/// B5/R9: every Scaleway resource and data source names its project, and its zone or region
+/// where it takes one, from variables: a resource's own `project_id` is not overridden by the
+/// SCW_* variables the SDK prefers over provider arguments.
+#[test]
+fn every_scaleway_block_names_its_project_and_location() {
+    let wants: &[(&str, &[&str])] = &[
+        ("scaleway_block_volume", &["project_id", "zone"]),
+        ("scaleway_instance_image", &["project_id", "zone"]),
+        ("scaleway_instance_server", &["project_id", "zone"]),
+        ("scaleway_ipam_ip", &["project_id", "region"]),
+        ("scaleway_lb", &["project_id", "zone"]),
+        ("scaleway_object_bucket", &["project_id", "region"]),
+        ("scaleway_rdb_instance", &["project_id", "region"]),
+        ("scaleway_registry_namespace", &["project_id", "region"]),
+        ("scaleway_secret", &["project_id", "region"]),
+        ("scaleway_secret_version", &["region"]),
+        ("scaleway_vpc", &["project_id", "region"]),
+        ("scaleway_vpc_gateway_network", &["zone"]),
+        ("scaleway_vpc_private_network", &["project_id", "region"]),
+        ("scaleway_vpc_public_gateway", &["project_id", "zone"]),
+        ("scaleway_vpc_public_gateway_ip", &["project_id", "zone"]),
+        ("scaleway_vpc_public_gateway_pat_rule", &["zone"]),
+    ];
+    let files = tofu_files(&common::reference_artifacts());
+    let mut seen = 0;
+    for (path, text) in &files {
+        for b in parse(path, text).blocks().filter(|b| matches!(b.identifier(), "resource" | "data")) {
+            let t = b.labels()[0].as_str();
+            if !t.starts_with("scaleway_") {
+                continue;
+            }
+            seen += 1;
+            let want = wants.iter().find(|(w, _)| *w == t).map(|(_, a)| *a).unwrap_or(&[]);
+            for a in want {
+                assert_eq!(expr_text(b.body(), a), Some(format!("var.{a}")), "{path}: {t} lacks {a}");
+            }
+        }
+    }
+    assert!(seen > 20);
+    let root = parse("root", &files["tofu/staging/cloud/main.tf"]);
+    for m in ["cloud", "main"] {
+        let m = block(&root, "module", &[m]).unwrap();
+        for a in ["project_id", "region", "zone"] {
+            assert_eq!(expr_text(m.body(), a), Some(format!("var.{a}")));
+        }
+    }
+    let boot = parse("boot", &files["tofu/staging/bootstrap/main.tf"]);
+    assert_eq!(
+        expr_text(block(&boot, "module", &["state"]).unwrap().body(), "project_id").as_deref(),
+        Some("var.project_id")
+    );
+}
+
+/// R-a: `private_ips` lists IPv4 and IPv6 addresses in IPAM's order: every node address the
+/// roots use is the IPv4 one. R-b: the endpoint's fixed address is reserved before any node
+/// takes a dynamic one.
+#[test]
+fn node_addresses_are_ipv4_and_the_endpoint_is_reserved_first() {
+    let files = tofu_files(&common::reference_artifacts());
+    for f in ["main.tf", "outputs.tf"] {
+        let text = &files[&format!("tofu/modules/scaleway-cluster-cp3/{f}")];
+        assert!(!text.contains("private_ips[0]"), "{f}: the first address may be IPv6");
+        assert!(text.contains(".private_ips : ip.address if can(cidrnetmask(\"${ip.address}/32\"))], 0)"), "{f}");
+    }
+    let body = parse("scw", &files["tofu/modules/scaleway-cluster-cp3/main.tf"]);
+    for name in ["cp_1", "cp_2", "worker"] {
+        let s = block(&body, "resource", &["scaleway_instance_server", name]).unwrap();
+        assert!(expr_text(s.body(), "depends_on").unwrap().contains("scaleway_ipam_ip.endpoint"), "{name}");
+    }
+    let cp2 = block(&body, "resource", &["scaleway_instance_server", "cp_2"]).unwrap();
+    assert!(expr_text(cp2.body(), "depends_on").unwrap().contains("scaleway_instance_server.cp_1"));
+}
+
+/// C3/R5: the gateway's and load balancer's offers and the data volumes' IOPS are values of
+/// the variables file, not constants of the shared modules.
+#[test]
+fn offers_and_iops_are_values() {
+    let files = tofu_files(&common::reference_artifacts());
+    for m in ["scaleway-cloud", "scaleway-cluster-cp3"] {
+        let text = &files[&format!("tofu/modules/{m}/main.tf")];
+        for c in ["\"VPC-GW-S\"", "\"LB-S\"", "= 5000\n"] {
+            assert!(!text.contains(c), "{m} hard-codes {}", c.trim());
+        }
+    }
+    let tfvars = &files["tofu/staging/cloud/staging.auto.tfvars"];
+    for v in ["gateway_type", "lb_type", "data_volume_iops"] {
+        assert!(tfvars.contains(&format!("{v} ")), "{v} missing from tfvars:\n{tfvars}");
+    }
 }

@@ -199,6 +199,15 @@ fn cluster_vars(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult<Vec<(String, S
     Ok(vars)
 }
 
+/// `apply -input=false <vars…> <plan>`: a saved plan, with the -vars it was planned with
+/// (OpenTofu checks that they match, see [`super::tofu::plan_show_apply`]).
+fn saved_plan_apply(vars: &[String], plan: &std::path::Path) -> Vec<String> {
+    let mut args = vec!["apply".to_owned(), "-input=false".to_owned()];
+    args.extend(vars.iter().cloned());
+    args.push(display(plan));
+    args
+}
+
 pub fn apply(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
     let inv = inventory(s, ctx)?;
     s.begin(Step::ClusterRoot);
@@ -246,7 +255,11 @@ pub fn apply(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
                 args.push(format!("-target={}", layout::bootstrap_target(&c.name)));
             }
             s.run(with(tofu(ctx, layout::CLUSTER, &args.iter().map(String::as_str).collect::<Vec<_>>())))?;
-            s.run(with(tofu(ctx, layout::CLUSTER, &["apply", "-input=false", &display(&plan)])))?;
+            s.run(with(tofu(
+                ctx,
+                layout::CLUSTER,
+                &saved_plan_apply(&mode, &plan).iter().map(String::as_str).collect::<Vec<_>>(),
+            )))?;
             let (cps, workers) =
                 if running { (all_cps.clone(), all_workers.clone()) } else { (all_cps[..index].to_vec(), Vec::new()) };
             health(s, &tc, node, &cps, &workers)?;
@@ -257,7 +270,11 @@ pub fn apply(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
     let mut args = vec!["plan".to_owned(), "-input=false".to_owned(), format!("-out={}", display(&rest))];
     args.extend(mode.iter().cloned());
     s.run(with(tofu(ctx, layout::CLUSTER, &args.iter().map(String::as_str).collect::<Vec<_>>())))?;
-    s.run(with(tofu(ctx, layout::CLUSTER, &["apply", "-input=false", &display(&rest)])))?;
+    s.run(with(tofu(
+        ctx,
+        layout::CLUSTER,
+        &saved_plan_apply(&mode, &rest).iter().map(String::as_str).collect::<Vec<_>>(),
+    )))?;
     for c in ctx.built_clusters() {
         let nodes = nodes_of(s, &inv, c)?;
         let tc = ctx.work.file(&format!("{}.talosconfig", c.name));

@@ -20,6 +20,9 @@ pub const CLUSTER: &str = "cluster";
 pub const TALOS_SWITCH_VAR: &str = "talos_api_open";
 /// The cloud root's variable that opens the operator's path to the Kubernetes API.
 pub const KUBERNETES_SWITCH_VAR: &str = "kubernetes_api_open";
+/// The Scaleway cloud root's variable: the id (`<zone>/<uuid>`) of the reserved public gateway
+/// IP it imports (R16); `apply` looks it up by fleet.kdl's `gateway` address.
+pub const GATEWAY_IP_VAR: &str = "gateway_ip_id";
 /// The cluster root's apply mode variable (R19).
 pub const APPLY_MODE_VAR: &str = "apply_mode";
 /// The cluster root's map `cluster → path of the decrypted secrets bundle`, which its

@@ -87,6 +87,11 @@ pub struct Ctx<'a> {
     pub sealed: BTreeMap<(String, String), Plaintext>,
     /// cluster → the decrypted bundle's private path.
     pub bundles: BTreeMap<String, PathBuf>,
+    /// The `-var`s every plan and apply of the cloud root takes besides the switches
+    /// ([`tofu::cloud_vars`]: on Scaleway the reserved gateway IP's id).
+    pub cloud_vars: Vec<String>,
+    /// The working copy tofu runs in ([`work::tofu_copy_root`]), never out/.
+    pub tofu_copy: PathBuf,
 }
 
 impl Ctx<'_> {
@@ -209,6 +214,8 @@ fn preflight<'a>(
         mode,
         sealed: BTreeMap::new(),
         bundles: BTreeMap::new(),
+        cloud_vars: Vec::new(),
+        tofu_copy: work::tofu_copy_root(inp.fleet_dir),
     };
     let listed: Vec<String> = ctx
         .tofu_env()
@@ -220,6 +227,14 @@ fn preflight<'a>(
         .collect();
     s.note(&format!("every tofu and scw command below also gets {}", listed.join(" ")));
     open_sealed(s, &mut ctx, inp, identity, clusters)?;
+    work::sync_tofu_copy(&ctx.tofu_copy, inp.build, &target.env, s.plan)
+        .map_err(|e| s.failure(format!("cannot write tofu's working copy {}: {e}", ctx.tofu_copy.display())))?;
+    s.note(&format!(
+        "tofu runs in a working copy of the roots, {} (never in {})",
+        work::display(&ctx.tofu_copy),
+        inp.out_dir.display()
+    ));
+    ctx.cloud_vars = tofu::cloud_vars(s, &ctx)?;
     Ok(ctx)
 }
 
@@ -237,10 +252,15 @@ fn open_sealed(
     let mut missing = Vec::new();
     for c in &wanted {
         if !c.sealed.iter().any(|n| n == TALOS_SECRETS) {
-            return s.fail(format!(
+            let why = format!(
                 "cluster `{}` lists no `sealed \"{TALOS_SECRETS}\"`: fleetc never generates a secrets bundle (R14); make one with `talosctl gen secrets`, seal it with `fleetc secrets import {}/{} {TALOS_SECRETS} secrets.yaml`, and list it",
                 c.name, ctx.target.env, c.name
-            ));
+            );
+            if !s.plan {
+                return s.fail(why);
+            }
+            // `--plan` shows what would run and, as for a missing sealed file, what stops it.
+            s.note(&format!("apply refuses: {why}"));
         }
         for name in &c.sealed {
             let rel = secrets::rel_path(&ctx.target.env, &c.name, name);

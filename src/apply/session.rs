@@ -65,7 +65,7 @@ impl Step {
                 "read tofu's message, fix the cause, and run `fleetc apply` again: tofu resumes from the state"
             }
             Step::OpenSwitch | Step::CloseSwitch => {
-                "the switch's state is in the cloud root; run `fleetc apply` again, or close it by hand with `tofu -chdir=out/tofu/<env>/cloud apply -var=talos_api_open=false`"
+                "the switch's state is in the cloud root; run `fleetc apply` again, or close it by hand with `tofu -chdir=out/tofu/<env>/cloud apply -var=gateway_ip_id=<zone>/<id> -var=talos_api_open=false`"
             }
             Step::ClusterRoot => {
                 "the switch was closed; check the node named above with `talosctl health`, fix the cause, and run `fleetc apply` again: applied nodes are left as they are"

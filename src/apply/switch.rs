@@ -29,15 +29,18 @@ impl Switch {
 }
 
 fn set(s: &mut Session<'_>, ctx: &Ctx<'_>, which: Switch, open: bool) -> StepResult {
-    let kube = tofu::has_kubernetes_switch(ctx);
-    let mut args = vec!["apply".to_owned(), "-input=false".to_owned(), "-auto-approve".to_owned()];
-    args.push(var(TALOS_SWITCH_VAR, open && which.talos()));
-    if kube {
-        args.push(var(KUBERNETES_SWITCH_VAR, open && which.kubernetes()));
-    } else if which == Switch::KubernetesApi {
-        // No gateway in front of the API on this provider: nothing to open.
+    if !tofu::has_switches(ctx) {
+        // No gateway in front of the nodes on this provider (Proxmox): the cloud root has no
+        // switch variable, and there is nothing to open or close.
+        if which != Switch::KubernetesApi {
+            s.note("no switch on this provider: the nodes are reached on the operator's network directly");
+        }
         return Ok(());
     }
+    let mut args = vec!["apply".to_owned(), "-input=false".to_owned(), "-auto-approve".to_owned()];
+    args.extend(ctx.cloud_vars.iter().cloned());
+    args.push(var(TALOS_SWITCH_VAR, open && which.talos()));
+    args.push(var(KUBERNETES_SWITCH_VAR, open && which.kubernetes()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     s.run(tofu(ctx, layout::CLOUD, &args))?;
     Ok(())

@@ -11,6 +11,9 @@ pub struct Target {
     pub state_bucket: String,
     pub state_region: String,
     pub state_endpoint: String,
+    /// The public gateway's reserved address (Scaleway, R16): the cloud root imports the IP
+    /// that carries it, whose id `apply` looks up by this address.
+    pub gateway: Option<String>,
     pub recipients: Vec<String>,
     pub clusters: Vec<ClusterTarget>,
     /// The images the environment's (non-managed) clusters boot, one per schematic and
@@ -155,6 +158,7 @@ pub fn of(fleet: &Fleet, env: &str) -> Option<Target> {
         state_bucket: e.state.bucket.value.clone(),
         state_region: e.state.region.value.clone(),
         state_endpoint: e.state.endpoint.value.clone(),
+        gateway: e.gateway.as_ref().map(|g| g.value.to_string()),
         recipients: e.recipients.iter().map(|r| r.value.clone()).collect(),
         clusters,
         images,

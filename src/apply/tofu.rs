@@ -2,15 +2,19 @@
 //! directory (with every switch closed: a run that died with a switch open closes it here),
 //! `show`, and `apply` of that saved plan only after confirmation or `--yes`.
 
+use serde_json::{Value, json};
+
 use super::Ctx;
-use super::layout::{self, KUBERNETES_SWITCH_VAR, TALOS_SWITCH_VAR};
+use super::layout::{self, GATEWAY_IP_VAR, KUBERNETES_SWITCH_VAR, TALOS_SWITCH_VAR};
 use super::runner::Cmd;
 use super::session::{Session, StepResult};
+use super::target::ProviderTarget;
 use super::work::display;
 
-/// `tofu -chdir=<out>/tofu/<env>/<root> <args…>` with the credentials in its environment.
+/// `tofu -chdir=<working copy>/tofu/<env>/<root> <args…>` with the credentials in its
+/// environment: tofu never runs in out/ ([`super::work::tofu_copy_root`]).
 pub fn tofu(ctx: &Ctx<'_>, root: &str, args: &[&str]) -> Cmd {
-    let dir = ctx.out_dir.join(layout::tofu_root(&ctx.target.env, root));
+    let dir = ctx.tofu_copy.join(layout::tofu_root(&ctx.target.env, root));
     Cmd::new("tofu").arg(format!("-chdir={}", display(&dir))).args(args.iter().copied()).envs(&ctx.tofu_env())
 }
 
@@ -18,18 +22,70 @@ pub fn var(name: &str, value: impl std::fmt::Display) -> String {
     format!("-var={name}={value}")
 }
 
-/// The switch variables at rest.
-pub fn closed_vars(has_kubernetes_switch: bool) -> Vec<String> {
-    let mut v = vec![var(TALOS_SWITCH_VAR, false)];
-    if has_kubernetes_switch {
-        v.push(var(KUBERNETES_SWITCH_VAR, false));
-    }
-    v
+/// The switch variables at rest: none where the cloud root has no switch (Proxmox).
+pub fn closed_vars(has_switches: bool) -> Vec<String> {
+    if has_switches { vec![var(TALOS_SWITCH_VAR, false), var(KUBERNETES_SWITCH_VAR, false)] } else { Vec::new() }
 }
 
-/// Whether the environment's cloud root has the operator's path to the Kubernetes API.
-pub fn has_kubernetes_switch(ctx: &Ctx<'_>) -> bool {
-    matches!(ctx.target.provider, super::target::ProviderTarget::Scaleway { .. })
+/// Whether the environment's cloud root has the switches (R13): the Talos API switch and the
+/// operator's path to the Kubernetes API are public-gateway rules, which only Scaleway
+/// environments have. A Proxmox cloud root declares neither variable: its nodes are reached
+/// on the operator's network directly.
+pub fn has_switches(ctx: &Ctx<'_>) -> bool {
+    matches!(ctx.target.provider, ProviderTarget::Scaleway { .. })
+}
+
+/// The `-var`s every plan and apply of the cloud root takes besides the switches: on
+/// Scaleway `gateway_ip_id`, the id of the reserved public gateway IP the root imports (R16).
+/// fleet.kdl names the address (`gateway`), not the id, and the provider's data source finds
+/// an IP by id only, so the id is looked up here, read-only, by that address:
+/// `scw vpc-gw ip list zone=… project-id=… -o json`, the one entry whose `address` is
+/// fleet.kdl's. None or several is a refusal before anything runs.
+pub fn cloud_vars(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult<Vec<String>> {
+    let ProviderTarget::Scaleway { project, zone, .. } = &ctx.target.provider else {
+        return Ok(Vec::new());
+    };
+    let Some(address) = ctx.target.gateway.as_deref() else {
+        return s.fail(format!(
+            "environment `{}` has no `gateway`: its cloud root imports the reserved gateway IP (R13, R16)",
+            ctx.target.env
+        ));
+    };
+    let planned = json!([{"id": "<gateway-ip-id>", "address": address, "zone": zone}]).to_string();
+    let out = s.run(
+        Cmd::new("scw")
+            .args(["vpc-gw", "ip", "list", &format!("zone={zone}"), &format!("project-id={project}"), "-o", "json"])
+            .envs(&ctx.scw_env())
+            .plan_stdout(planned),
+    )?;
+    match gateway_ip_id(&out.stdout, address, zone) {
+        Ok(id) => {
+            s.note(&format!("gateway IP {address} is {id}"));
+            Ok(vec![var(GATEWAY_IP_VAR, id)])
+        }
+        Err(e) => s.fail(e),
+    }
+}
+
+/// `<zone>/<id>` of the one IP of `list` (the CLI's JSON) whose address is `address`.
+pub fn gateway_ip_id(list: &[u8], address: &str, zone: &str) -> Result<String, String> {
+    let v: Value = serde_json::from_slice(list).map_err(|e| format!("`scw vpc-gw ip list` did not print JSON: {e}"))?;
+    let found: Vec<&Value> = v
+        .as_array()
+        .map(|a| a.iter().filter(|ip| ip.get("address").and_then(Value::as_str) == Some(address)).collect())
+        .unwrap_or_default();
+    match found.as_slice() {
+        [ip] => {
+            let id =
+                ip.get("id").and_then(Value::as_str).filter(|id| !id.is_empty()).ok_or("the gateway IP has no id")?;
+            let z = ip.get("zone").and_then(Value::as_str).unwrap_or(zone);
+            Ok(if id.contains('/') { id.to_owned() } else { format!("{z}/{id}") })
+        }
+        [] => Err(format!(
+            "no public gateway IP with address {address} in zone {zone} of the project: reserve one (`scw vpc-gw ip create zone={zone}`) and set fleet.kdl's `gateway` to its address, which the Talos certificates carry (R16)"
+        )),
+        _ => Err(format!("several public gateway IPs have address {address}")),
+    }
 }
 
 pub fn init(s: &mut Session<'_>, ctx: &Ctx<'_>, root: &str) -> StepResult {
@@ -46,13 +102,22 @@ pub fn plan_show_apply(s: &mut Session<'_>, ctx: &Ctx<'_>, root: &str, extra: &[
     s.run(tofu(ctx, root, &args))?;
     s.run(tofu(ctx, root, &["show", &display(&plan)]))?;
     s.confirm(question)?;
-    s.run(tofu(ctx, root, &["apply", "-input=false", &display(&plan)]))?;
+    // The same -vars as the plan: OpenTofu (>= 1.8) accepts them with a saved plan and refuses
+    // any that differ from the planned values (opentofu v1.11.5
+    // internal/backend/local/backend_local.go:280-285, internal/tofu/context_apply.go:252-341),
+    // so the apply line says what it applies.
+    let mut args = vec!["apply", "-input=false"];
+    args.extend(extra.iter().map(String::as_str));
+    let plan = display(&plan);
+    args.push(&plan);
+    s.run(tofu(ctx, root, &args))?;
     Ok(())
 }
 
 pub fn cloud(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
     init(s, ctx, layout::CLOUD)?;
-    let vars = closed_vars(has_kubernetes_switch(ctx));
+    let mut vars = ctx.cloud_vars.clone();
+    vars.extend(closed_vars(has_switches(ctx)));
     plan_show_apply(
         s,
         ctx,

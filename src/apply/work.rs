@@ -42,3 +42,80 @@ impl Work {
 pub fn display(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
+
+/// Where tofu runs: `<fleet dir>/.fleetc/work`, a working copy of the environment's roots,
+/// their shared modules and the Talos documents the cluster root reads (B8). Never out/:
+/// `tofu init` writes `.terraform/` and `.terraform.lock.hcl` beside the root it runs in, and
+/// any file out/ did not get from fleet.kdl makes the next `fleetc build --check` and `apply`
+/// refuse it. The copy holds out/'s bytes (no secret: plans, bundles and credentials stay in
+/// the private directory or in the environment) and tofu's own files, which it keeps between
+/// runs: the providers are not downloaded again and the lock file stays put, so a second
+/// apply plans no change and starts no download. Its `.gitignore` keeps it out of git.
+pub fn tofu_copy_root(fleet_dir: &Path) -> PathBuf {
+    let rel = Path::new(".fleetc").join("work");
+    if fleet_dir.as_os_str().is_empty() || fleet_dir == Path::new(".") { rel } else { fleet_dir.join(rel) }
+}
+
+/// Whether `rel` (a path of the build) belongs in the working copy of `env`.
+pub fn in_tofu_copy(rel: &str, env: &str) -> bool {
+    rel.starts_with("tofu/modules/")
+        || rel.starts_with(&format!("tofu/{env}/"))
+        || rel.starts_with(&format!("talos/{env}/"))
+}
+
+/// Brings the working copy of `env` to the build's bytes: writes what differs, removes the
+/// generated files the build no longer has, and leaves tofu's own files (`.terraform/`,
+/// `.terraform.lock.hcl`) alone. Under `--plan` it writes nothing.
+pub fn sync_tofu_copy(
+    root: &Path,
+    build: &crate::artifacts::ArtifactSet,
+    env: &str,
+    plan: bool,
+) -> std::io::Result<()> {
+    if plan {
+        return Ok(());
+    }
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(root)?;
+    let base = root.parent().unwrap_or(root);
+    std::fs::set_permissions(base, std::fs::Permissions::from_mode(0o700))?;
+    std::fs::write(base.join(".gitignore"), "# fleetc's working copy for tofu (docs/apply.md)\n*\n")?;
+    let wanted: std::collections::BTreeSet<&str> = build.paths().filter(|p| in_tofu_copy(p, env)).collect();
+    for dir in ["tofu/modules".to_owned(), format!("tofu/{env}"), format!("talos/{env}")] {
+        remove_stale(root, &root.join(&dir), &wanted)?;
+    }
+    for rel in &wanted {
+        let bytes = build.get(rel).unwrap_or_default();
+        let dest = root.join(rel);
+        if std::fs::read(&dest).is_ok_and(|b| b == bytes) {
+            continue;
+        }
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let tmp = dest.with_extension("fleetc-tmp");
+        std::fs::write(&tmp, bytes)?;
+        std::fs::rename(&tmp, &dest)?;
+    }
+    Ok(())
+}
+
+fn remove_stale(root: &Path, dir: &Path, wanted: &std::collections::BTreeSet<&str>) -> std::io::Result<()> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name == ".terraform" || name == ".terraform.lock.hcl" || name.starts_with("terraform.tfstate") {
+            continue;
+        }
+        let ft = e.file_type()?;
+        if ft.is_dir() {
+            remove_stale(root, &p, wanted)?;
+        } else if let Ok(rel) = p.strip_prefix(root)
+            && !wanted.contains(rel.to_string_lossy().as_ref())
+        {
+            std::fs::remove_file(&p)?;
+        }
+    }
+    Ok(())
+}

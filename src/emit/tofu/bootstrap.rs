@@ -44,7 +44,11 @@ pub(super) fn root(env: &Env<'_>) -> RootFiles {
     })
     .blank()
     .block("module", &["state"], |m| {
-        m.attr("source", format!("../../modules/{MODULE}")).blank().attr("bucket", r("var.bucket"));
+        m.attr("source", format!("../../modules/{MODULE}"))
+            .blank()
+            .attr("project_id", r("var.project_id"))
+            .attr("region", r("var.region"))
+            .attr("bucket", r("var.bucket"));
     });
     let mut vars = file();
     Var::new("project_id", ty("string"), "The Scaleway project that owns the state bucket (R9).").write(&mut vars);

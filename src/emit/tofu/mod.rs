@@ -10,6 +10,7 @@
 mod bootstrap;
 mod hclx;
 mod moved;
+mod placement;
 pub mod providers;
 mod proxmox;
 mod scaleway;
@@ -191,6 +192,7 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
     let mut out = ArtifactSet::new();
     let mut module_providers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (name, module) in &mut modules {
+        place_module(module)?;
         let used = providers::used_in(module.files.iter().map(|(_, b)| b));
         let mut versions = hclx::file();
         let mut err = Ok(());
@@ -225,6 +227,28 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
         out.insert(path, text.as_bytes())?;
     }
     Ok(out)
+}
+
+/// R9 in the code: every Scaleway block of the module's `main.tf` names its project, zone and
+/// region from variables ([`placement`]), which the module declares and its callers pass.
+fn place_module(module: &mut Module) -> Result<(), String> {
+    let Some(i) = module.files.iter().position(|(n, _)| n == "main.tf") else { return Ok(()) };
+    let placed = placement::place(&module.files[i].1)?;
+    let used = placement::used(&placed)?;
+    module.files[i].1 = placed;
+    if let Some((_, vars)) = module.files.iter_mut().find(|(n, _)| n == "variables.tf") {
+        for v in used {
+            let description = match v {
+                "project_id" => {
+                    "The Scaleway project every resource is built in (R9: named on each resource, so that no SCW_* variable decides it)."
+                }
+                "region" => "The Scaleway region of the regional resources (R9).",
+                _ => "The Scaleway zone of the zonal resources (R9).",
+            };
+            hclx::Var::new(v, hclx::ty("string"), description).write(vars);
+        }
+    }
+    Ok(())
 }
 
 fn env_state<'a>(fleet: &'a Fleet, name: &str) -> Result<&'a Environment, String> {
@@ -264,8 +288,16 @@ variable (R3), and no credential is in any file.
 - `state_passphrase` (every root): the passphrase of the state and plan encryption, e.g.
   `TF_VAR_state_passphrase`. The key provider (`{{ key_provider }}`) and method (`{{ method }}`)
   names never change: renaming them makes the encrypted state unreadable.
-{% if scaleway %}- `gateway_ip_id` (cloud): the id of the reserved public gateway IP `{{ gateway }}`, imported once.
+{% if scaleway %}- `gateway_ip_id` (cloud): the id (`<zone>/<uuid>`) of the reserved public gateway IP
+  `{{ gateway }}`, which the cloud root imports (R16). `fleetc apply` looks it up by that
+  address (`scw vpc-gw ip list`); running tofu by hand, give it with `-var`.
 - `talos_api_open=true` (cloud), only while the Talos API is needed (R13), then false again.
+{% endif %}{% if proxmox %}- `PROXMOX_VE_API_TOKEN` (cloud, in the environment; `fleetc apply` sets it from
+  `FLEETC_PROXMOX_API_TOKEN`). No SSH access to the Proxmox node is needed: the VMs' disks are
+  imported through the API (`import_from`, Proxmox VE 8.4+, a datastore with the `import`
+  content type).
+{% endif %}{% if bootstrap and not scaleway %}- `project_id` (bootstrap): the Scaleway project of the state bucket, with `-var` (not in
+  fleet.kdl).
 {% endif %}{% if clusters %}- `talos_secrets_files` (cluster): per cluster, the path of the decrypted machine secrets
   bundle that the cluster root imports (R14).
 - `apply_mode` (cluster), to override fleet.kdl's apply mode for one run (R19).
@@ -295,6 +327,7 @@ fn readme(env: &Env<'_>, bootstrap_here: bool, owner: &str) -> Result<String, St
         cloud => cloud,
         clusters => env.clusters.iter().map(|c| format!("`{}`", c.name.value)).collect::<Vec<_>>(),
         scaleway => scaleway,
+        proxmox => !scaleway,
         gateway => env.env.gateway.as_ref().map(|g| g.value.to_string()).unwrap_or_default(),
         key_provider => format!("{}.{}", settings::KEY_PROVIDER.0, settings::KEY_PROVIDER.1),
         method => format!("{}.{}", settings::METHOD.0, settings::METHOD.1),

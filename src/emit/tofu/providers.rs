@@ -18,9 +18,10 @@ pub struct ProviderPin {
 /// Every provider fleetc knows, by local name. The versions are the floors of the features
 /// fleetc emits (docs/tofu.md, "Providers"): write-only attributes on Scaleway, the
 /// `on_destroy` attribute and kubeconfig resource of the Talos provider 0.11, the ephemeral
-/// `random_password`, and the `proxmox_virtual_environment_*` resources of bpg/proxmox.
+/// `random_password`, and `proxmox_download_file` of bpg/proxmox (v0.100.0, which also moves
+/// the state of the deprecated `proxmox_virtual_environment_download_file`).
 pub const PROVIDERS: &[ProviderPin] = &[
-    ProviderPin { name: "proxmox", source: "bpg/proxmox", version: "~> 0.89" },
+    ProviderPin { name: "proxmox", source: "bpg/proxmox", version: "~> 0.100" },
     ProviderPin { name: "random", source: "hashicorp/random", version: "~> 3.7" },
     ProviderPin { name: "scaleway", source: "scaleway/scaleway", version: "~> 2.68" },
     ProviderPin { name: "talos", source: "siderolabs/talos", version: "~> 0.11.0" },

@@ -12,7 +12,16 @@ use crate::model::{Cluster, Provider, Role};
 
 pub(super) const CLOUD_MODULE: &str = "proxmox-cloud";
 
-/// The datastore images are downloaded to: it must allow the `iso` content type.
+/// The image download resource: the short name bpg/proxmox has from v0.100.0, the
+/// `proxmox_virtual_environment_*` one being deprecated (v0.111.1
+/// `fwprovider/nodes/resource_download_file.go`, `DeprecationMessage`).
+const DOWNLOAD_FILE: &str = "proxmox_download_file";
+/// The type the images were first downloaded under, whose state moves to [`DOWNLOAD_FILE`]
+/// (`fwprovider/nodes/resource_download_file_short.go`, `MoveState`).
+const LEGACY_DOWNLOAD_FILE: &str = "proxmox_virtual_environment_download_file";
+
+/// The datastore images are downloaded to: it must allow the `import` content type (Proxmox VE
+/// 8.4+), which the VMs' disks import from through the API, without SSH.
 const IMAGE_DATASTORE: &str = "local";
 
 pub(super) fn cluster_module(cp: usize) -> String {
@@ -34,8 +43,12 @@ fn node_ty() -> Expr {
 pub(super) fn cloud_module() -> Module {
     let mut vars = file();
     Var::new("node_name", ty("string"), "The Proxmox node that stores the images.").write(&mut vars);
-    Var::new("datastore", ty("string"), "The datastore images are downloaded to (content type `iso`).")
-        .write(&mut vars);
+    Var::new(
+        "datastore",
+        ty("string"),
+        "The datastore images are downloaded to (content type `import`, Proxmox VE 8.4+).",
+    )
+    .write(&mut vars);
     Var::new(
         "images",
         of("map", ty("string")),
@@ -47,21 +60,40 @@ pub(super) fn cloud_module() -> Module {
         "R22: Proxmox downloads the schematic's image from the Image Factory at apply time (a network\n\
          operation of tofu, not of fleetc); the name carries the schematic and the Talos version.",
     )
-    .block("resource", &["proxmox_virtual_environment_download_file", "image"], |b| {
+    .block("resource", &[DOWNLOAD_FILE, "image"], |b| {
         b.attr("for_each", r("var.images"))
-            .attr("content_type", "iso")
+            .attr("content_type", "import")
             .attr("datastore_id", r("var.datastore"))
             .attr("node_name", r("var.node_name"))
             .attr("url", r("each.value"))
-            .attr("file_name", tpl(vec![Part::E(r("each.key")), Part::L(".img".into())]))
+            .attr("file_name", tpl(vec![Part::E(r("each.key")), Part::L(".qcow2".into())]))
             .attr("overwrite", false);
+    })
+    .blank()
+    .comment(
+        "The images were downloaded under the deprecated type name; the provider moves their state\n\
+         to the short name (bpg v0.100.0+, MoveState), so nothing is downloaded again.",
+    )
+    .block("moved", &[], |m| {
+        m.attr("from", r(&format!("{LEGACY_DOWNLOAD_FILE}.image"))).attr("to", r(&format!("{DOWNLOAD_FILE}.image")));
     });
     let mut outputs = file();
     output(
         &mut outputs,
         "image_ids",
-        "File ids of the downloaded images, by image name.",
-        Expr::for_object(("k", "f"), r("proxmox_virtual_environment_download_file.image"), r("k"), r("f.id")),
+        "File ids of the downloaded images, by image name: `<datastore>:<content type>/<file name>`, as the provider builds the id (bpg v0.111.1 fwprovider/nodes/resource_download_file.go), known at plan.",
+        Expr::for_object(
+            ("k", "f"),
+            r(&format!("{DOWNLOAD_FILE}.image")),
+            r("k"),
+            tpl(vec![
+                Part::E(r("f.datastore_id")),
+                Part::L(":".into()),
+                Part::E(r("f.content_type")),
+                Part::L("/".into()),
+                Part::E(r("f.file_name")),
+            ]),
+        ),
         false,
     );
     Module::new(vec![("main.tf", main), ("variables.tf", vars), ("outputs.tf", outputs)])
@@ -159,10 +191,13 @@ fn vm(main: &mut Body, name: &str, node: &dyn Fn(&str) -> Expr, role: Role, each
             .block("network_device", &[], |n| {
                 n.attr("bridge", r("var.bridge"));
             })
-            .comment("The system disk, written from the schematic's image (R17, R22).")
+            .comment(
+                "The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:\n\
+                 bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.",
+            )
             .block("disk", &[], |d| {
                 d.attr("datastore_id", r("var.datastore"))
-                    .attr("file_id", idx_expr("var.image_ids", node("image"), &[]))
+                    .attr("import_from", idx_expr("var.image_ids", node("image"), &[]))
                     .attr("interface", "scsi0")
                     .attr("file_format", "raw")
                     .attr("size", node("system_disk_gb"));
@@ -193,6 +228,16 @@ fn vm(main: &mut Body, name: &str, node: &dyn Fn(&str) -> Expr, role: Role, each
                     .block("dns", &[], |d| {
                         d.attr("servers", r("var.dns_servers"));
                     });
+            });
+        b.blank()
+            .comment(
+                "F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS\n\
+                 changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before\n\
+                 `import_from` were built with.",
+            )
+            .block("lifecycle", &[], |l| {
+                let disk = |a: &str| Expr::from(crate::emit::hcl::Traversal::path("disk").index(0).attr(a));
+                l.attr("ignore_changes", Expr::list([disk("file_id"), disk("import_from")]));
             });
         if let Some(prev) = &after {
             b.blank().attr("depends_on", Expr::list([r(prev)]));

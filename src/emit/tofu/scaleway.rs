@@ -15,8 +15,16 @@ pub const TALOS_API_PORT: u32 = 50_000;
 pub const TALOS_PORT_BASE: u32 = 50_000;
 /// The Kubernetes API port, on the load balancer and on the control-plane nodes.
 pub const KUBERNETES_API_PORT: u32 = 6443;
-/// IOPS class of the data volumes (Scaleway Block Storage `sbs_5k`).
+/// IOPS class of the data volumes (Scaleway Block Storage `sbs_5k`): a value of the variables
+/// file (R5), not in fleet.kdl yet.
 const DATA_VOLUME_IOPS: u32 = 5000;
+/// The public gateway's offer, a value of the variables file (R5).
+const GATEWAY_TYPE: &str = "VPC-GW-S";
+/// The API load balancer's offer, a value of the variables file (R5).
+const LB_TYPE: &str = "LB-S";
+/// The special characters of the database password: every one is in Scaleway's policy list,
+/// and none needs escaping in a connection URL.
+const PASSWORD_SPECIAL: &str = "!*-_.";
 
 pub(super) const CLOUD_MODULE: &str = "scaleway-cloud";
 
@@ -47,6 +55,7 @@ pub(super) fn cloud_module() -> Module {
         "The public gateway's reserved address: the Talos API switch opens there and every node's certificate SANs carry it (R13, R16).",
     )
     .write(&mut vars);
+    Var::new("gateway_type", ty("string"), "The public gateway's offer (R5: a value).").write(&mut vars);
     Var::new(
         "databases",
         of(
@@ -100,7 +109,7 @@ pub(super) fn cloud_module() -> Module {
     .blank()
     .block("resource", &["scaleway_vpc_public_gateway", "gateway"], |b| {
         b.attr("name", r("var.name"))
-            .attr("type", "VPC-GW-S")
+            .attr("type", r("var.gateway_type"))
             .attr("ip_id", r("scaleway_vpc_public_gateway_ip.gateway.id"))
             .attr("bastion_enabled", false);
     })
@@ -120,8 +129,20 @@ pub(super) fn cloud_module() -> Module {
          Manager as write-only attributes. Both are sent only when `password_version` changes, and\n\
          the same input versions both, so a rotation moves the two halves in one apply.",
     )
+    .comment(
+        "Scaleway's password policy: 8-128 characters with at least one lowercase, one uppercase, one\n\
+         digit and one special character among !@#$%^&*()_+-=[]{}|;:,.<>? (scaleway v2.81.0\n\
+         docs/resources/rdb_user.md); the special characters here are a URL-safe subset of those.",
+    )
     .block("ephemeral", &["random_password", "database"], |b| {
-        b.attr("for_each", r("var.databases")).attr("length", 32).attr("special", false);
+        b.attr("for_each", r("var.databases"))
+            .attr("length", 32)
+            .attr("special", true)
+            .attr("override_special", PASSWORD_SPECIAL)
+            .attr("min_lower", 1)
+            .attr("min_upper", 1)
+            .attr("min_numeric", 1)
+            .attr("min_special", 1);
     })
     .blank()
     .block("resource", &["scaleway_rdb_instance", "this"], |b| {
@@ -131,7 +152,7 @@ pub(super) fn cloud_module() -> Module {
             .attr("engine", r("each.value.engine"))
             .attr("is_ha_cluster", false)
             .attr("user_name", r("each.key"))
-            .attr("password_wo", idx_expr("ephemeral.random_password.database", r("each.key"), &[]))
+            .attr("password_wo", idx_expr("ephemeral.random_password.database", r("each.key"), &["result"]))
             .attr("password_wo_version", r("each.value.password_version"))
             .blank()
             .comment("Private network only: without a `load_balancer` block there is no public endpoint (R6).")
@@ -148,7 +169,7 @@ pub(super) fn cloud_module() -> Module {
     .block("resource", &["scaleway_secret_version", "database_password"], |b| {
         b.attr("for_each", r("var.databases"))
             .attr("secret_id", idx_expr("scaleway_secret.database_password", r("each.key"), &["id"]))
-            .attr("data_wo", idx_expr("ephemeral.random_password.database", r("each.key"), &[]))
+            .attr("data_wo", idx_expr("ephemeral.random_password.database", r("each.key"), &["result"]))
             .attr("data_wo_version", r("each.value.password_version"));
     })
     .blank()
@@ -209,6 +230,8 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
     .write(&mut vars);
     Var::new("endpoint_address", ty("string"), "The Kubernetes API's private address: the load balancer's (R12).")
         .write(&mut vars);
+    Var::new("lb_type", ty("string"), "The API load balancer's offer (R5: a value).").write(&mut vars);
+    Var::new("data_volume_iops", ty("number"), "The data volumes' IOPS class (R5: a value).").write(&mut vars);
     Var::new("kubernetes_api_port", ty("number"), "The gateway port of the operator's path to the Kubernetes API.")
         .write(&mut vars);
     Var::new(
@@ -292,7 +315,7 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
     .blank()
     .block("resource", &["scaleway_lb", "api"], |b| {
         b.attr("name", tpl(vec![Part::E(r("var.name")), Part::L("-api".into())]))
-            .attr("type", "LB-S")
+            .attr("type", r("var.lb_type"))
             .attr("assign_flexible_ip", false)
             .block("private_network", &[], |p| {
                 p.attr("private_network_id", r("var.private_network_id"))
@@ -447,14 +470,29 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
     Module::new(vec![("main.tf", main), ("variables.tf", vars), ("outputs.tf", outputs)])
 }
 
-/// `<server>.private_ips[0].address`
+/// The server's private IPv4 address: `private_ips` lists IPv4 and IPv6 addresses in the order
+/// IPAM returns them (scaleway v2.81.0 internal/services/ipam/helpers.go, plain addresses), so
+/// the IPv4 one is picked (`cidrnetmask` accepts IPv4 only), and `element` fails loudly when
+/// there is none (an empty list: the credential cannot read IPAM).
+/// `element([for ip in <server>.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0)`
 fn private_ip(server: &str) -> Expr {
-    crate::emit::hcl::Traversal::path(server).attr("private_ips").index(0).attr("address").into()
+    private_ip_of(r(server))
 }
 
-fn private_ip_of(e: Expr) -> Expr {
-    let Expr::Ref(t) = e else { return e };
-    t.attr("private_ips").index(0).attr("address").into()
+fn private_ip_of(server: Expr) -> Expr {
+    let Expr::Ref(t) = server else { return server };
+    let ipv4 = crate::emit::hcl::ForExpr {
+        key_var: None,
+        value_var: "ip".into(),
+        collection: t.attr("private_ips").into(),
+        key: None,
+        value: r("ip.address"),
+        cond: Some(Expr::call(
+            "can",
+            [Expr::call("cidrnetmask", [tpl(vec![Part::E(r("ip.address")), Part::L("/32".into())])])],
+        )),
+    };
+    Expr::call("element", [Expr::from(ipv4), Expr::Int(0)])
 }
 
 /// `root[key].rest…` with an expression key.
@@ -487,7 +525,7 @@ fn server(
         }
         b.attr("name", tpl(vec![Part::E(node("hostname")), Part::L("-data".into())]))
             .attr("size_in_gb", node("data_disk_gb"))
-            .attr("iops", DATA_VOLUME_IOPS);
+            .attr("iops", r("var.data_volume_iops"));
     })
     .blank()
     .block("resource", &["scaleway_instance_server", name], |b| {
@@ -515,9 +553,27 @@ fn server(
             .block("private_network", &[], |p| {
                 p.attr("pn_id", r("var.private_network_id"));
             });
+        b.blank()
+            .comment(
+                "F1: the image only installs a new machine. A Talos upgrade or a new schematic changes the\n\
+                 image id, which would replace the server (scaleway v2.81.0 customDiffInstanceServerImage,\n\
+                 ForceNew) and wipe its etcd member; running machines change OS through `fleetc upgrade`.",
+            )
+            .block("lifecycle", &[], |l| {
+                l.attr("ignore_changes", Expr::list([r("image")]));
+            });
+        let mut deps = vec![r("scaleway_ipam_ip.endpoint")];
         if let Some(prev) = &after {
-            b.blank().attr("depends_on", Expr::list([r(prev)]));
+            deps.push(r(prev));
         }
+        b.blank()
+            .comment(if after.is_some() {
+                "R12: the endpoint's fixed address is reserved before any node takes a dynamic one; F3: one\n\
+                 control-plane node after the other."
+            } else {
+                "R12: the endpoint's fixed address is reserved before any node takes a dynamic one."
+            })
+            .attr("depends_on", Expr::List(deps));
     })
     .blank();
 }
@@ -529,8 +585,9 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
     let Provider::Scaleway(scw) = &env.env.provider else { unreachable!("a Scaleway environment") };
     let mut main = file();
     main.comment(
-        "R9/F9: project, region and zone come from the variables file; the apply step refuses to run\n\
-         with SCW_* variables exported, which the SDK would prefer over these arguments.",
+        "R9/F9: project, region and zone come from the variables file. The SDK prefers SCW_* variables\n\
+         over these provider arguments, so every resource also names them itself (the modules'\n\
+         project_id, region and zone), and the apply step refuses to run with SCW_* exported.",
     )
     .block("provider", &["scaleway"], |p| {
         p.attr("project_id", r("var.project_id")).attr("region", r("var.region")).attr("zone", r("var.zone"));
@@ -539,16 +596,23 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
     .block("module", &["cloud"], |m| {
         m.attr("source", format!("../../modules/{CLOUD_MODULE}"))
             .blank()
+            .attr("project_id", r("var.project_id"))
+            .attr("region", r("var.region"))
+            .attr("zone", r("var.zone"))
             .attr("name", r("var.name"))
             .attr("network_cidr", r("var.network_cidr"))
             .attr("gateway_address", r("var.gateway_address"))
+            .attr("gateway_type", r("var.gateway_type"))
             .attr("databases", r("var.databases"))
             .attr("buckets", r("var.buckets"))
             .attr("registries", r("var.registries"))
             .attr("secrets", r("var.secrets"));
     })
     .blank()
-    .comment("The reserved gateway address (R16) is imported, never created: its id is an apply-time input.")
+    .comment(
+        "The reserved gateway address (R16) is imported, never created: its id is an apply-time input\n\
+         that `fleetc apply` looks up by fleet.kdl's `gateway` address (`scw vpc-gw ip list`).",
+    )
     .block("import", &[], |i| {
         i.attr("to", r("module.cloud.scaleway_vpc_public_gateway_ip.gateway")).attr("id", r("var.gateway_ip_id"));
     })
@@ -559,6 +623,9 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
         main.block("module", &[&ident(key)], |m| {
             m.attr("source", format!("../../modules/{}", cluster_module(c.control_plane.machines.len())))
                 .blank()
+                .attr("project_id", r("var.project_id"))
+                .attr("region", r("var.region"))
+                .attr("zone", r("var.zone"))
                 .attr("name", tpl(vec![Part::E(r("var.name")), Part::L(format!("-{key}"))]))
                 .attr("private_network_id", r("module.cloud.private_network_id"))
                 .attr("network_cidr", r("module.cloud.network_cidr"))
@@ -566,6 +633,8 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
                 .attr("gateway_address", r("module.cloud.gateway_address"))
                 .attr("admin_ranges", r("var.admin_ranges"))
                 .attr("endpoint_address", cv("endpoint_address"))
+                .attr("lb_type", r("var.lb_type"))
+                .attr("data_volume_iops", r("var.data_volume_iops"))
                 .attr("kubernetes_api_port", cv("kubernetes_api_port"))
                 .attr("control_plane", cv("control_plane"))
                 .attr("workers", cv("workers"))
@@ -598,11 +667,14 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
     Var::new(
         "gateway_ip_id",
         ty("string"),
-        "The id (`<zone>/<uuid>`) of the reserved gateway IP to import; an apply-time input, not a secret.",
+        "The id (`<zone>/<uuid>`) of the reserved gateway IP to import (R16): not a secret, not in fleet.kdl (which names its address); `fleetc apply` looks it up by that address and passes it.",
     )
     .write(&mut vars);
     Var::new("admin_ranges", of("list", ty("string")), "Source ranges allowed through the API switches (R13).")
         .write(&mut vars);
+    Var::new("gateway_type", ty("string"), "The public gateway's offer (R5).").write(&mut vars);
+    Var::new("lb_type", ty("string"), "The API load balancers' offer (R5).").write(&mut vars);
+    Var::new("data_volume_iops", ty("number"), "The data volumes' IOPS class (R5).").write(&mut vars);
     Var::new(
         "databases",
         of(
@@ -647,6 +719,9 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
         .attr("network_cidr", e.network.value.to_string())
         .attr("gateway_address", e.gateway.as_ref().map(|g| g.value.to_string()).unwrap_or_default())
         .attr("admin_ranges", Expr::list(e.admin_ranges.iter().map(|a| a.value.to_string())))
+        .attr("gateway_type", GATEWAY_TYPE)
+        .attr("lb_type", LB_TYPE)
+        .attr("data_volume_iops", DATA_VOLUME_IOPS)
         .blank()
         .attr(
             "databases",

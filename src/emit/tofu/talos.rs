@@ -135,8 +135,11 @@ pub(super) fn module_for(cp: usize) -> Module {
     };
     main.comment(
         "F3: instances of one count/for_each block cannot be ordered, so each control-plane node has\n\
-         its own blocks and waits for the previous one: a config change never reaches every\n\
-         control-plane node at once (R19, R29).",
+         its own blocks and waits for the previous one. The provider returns once the node accepted\n\
+         the config, not once it is healthy again (v0.11.0 talos_machine_configuration_apply_resource.go,\n\
+         Create/Update): with a mode that reboots, a plain `tofu apply` can have two control-plane\n\
+         nodes down at once. `fleetc apply` applies one node per targeted run with `talosctl health`\n\
+         between them (R19, R29).",
     );
     for i in 0..cp {
         let n = format!("cp_{}", i + 1);

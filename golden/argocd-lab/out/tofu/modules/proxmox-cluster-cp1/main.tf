@@ -22,10 +22,11 @@ resource "proxmox_virtual_environment_vm" "cp_1" {
   network_device {
     bridge = var.bridge
   }
-  # The system disk, written from the schematic's image (R17, R22).
+  # The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:
+  # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
   disk {
     datastore_id = var.datastore
-    file_id      = var.image_ids[var.control_plane[0].image]
+    import_from  = var.image_ids[var.control_plane[0].image]
     interface    = "scsi0"
     file_format  = "raw"
     size         = var.control_plane[0].system_disk_gb
@@ -50,6 +51,13 @@ resource "proxmox_virtual_environment_vm" "cp_1" {
       servers = var.dns_servers
     }
   }
+
+  # F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS
+  # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
+  # `import_from` were built with.
+  lifecycle {
+    ignore_changes = [disk[0].file_id, disk[0].import_from]
+  }
 }
 
 resource "proxmox_virtual_environment_vm" "worker" {
@@ -73,10 +81,11 @@ resource "proxmox_virtual_environment_vm" "worker" {
   network_device {
     bridge = var.bridge
   }
-  # The system disk, written from the schematic's image (R17, R22).
+  # The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:
+  # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
   disk {
     datastore_id = var.datastore
-    file_id      = var.image_ids[each.value.image]
+    import_from  = var.image_ids[each.value.image]
     interface    = "scsi0"
     file_format  = "raw"
     size         = each.value.system_disk_gb
@@ -100,5 +109,12 @@ resource "proxmox_virtual_environment_vm" "worker" {
     dns {
       servers = var.dns_servers
     }
+  }
+
+  # F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS
+  # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
+  # `import_from` were built with.
+  lifecycle {
+    ignore_changes = [disk[0].file_id, disk[0].import_from]
   }
 }

@@ -11,8 +11,11 @@ resource "talos_machine_secrets" "this" {
 }
 
 # F3: instances of one count/for_each block cannot be ordered, so each control-plane node has
-# its own blocks and waits for the previous one: a config change never reaches every
-# control-plane node at once (R19, R29).
+# its own blocks and waits for the previous one. The provider returns once the node accepted
+# the config, not once it is healthy again (v0.11.0 talos_machine_configuration_apply_resource.go,
+# Create/Update): with a mode that reboots, a plain `tofu apply` can have two control-plane
+# nodes down at once. `fleetc apply` applies one node per targeted run with `talosctl health`
+# between them (R19, R29).
 data "talos_machine_configuration" "cp_1" {
   cluster_name       = var.cluster_name
   cluster_endpoint   = var.cluster_endpoint

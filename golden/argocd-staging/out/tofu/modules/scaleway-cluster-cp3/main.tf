@@ -2,9 +2,11 @@
 
 # The image is looked up by name: the apply step's image pipeline uploads it first (R22).
 data "scaleway_instance_image" "talos" {
-  for_each = toset(concat([for n in var.control_plane : n.image], [for n in values(var.workers) : n.image]))
-  name     = each.value
-  latest   = true
+  for_each   = toset(concat([for n in var.control_plane : n.image], [for n in values(var.workers) : n.image]))
+  project_id = var.project_id
+  zone       = var.zone
+  name       = each.value
+  latest     = true
 }
 
 # F3/F4: one block per control-plane node, each depending on the previous one, so that a
@@ -12,16 +14,20 @@ data "scaleway_instance_image" "talos" {
 # replacement would wipe an etcd member) reaches one control-plane node at a time.
 # F5: the EPHEMERAL volume lives on this second volume, selected by size in the Talos config.
 resource "scaleway_block_volume" "cp_1_data" {
+  project_id = var.project_id
+  zone       = var.zone
   name       = "${var.control_plane[0].hostname}-data"
   size_in_gb = var.control_plane[0].data_disk_gb
-  iops       = 5000
+  iops       = var.data_volume_iops
 }
 
 resource "scaleway_instance_server" "cp_1" {
-  name  = var.control_plane[0].hostname
-  type  = var.control_plane[0].type
-  image = data.scaleway_instance_image.talos[var.control_plane[0].image].id
-  tags  = ["talos", "controlplane"]
+  project_id = var.project_id
+  zone       = var.zone
+  name       = var.control_plane[0].hostname
+  type       = var.control_plane[0].type
+  image      = data.scaleway_instance_image.talos[var.control_plane[0].image].id
+  tags       = ["talos", "controlplane"]
   # F4: a type change migrates (stop, change, start) rather than replaces the node.
   replace_on_type_change = false
   # R12: no public address; egress goes through the public gateway.
@@ -35,20 +41,34 @@ resource "scaleway_instance_server" "cp_1" {
   private_network {
     pn_id = var.private_network_id
   }
+
+  # F1: the image only installs a new machine. A Talos upgrade or a new schematic changes the
+  # image id, which would replace the server (scaleway v2.81.0 customDiffInstanceServerImage,
+  # ForceNew) and wipe its etcd member; running machines change OS through `fleetc upgrade`.
+  lifecycle {
+    ignore_changes = [image]
+  }
+
+  # R12: the endpoint's fixed address is reserved before any node takes a dynamic one.
+  depends_on = [scaleway_ipam_ip.endpoint]
 }
 
 # F5: the EPHEMERAL volume lives on this second volume, selected by size in the Talos config.
 resource "scaleway_block_volume" "cp_2_data" {
+  project_id = var.project_id
+  zone       = var.zone
   name       = "${var.control_plane[1].hostname}-data"
   size_in_gb = var.control_plane[1].data_disk_gb
-  iops       = 5000
+  iops       = var.data_volume_iops
 }
 
 resource "scaleway_instance_server" "cp_2" {
-  name  = var.control_plane[1].hostname
-  type  = var.control_plane[1].type
-  image = data.scaleway_instance_image.talos[var.control_plane[1].image].id
-  tags  = ["talos", "controlplane"]
+  project_id = var.project_id
+  zone       = var.zone
+  name       = var.control_plane[1].hostname
+  type       = var.control_plane[1].type
+  image      = data.scaleway_instance_image.talos[var.control_plane[1].image].id
+  tags       = ["talos", "controlplane"]
   # F4: a type change migrates (stop, change, start) rather than replaces the node.
   replace_on_type_change = false
   # R12: no public address; egress goes through the public gateway.
@@ -63,21 +83,34 @@ resource "scaleway_instance_server" "cp_2" {
     pn_id = var.private_network_id
   }
 
-  depends_on = [scaleway_instance_server.cp_1]
+  # F1: the image only installs a new machine. A Talos upgrade or a new schematic changes the
+  # image id, which would replace the server (scaleway v2.81.0 customDiffInstanceServerImage,
+  # ForceNew) and wipe its etcd member; running machines change OS through `fleetc upgrade`.
+  lifecycle {
+    ignore_changes = [image]
+  }
+
+  # R12: the endpoint's fixed address is reserved before any node takes a dynamic one; F3: one
+  # control-plane node after the other.
+  depends_on = [scaleway_ipam_ip.endpoint, scaleway_instance_server.cp_1]
 }
 
 # F5: the EPHEMERAL volume lives on this second volume, selected by size in the Talos config.
 resource "scaleway_block_volume" "cp_3_data" {
+  project_id = var.project_id
+  zone       = var.zone
   name       = "${var.control_plane[2].hostname}-data"
   size_in_gb = var.control_plane[2].data_disk_gb
-  iops       = 5000
+  iops       = var.data_volume_iops
 }
 
 resource "scaleway_instance_server" "cp_3" {
-  name  = var.control_plane[2].hostname
-  type  = var.control_plane[2].type
-  image = data.scaleway_instance_image.talos[var.control_plane[2].image].id
-  tags  = ["talos", "controlplane"]
+  project_id = var.project_id
+  zone       = var.zone
+  name       = var.control_plane[2].hostname
+  type       = var.control_plane[2].type
+  image      = data.scaleway_instance_image.talos[var.control_plane[2].image].id
+  tags       = ["talos", "controlplane"]
   # F4: a type change migrates (stop, change, start) rather than replaces the node.
   replace_on_type_change = false
   # R12: no public address; egress goes through the public gateway.
@@ -92,23 +125,36 @@ resource "scaleway_instance_server" "cp_3" {
     pn_id = var.private_network_id
   }
 
-  depends_on = [scaleway_instance_server.cp_2]
+  # F1: the image only installs a new machine. A Talos upgrade or a new schematic changes the
+  # image id, which would replace the server (scaleway v2.81.0 customDiffInstanceServerImage,
+  # ForceNew) and wipe its etcd member; running machines change OS through `fleetc upgrade`.
+  lifecycle {
+    ignore_changes = [image]
+  }
+
+  # R12: the endpoint's fixed address is reserved before any node takes a dynamic one; F3: one
+  # control-plane node after the other.
+  depends_on = [scaleway_ipam_ip.endpoint, scaleway_instance_server.cp_2]
 }
 
 # F5: the EPHEMERAL volume lives on this second volume, selected by size in the Talos config (workers: one per entry of var.workers).
 resource "scaleway_block_volume" "worker_data" {
   for_each   = var.workers
+  project_id = var.project_id
+  zone       = var.zone
   name       = "${each.value.hostname}-data"
   size_in_gb = each.value.data_disk_gb
-  iops       = 5000
+  iops       = var.data_volume_iops
 }
 
 resource "scaleway_instance_server" "worker" {
-  for_each = var.workers
-  name     = each.value.hostname
-  type     = each.value.type
-  image    = data.scaleway_instance_image.talos[each.value.image].id
-  tags     = ["talos", "worker"]
+  for_each   = var.workers
+  project_id = var.project_id
+  zone       = var.zone
+  name       = each.value.hostname
+  type       = each.value.type
+  image      = data.scaleway_instance_image.talos[each.value.image].id
+  tags       = ["talos", "worker"]
   # F4: a type change migrates (stop, change, start) rather than replaces the node.
   replace_on_type_change = false
   # R12: no public address; egress goes through the public gateway.
@@ -122,19 +168,33 @@ resource "scaleway_instance_server" "worker" {
   private_network {
     pn_id = var.private_network_id
   }
+
+  # F1: the image only installs a new machine. A Talos upgrade or a new schematic changes the
+  # image id, which would replace the server (scaleway v2.81.0 customDiffInstanceServerImage,
+  # ForceNew) and wipe its etcd member; running machines change OS through `fleetc upgrade`.
+  lifecycle {
+    ignore_changes = [image]
+  }
+
+  # R12: the endpoint's fixed address is reserved before any node takes a dynamic one.
+  depends_on = [scaleway_ipam_ip.endpoint]
 }
 
 # R12: the Kubernetes API sits behind a private load balancer at the endpoint address, not a virtual IP.
 resource "scaleway_ipam_ip" "endpoint" {
-  address = var.endpoint_address
+  project_id = var.project_id
+  region     = var.region
+  address    = var.endpoint_address
   source {
     private_network_id = var.private_network_id
   }
 }
 
 resource "scaleway_lb" "api" {
+  project_id         = var.project_id
+  zone               = var.zone
   name               = "${var.name}-api"
-  type               = "LB-S"
+  type               = var.lb_type
   assign_flexible_ip = false
   private_network {
     private_network_id = var.private_network_id
@@ -148,9 +208,9 @@ resource "scaleway_lb_backend" "api" {
   forward_protocol = "tcp"
   forward_port     = 6443
   server_ips = [
-    scaleway_instance_server.cp_1.private_ips[0].address,
-    scaleway_instance_server.cp_2.private_ips[0].address,
-    scaleway_instance_server.cp_3.private_ips[0].address,
+    element([for ip in scaleway_instance_server.cp_1.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0),
+    element([for ip in scaleway_instance_server.cp_2.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0),
+    element([for ip in scaleway_instance_server.cp_3.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0),
   ]
   health_check_tcp {}
 }
@@ -193,20 +253,20 @@ locals {
       [for n in var.control_plane : n.hostname],
       [
         {
-          address    = scaleway_instance_server.cp_1.private_ips[0].address
+          address    = element([for ip in scaleway_instance_server.cp_1.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0)
           talos_port = var.control_plane[0].talos_port
         },
         {
-          address    = scaleway_instance_server.cp_2.private_ips[0].address
+          address    = element([for ip in scaleway_instance_server.cp_2.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0)
           talos_port = var.control_plane[1].talos_port
         },
         {
-          address    = scaleway_instance_server.cp_3.private_ips[0].address
+          address    = element([for ip in scaleway_instance_server.cp_3.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0)
           talos_port = var.control_plane[2].talos_port
         },
       ],
     ),
-    { for k, s in scaleway_instance_server.worker : k => { address = s.private_ips[0].address, talos_port = var.workers[k].talos_port } },
+    { for k, s in scaleway_instance_server.worker : k => { address = element([for ip in s.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0), talos_port = var.workers[k].talos_port } },
   )
 }
 
@@ -215,6 +275,7 @@ locals {
 # node: gateway port -> node:50000. A PAT rule has no source filter (docs/tofu.md).
 resource "scaleway_vpc_public_gateway_pat_rule" "talos_api" {
   for_each     = var.talos_api_open ? local.talos_api_targets : {}
+  zone         = var.zone
   gateway_id   = var.gateway_id
   private_ip   = each.value.address
   private_port = 50000
@@ -224,6 +285,7 @@ resource "scaleway_vpc_public_gateway_pat_rule" "talos_api" {
 
 # The operator's path to the Kubernetes API: the load balancer's ACL admits the admin ranges only.
 resource "scaleway_vpc_public_gateway_pat_rule" "kubernetes_api" {
+  zone         = var.zone
   count        = var.kubernetes_api_open ? 1 : 0
   gateway_id   = var.gateway_id
   private_ip   = var.endpoint_address

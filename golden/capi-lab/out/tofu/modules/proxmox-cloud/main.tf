@@ -2,12 +2,19 @@
 
 # R22: Proxmox downloads the schematic's image from the Image Factory at apply time (a network
 # operation of tofu, not of fleetc); the name carries the schematic and the Talos version.
-resource "proxmox_virtual_environment_download_file" "image" {
+resource "proxmox_download_file" "image" {
   for_each     = var.images
-  content_type = "iso"
+  content_type = "import"
   datastore_id = var.datastore
   node_name    = var.node_name
   url          = each.value
-  file_name    = "${each.key}.img"
+  file_name    = "${each.key}.qcow2"
   overwrite    = false
+}
+
+# The images were downloaded under the deprecated type name; the provider moves their state
+# to the short name (bpg v0.100.0+, MoveState), so nothing is downloaded again.
+moved {
+  from = proxmox_virtual_environment_download_file.image
+  to   = proxmox_download_file.image
 }

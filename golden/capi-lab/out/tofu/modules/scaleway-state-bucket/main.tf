@@ -3,7 +3,9 @@
 # R28: versioning keeps every state ever written, so a damaged or deleted state is restored
 # from an earlier version. OpenTofu refuses to destroy the bucket.
 resource "scaleway_object_bucket" "state" {
-  name = var.bucket
+  project_id = var.project_id
+  region     = var.region
+  name       = var.bucket
   versioning {
     enabled = true
   }

@@ -6,7 +6,7 @@ variable "node_name" {
 }
 
 variable "datastore" {
-  description = "The datastore images are downloaded to (content type `iso`)."
+  description = "The datastore images are downloaded to (content type `import`, Proxmox VE 8.4+)."
   type        = string
 }
 

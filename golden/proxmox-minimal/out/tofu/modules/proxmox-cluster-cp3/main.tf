@@ -22,10 +22,11 @@ resource "proxmox_virtual_environment_vm" "cp_1" {
   network_device {
     bridge = var.bridge
   }
-  # The system disk, written from the schematic's image (R17, R22).
+  # The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:
+  # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
   disk {
     datastore_id = var.datastore
-    file_id      = var.image_ids[var.control_plane[0].image]
+    import_from  = var.image_ids[var.control_plane[0].image]
     interface    = "scsi0"
     file_format  = "raw"
     size         = var.control_plane[0].system_disk_gb
@@ -50,6 +51,13 @@ resource "proxmox_virtual_environment_vm" "cp_1" {
       servers = var.dns_servers
     }
   }
+
+  # F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS
+  # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
+  # `import_from` were built with.
+  lifecycle {
+    ignore_changes = [disk[0].file_id, disk[0].import_from]
+  }
 }
 
 resource "proxmox_virtual_environment_vm" "cp_2" {
@@ -72,10 +80,11 @@ resource "proxmox_virtual_environment_vm" "cp_2" {
   network_device {
     bridge = var.bridge
   }
-  # The system disk, written from the schematic's image (R17, R22).
+  # The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:
+  # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
   disk {
     datastore_id = var.datastore
-    file_id      = var.image_ids[var.control_plane[1].image]
+    import_from  = var.image_ids[var.control_plane[1].image]
     interface    = "scsi0"
     file_format  = "raw"
     size         = var.control_plane[1].system_disk_gb
@@ -101,6 +110,13 @@ resource "proxmox_virtual_environment_vm" "cp_2" {
     }
   }
 
+  # F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS
+  # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
+  # `import_from` were built with.
+  lifecycle {
+    ignore_changes = [disk[0].file_id, disk[0].import_from]
+  }
+
   depends_on = [proxmox_virtual_environment_vm.cp_1]
 }
 
@@ -124,10 +140,11 @@ resource "proxmox_virtual_environment_vm" "cp_3" {
   network_device {
     bridge = var.bridge
   }
-  # The system disk, written from the schematic's image (R17, R22).
+  # The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:
+  # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
   disk {
     datastore_id = var.datastore
-    file_id      = var.image_ids[var.control_plane[2].image]
+    import_from  = var.image_ids[var.control_plane[2].image]
     interface    = "scsi0"
     file_format  = "raw"
     size         = var.control_plane[2].system_disk_gb
@@ -151,6 +168,13 @@ resource "proxmox_virtual_environment_vm" "cp_3" {
     dns {
       servers = var.dns_servers
     }
+  }
+
+  # F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS
+  # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
+  # `import_from` were built with.
+  lifecycle {
+    ignore_changes = [disk[0].file_id, disk[0].import_from]
   }
 
   depends_on = [proxmox_virtual_environment_vm.cp_2]
@@ -177,10 +201,11 @@ resource "proxmox_virtual_environment_vm" "worker" {
   network_device {
     bridge = var.bridge
   }
-  # The system disk, written from the schematic's image (R17, R22).
+  # The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:
+  # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
   disk {
     datastore_id = var.datastore
-    file_id      = var.image_ids[each.value.image]
+    import_from  = var.image_ids[each.value.image]
     interface    = "scsi0"
     file_format  = "raw"
     size         = each.value.system_disk_gb
@@ -204,5 +229,12 @@ resource "proxmox_virtual_environment_vm" "worker" {
     dns {
       servers = var.dns_servers
     }
+  }
+
+  # F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS
+  # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
+  # `import_from` were built with.
+  lifecycle {
+    ignore_changes = [disk[0].file_id, disk[0].import_from]
   }
 }

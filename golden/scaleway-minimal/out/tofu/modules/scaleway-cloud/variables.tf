@@ -15,6 +15,11 @@ variable "gateway_address" {
   type        = string
 }
 
+variable "gateway_type" {
+  description = "The public gateway's offer (R5: a value)."
+  type        = string
+}
+
 variable "databases" {
   description = "PostgreSQL instances by name; `password_version` both regenerates the password and versions its secret (R10)."
   type = map(object({
@@ -41,4 +46,19 @@ variable "secrets" {
   description = "Secret Manager secrets (containers; values are written at apply time)."
   type        = set(string)
   default     = []
+}
+
+variable "project_id" {
+  description = "The Scaleway project every resource is built in (R9: named on each resource, so that no SCW_* variable decides it)."
+  type        = string
+}
+
+variable "region" {
+  description = "The Scaleway region of the regional resources (R9)."
+  type        = string
+}
+
+variable "zone" {
+  description = "The Scaleway zone of the zonal resources (R9)."
+  type        = string
 }

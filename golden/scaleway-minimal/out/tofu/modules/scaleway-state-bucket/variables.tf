@@ -4,3 +4,13 @@ variable "bucket" {
   description = "The state bucket's name."
   type        = string
 }
+
+variable "project_id" {
+  description = "The Scaleway project every resource is built in (R9: named on each resource, so that no SCW_* variable decides it)."
+  type        = string
+}
+
+variable "region" {
+  description = "The Scaleway region of the regional resources (R9)."
+  type        = string
+}

@@ -31,13 +31,28 @@ variable "gateway_address" {
 }
 
 variable "gateway_ip_id" {
-  description = "The id (`<zone>/<uuid>`) of the reserved gateway IP to import; an apply-time input, not a secret."
+  description = "The id (`<zone>/<uuid>`) of the reserved gateway IP to import (R16): not a secret, not in fleet.kdl (which names its address); `fleetc apply` looks it up by that address and passes it."
   type        = string
 }
 
 variable "admin_ranges" {
   description = "Source ranges allowed through the API switches (R13)."
   type        = list(string)
+}
+
+variable "gateway_type" {
+  description = "The public gateway's offer (R5)."
+  type        = string
+}
+
+variable "lb_type" {
+  description = "The API load balancers' offer (R5)."
+  type        = string
+}
+
+variable "data_volume_iops" {
+  description = "The data volumes' IOPS class (R5)."
+  type        = number
 }
 
 variable "databases" {

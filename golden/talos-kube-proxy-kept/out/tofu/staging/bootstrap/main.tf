@@ -8,5 +8,7 @@ provider "scaleway" {
 module "state" {
   source = "../../modules/scaleway-state-bucket"
 
-  bucket = var.bucket
+  project_id = var.project_id
+  region     = var.region
+  bucket     = var.bucket
 }

@@ -35,6 +35,16 @@ variable "endpoint_address" {
   type        = string
 }
 
+variable "lb_type" {
+  description = "The API load balancer's offer (R5: a value)."
+  type        = string
+}
+
+variable "data_volume_iops" {
+  description = "The data volumes' IOPS class (R5: a value)."
+  type        = number
+}
+
 variable "kubernetes_api_port" {
   description = "The gateway port of the operator's path to the Kubernetes API."
   type        = number
@@ -79,4 +89,19 @@ variable "kubernetes_api_open" {
   description = "The operator's path to the Kubernetes API through the gateway. Off at rest."
   type        = bool
   default     = false
+}
+
+variable "project_id" {
+  description = "The Scaleway project every resource is built in (R9: named on each resource, so that no SCW_* variable decides it)."
+  type        = string
+}
+
+variable "region" {
+  description = "The Scaleway region of the regional resources (R9)."
+  type        = string
+}
+
+variable "zone" {
+  description = "The Scaleway zone of the zonal resources (R9)."
+  type        = string
 }

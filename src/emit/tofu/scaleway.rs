@@ -380,7 +380,7 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
         r("scaleway_instance_server.worker"),
         r("k"),
         Expr::object([
-            ("address", private_ip_of(r("s"))),
+            ("address", worker_ip(r("k"))),
             ("talos_port", idx_expr("var.workers", r("k"), &["talos_port"])),
         ]),
     );
@@ -443,7 +443,7 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
             r("k"),
             Expr::object([
                 ("hostname", r("k")),
-                ("address", private_ip_of(r("s"))),
+                ("address", worker_ip(r("k"))),
                 ("talos_endpoint", talos_endpoint(idx_expr("var.workers", r("k"), &["talos_port"]))),
             ]),
         ),
@@ -470,29 +470,16 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
     Module::new(vec![("main.tf", main), ("variables.tf", vars), ("outputs.tf", outputs)])
 }
 
-/// The server's private IPv4 address: `private_ips` lists IPv4 and IPv6 addresses in the order
-/// IPAM returns them (scaleway v2.81.0 internal/services/ipam/helpers.go, plain addresses), so
-/// the IPv4 one is picked (`cidrnetmask` accepts IPv4 only), and `element` fails loudly when
-/// there is none (an empty list: the credential cannot read IPAM).
-/// `element([for ip in <server>.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0)`
+/// A control-plane server's private IPv4 address: `data.scaleway_ipam_ip.cp_<i>.address`, the
+/// IPv4 address IPAM holds for the server's NIC on the private network (see [`server`]).
 fn private_ip(server: &str) -> Expr {
-    private_ip_of(r(server))
+    let name = server.rsplit('.').next().unwrap_or(server);
+    r(&format!("data.scaleway_ipam_ip.{name}.address"))
 }
 
-fn private_ip_of(server: Expr) -> Expr {
-    let Expr::Ref(t) = server else { return server };
-    let ipv4 = crate::emit::hcl::ForExpr {
-        key_var: None,
-        value_var: "ip".into(),
-        collection: t.attr("private_ips").into(),
-        key: None,
-        value: r("ip.address"),
-        cond: Some(Expr::call(
-            "can",
-            [Expr::call("cidrnetmask", [tpl(vec![Part::E(r("ip.address")), Part::L("/32".into())])])],
-        )),
-    };
-    Expr::call("element", [Expr::from(ipv4), Expr::Int(0)])
+/// A worker's private IPv4 address, keyed by its hostname `k`.
+fn worker_ip(k: Expr) -> Expr {
+    idx_expr("data.scaleway_ipam_ip.worker", k, &["address"])
 }
 
 /// `root[key].rest…` with an expression key.
@@ -574,6 +561,23 @@ fn server(
                 "R12: the endpoint's fixed address is reserved before any node takes a dynamic one."
             })
             .attr("depends_on", Expr::List(deps));
+    })
+    .blank()
+    .comment(
+        "R12, R18: the node's private IPv4 address, as IPAM holds it for the server's NIC. An explicit\n\
+         IPv4 lookup: the server's `private_ips` lists IPv4 and IPv6 addresses in IPAM's order.",
+    )
+    .block("data", &["scaleway_ipam_ip", name], |d| {
+        let nics = if i.is_none() {
+            d.attr("for_each", r("var.workers"));
+            crate::emit::hcl::Traversal::path(&format!("scaleway_instance_server.{name}")).index(r("each.key"))
+        } else {
+            crate::emit::hcl::Traversal::path(&format!("scaleway_instance_server.{name}"))
+        };
+        let pnic = nics.attr("private_network").index(Expr::Int(0)).attr("pnic_id");
+        d.attr("type", "ipv4").block("resource", &[], |res| {
+            res.attr("id", Expr::from(pnic)).attr("type", "instance_private_nic");
+        });
     })
     .blank();
 }

@@ -53,6 +53,18 @@ resource "scaleway_instance_server" "cp_1" {
   depends_on = [scaleway_ipam_ip.endpoint]
 }
 
+# R12, R18: the node's private IPv4 address, as IPAM holds it for the server's NIC. An explicit
+# IPv4 lookup: the server's `private_ips` lists IPv4 and IPv6 addresses in IPAM's order.
+data "scaleway_ipam_ip" "cp_1" {
+  project_id = var.project_id
+  region     = var.region
+  type       = "ipv4"
+  resource {
+    id   = scaleway_instance_server.cp_1.private_network[0].pnic_id
+    type = "instance_private_nic"
+  }
+}
+
 # F5: the EPHEMERAL volume lives on this second volume, selected by size in the Talos config.
 resource "scaleway_block_volume" "cp_2_data" {
   project_id = var.project_id
@@ -95,6 +107,18 @@ resource "scaleway_instance_server" "cp_2" {
   depends_on = [scaleway_ipam_ip.endpoint, scaleway_instance_server.cp_1]
 }
 
+# R12, R18: the node's private IPv4 address, as IPAM holds it for the server's NIC. An explicit
+# IPv4 lookup: the server's `private_ips` lists IPv4 and IPv6 addresses in IPAM's order.
+data "scaleway_ipam_ip" "cp_2" {
+  project_id = var.project_id
+  region     = var.region
+  type       = "ipv4"
+  resource {
+    id   = scaleway_instance_server.cp_2.private_network[0].pnic_id
+    type = "instance_private_nic"
+  }
+}
+
 # F5: the EPHEMERAL volume lives on this second volume, selected by size in the Talos config.
 resource "scaleway_block_volume" "cp_3_data" {
   project_id = var.project_id
@@ -135,6 +159,18 @@ resource "scaleway_instance_server" "cp_3" {
   # R12: the endpoint's fixed address is reserved before any node takes a dynamic one; F3: one
   # control-plane node after the other.
   depends_on = [scaleway_ipam_ip.endpoint, scaleway_instance_server.cp_2]
+}
+
+# R12, R18: the node's private IPv4 address, as IPAM holds it for the server's NIC. An explicit
+# IPv4 lookup: the server's `private_ips` lists IPv4 and IPv6 addresses in IPAM's order.
+data "scaleway_ipam_ip" "cp_3" {
+  project_id = var.project_id
+  region     = var.region
+  type       = "ipv4"
+  resource {
+    id   = scaleway_instance_server.cp_3.private_network[0].pnic_id
+    type = "instance_private_nic"
+  }
 }
 
 # F5: the EPHEMERAL volume lives on this second volume, selected by size in the Talos config (workers: one per entry of var.workers).
@@ -180,6 +216,19 @@ resource "scaleway_instance_server" "worker" {
   depends_on = [scaleway_ipam_ip.endpoint]
 }
 
+# R12, R18: the node's private IPv4 address, as IPAM holds it for the server's NIC. An explicit
+# IPv4 lookup: the server's `private_ips` lists IPv4 and IPv6 addresses in IPAM's order.
+data "scaleway_ipam_ip" "worker" {
+  for_each   = var.workers
+  project_id = var.project_id
+  region     = var.region
+  type       = "ipv4"
+  resource {
+    id   = scaleway_instance_server.worker[each.key].private_network[0].pnic_id
+    type = "instance_private_nic"
+  }
+}
+
 # R12: the Kubernetes API sits behind a private load balancer at the endpoint address, not a virtual IP.
 resource "scaleway_ipam_ip" "endpoint" {
   project_id = var.project_id
@@ -208,9 +257,9 @@ resource "scaleway_lb_backend" "api" {
   forward_protocol = "tcp"
   forward_port     = 6443
   server_ips = [
-    element([for ip in scaleway_instance_server.cp_1.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0),
-    element([for ip in scaleway_instance_server.cp_2.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0),
-    element([for ip in scaleway_instance_server.cp_3.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0),
+    data.scaleway_ipam_ip.cp_1.address,
+    data.scaleway_ipam_ip.cp_2.address,
+    data.scaleway_ipam_ip.cp_3.address,
   ]
   health_check_tcp {}
 }
@@ -253,20 +302,20 @@ locals {
       [for n in var.control_plane : n.hostname],
       [
         {
-          address    = element([for ip in scaleway_instance_server.cp_1.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0)
+          address    = data.scaleway_ipam_ip.cp_1.address
           talos_port = var.control_plane[0].talos_port
         },
         {
-          address    = element([for ip in scaleway_instance_server.cp_2.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0)
+          address    = data.scaleway_ipam_ip.cp_2.address
           talos_port = var.control_plane[1].talos_port
         },
         {
-          address    = element([for ip in scaleway_instance_server.cp_3.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0)
+          address    = data.scaleway_ipam_ip.cp_3.address
           talos_port = var.control_plane[2].talos_port
         },
       ],
     ),
-    { for k, s in scaleway_instance_server.worker : k => { address = element([for ip in s.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0), talos_port = var.workers[k].talos_port } },
+    { for k, s in scaleway_instance_server.worker : k => { address = data.scaleway_ipam_ip.worker[k].address, talos_port = var.workers[k].talos_port } },
   )
 }
 

@@ -5,17 +5,17 @@ output "control_plane" {
   value = [
     {
       hostname       = var.control_plane[0].hostname
-      address        = element([for ip in scaleway_instance_server.cp_1.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0)
+      address        = data.scaleway_ipam_ip.cp_1.address
       talos_endpoint = "${var.gateway_address}:${var.control_plane[0].talos_port}"
     },
     {
       hostname       = var.control_plane[1].hostname
-      address        = element([for ip in scaleway_instance_server.cp_2.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0)
+      address        = data.scaleway_ipam_ip.cp_2.address
       talos_endpoint = "${var.gateway_address}:${var.control_plane[1].talos_port}"
     },
     {
       hostname       = var.control_plane[2].hostname
-      address        = element([for ip in scaleway_instance_server.cp_3.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0)
+      address        = data.scaleway_ipam_ip.cp_3.address
       talos_endpoint = "${var.gateway_address}:${var.control_plane[2].talos_port}"
     },
   ]
@@ -23,7 +23,7 @@ output "control_plane" {
 
 output "workers" {
   description = "Worker nodes by hostname: hostname, private address, Talos API endpoint."
-  value       = { for k, s in scaleway_instance_server.worker : k => { hostname = k, address = element([for ip in s.private_ips : ip.address if can(cidrnetmask("${ip.address}/32"))], 0), talos_endpoint = "${var.gateway_address}:${var.workers[k].talos_port}" } }
+  value       = { for k, s in scaleway_instance_server.worker : k => { hostname = k, address = data.scaleway_ipam_ip.worker[k].address, talos_endpoint = "${var.gateway_address}:${var.workers[k].talos_port}" } }
 }
 
 output "endpoint_address" {

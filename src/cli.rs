@@ -272,7 +272,7 @@ pub struct DiffArgs {
     #[arg(long = "diagnostics-format", value_enum, default_value_t = DiagFormat::Human)]
     pub diagnostics_format: DiagFormat,
     /// With `--format markdown`: the most characters the comment may have.
-    #[arg(long, value_name = "CHARS", default_value_t = crate::artifacts::diff::markdown::DEFAULT_CAP)]
+    #[arg(long, value_name = "CHARS", default_value_t = crate::review::render::markdown::DEFAULT_CAP)]
     pub max_chars: usize,
 }
 

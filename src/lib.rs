@@ -2,7 +2,7 @@
 //! machine configs, Cluster API manifests, Argo CD applications and Image Factory schematics.
 //!
 //! The pipeline is visible in the module tree: [`syntax`] → [`model`] → [`check`] →
-//! [`emit`] → [`artifacts`]; [`compile`] runs it end to end and [`run`] is the command line.
+//! [`emit`] → [`artifacts`] → [`review`] → [`apply`]; [`compile`] runs it end to end and [`run`] is the command line.
 //! See ARCHITECTURE.md for the map and the invariants.
 
 pub mod apply;
@@ -11,13 +11,14 @@ pub mod check;
 pub mod cli;
 pub mod compile;
 pub mod diag;
+pub mod digest;
 pub mod emit;
 pub mod git_loader;
 pub mod graph;
-pub mod impact;
 pub mod init;
 pub mod model;
 pub mod plan;
+pub mod review;
 mod run;
 pub mod schematic;
 pub mod secrets;

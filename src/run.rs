@@ -8,12 +8,13 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 
-use crate::artifacts::{self, ArtifactSet};
+use crate::artifacts::ArtifactSet;
 use crate::cli::{
     Cli, ColorChoice, Command, DiagFormat, DiffArgs, DiffFormat, FleetArgs, GraphFormat, SchematicCommand,
 };
 use crate::compile::{Compilation, FsLoader, compile};
 use crate::diag::{codes, render};
+use crate::review;
 
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_PROBLEMS: i32 = 1;
@@ -310,12 +311,12 @@ fn diff(ui: &Ui, args: &DiffArgs) -> i32 {
             }
         }
     };
-    let review = artifacts::diff::review(base, &old_set, old_fleet.as_ref(), &new_set, &new_fleet);
+    let review = review::review(base, &old_set, old_fleet.as_ref(), &new_set, &new_fleet);
     let text = match args.format {
-        DiffFormat::Unified => artifacts::diff::unified::render(&review, ui.stdout_color),
-        DiffFormat::Stat => artifacts::diff::stat::render(&review, ui.stdout_color),
-        DiffFormat::Markdown => artifacts::diff::markdown::render(&review, args.max_chars),
-        DiffFormat::Json => artifacts::diff::json::render(&review),
+        DiffFormat::Unified => review::render::unified::render(&review, ui.stdout_color),
+        DiffFormat::Stat => review::render::stat::render(&review, ui.stdout_color),
+        DiffFormat::Markdown => review::render::markdown::render(&review, args.max_chars),
+        DiffFormat::Json => review::render::json::render(&review),
     };
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush())

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
-use crate::artifacts::sha256_hex;
+use crate::digest::sha256_hex;
 
 pub const NODES_PER_CLUSTER: usize = 100;
 pub const CLUSTERS_PER_ENVIRONMENT: usize = 5;

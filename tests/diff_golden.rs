@@ -10,8 +10,9 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use fleetc::artifacts::diff::{json, markdown, review, stat, unified};
 use fleetc::diag::render::{Style, text};
+use fleetc::review::render::{json, markdown, stat, unified};
+use fleetc::review::review;
 
 fn update() -> bool {
     std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1")
@@ -106,9 +107,9 @@ fn each_case_shows_the_impact_it_is_for() {
         ("diff-rename-destroy", "lifecycle", "danger", "bucket `app` removed and bucket `assets` added"),
         ("diff-sealed", "sealed-inputs", "danger", "a new cluster identity"),
         ("diff-schematic", "install-image", "warning", "no effect on running nodes until they are upgraded"),
-        ("diff-control-plane", "instance-type", "danger", "etcd quorum lost"),
+        ("diff-control-plane", "instance-type", "danger", "etcd loses quorum"),
         ("diff-control-plane", "control-plane-count", "warning", "etcd quorum changes"),
-        ("diff-apply-reboot", "apply-mode", "danger", "every control-plane node reboots at once"),
+        ("diff-apply-reboot", "apply-mode", "danger", "the reboots overlap"),
         ("diff-apply-reboot", "ephemeral-volume", "warning", "only at first provisioning"),
         (
             "diff-talos-live",

@@ -54,8 +54,8 @@ fn run_case(dir: &Path) -> Result<(), String> {
             if !r.is_fresh() {
                 let mut msg = String::from("output differs from golden:\n");
                 let on_disk = fleetc::artifacts::ArtifactSet::read_dir(&out).map_err(|e| e.to_string())?;
-                for ch in fleetc::artifacts::diff::changes(&on_disk, &set) {
-                    msg.push_str(&fleetc::artifacts::diff::unified(&ch));
+                for ch in fleetc::review::files::changes(&on_disk, &set) {
+                    msg.push_str(&fleetc::review::files::unified(&ch));
                 }
                 msg.push_str(&format!("{r:?}"));
                 return Err(msg);

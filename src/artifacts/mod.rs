@@ -6,14 +6,10 @@
 //! `MANIFEST.sha256` (the format `sha256sum -c` reads). [`ArtifactSet::check`] compares
 //! without writing; [`ArtifactSet::diff_dir`] lists what differs.
 
-pub mod diff;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-
-use sha2::{Digest, Sha256};
 
 /// The manifest fleetc keeps in the output directory.
 pub const MANIFEST: &str = "MANIFEST.sha256";
@@ -98,9 +94,7 @@ pub fn valid_path(path: &str) -> bool {
         && path.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
 }
 
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use crate::digest::sha256_hex;
 
 impl ArtifactSet {
     pub fn new() -> Self {

@@ -238,7 +238,7 @@ impl Schematic {
 
     /// The schematic ID: hex SHA-256 of [`Self::canonical_yaml`].
     pub fn id(&self) -> Result<String, EncodeError> {
-        Ok(crate::artifacts::sha256_hex(self.canonical_yaml()?.as_bytes()))
+        Ok(crate::digest::sha256_hex(self.canonical_yaml()?.as_bytes()))
     }
 
     /// Normalise as the factory UI does: system extensions sorted (byte

@@ -414,7 +414,7 @@ impl Resolver<'_> {
                 return None;
             }
         };
-        let actual = crate::artifacts::sha256_hex(content.as_bytes());
+        let actual = crate::digest::sha256_hex(content.as_bytes());
         if actual != sha.value {
             self.diags.push(
                 Diagnostic::new(&codes::CHECKSUM_MISMATCH, format!("`{}` has sha256 {actual}", path.value))

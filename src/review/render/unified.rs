@@ -6,8 +6,9 @@
 
 use std::fmt::Write as _;
 
-use super::{Review, Tag, headers};
-use crate::impact::Severity;
+use crate::review::Review;
+use crate::review::files::{Tag, headers};
+use crate::review::impact::Severity;
 
 const RESET: &str = "\x1b[0m";
 const BOLD: &str = "\x1b[1m";

@@ -4,8 +4,9 @@
 
 use serde::Serialize;
 
-use super::{FileDiff, Hunk, ObjectDiff, Review};
-use crate::impact::Impact;
+use crate::review::Review;
+use crate::review::files::{FileDiff, Hunk, ObjectDiff};
+use crate::review::impact::Impact;
 
 #[derive(Serialize)]
 struct Out<'a> {

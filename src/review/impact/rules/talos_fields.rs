@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::{Ctx, Outcome, Severity};
-use crate::artifacts::diff::Status;
 use crate::model::{ApplyMode, Version};
+use crate::review::files::Status;
 
 /// What a changed field does to a running node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

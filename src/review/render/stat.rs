@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use super::Review;
 use super::unified::impact_block;
+use crate::review::Review;
 
 /// Renders a review as counts per file and per object.
 pub fn render(review: &Review, color: bool) -> String {

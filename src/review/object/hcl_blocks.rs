@@ -7,7 +7,7 @@
 //! runtime dependency and lose line positions, which hunks need; fleetc only ever diffs files
 //! it wrote itself.
 
-use super::object::{ObjectKey, Segment};
+use super::{ObjectKey, Segment};
 
 /// The block type and labels of a line that opens a top-level block, and whether the block
 /// also closes on that line (`terraform {}`).

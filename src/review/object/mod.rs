@@ -1,46 +1,57 @@
 //! Objects inside an artifact file: the unit a reviewer thinks in. A YAML file is a stream of
-//! documents, each named by apiVersion, kind, namespace and name; an OpenTofu file is a list of
-//! top-level blocks, each named by its address. Any other file is one object. Objects are
-//! matched across the old and new file by their [`ObjectKey`], so a change is reported as
-//! "this document changed", "this block was removed", not only as lines.
+//! documents, each named by kind and name (`Application/argocd/podinfo`, a Talos document by
+//! its kind and, where it has one, its name: `HostnameConfig`, `VolumeConfig/EPHEMERAL`, the
+//! legacy machine config `v1alpha1`); an OpenTofu file is a list of top-level blocks, each
+//! named by its labels (an address: `scaleway_rdb_instance.app`, `module.main`). Any other
+//! file is one object, named by its path. Objects are matched across the old and new file by
+//! their [`ObjectKey`], so a change is reported as "this document changed", "this block was
+//! removed", not only as lines.
 
-use super::{hcl_blocks, yaml_docs};
+mod hcl_blocks;
+mod yaml_docs;
+
+pub use hcl_blocks::attribute as hcl_attribute;
 
 /// What names an object across two versions of a file.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ObjectKey {
-    /// A YAML document. Documents without a kind and a name (a Talos v1alpha1 patch, a
-    /// schematic) are told apart by their position among the unnamed documents of the file.
+    /// A YAML document, as written (the fields are the document's own, absent when it has
+    /// none). `unnamed` is what a document with neither kind nor name is called: `v1alpha1`
+    /// for Talos's legacy machine config document (a mapping with `machine` or `cluster`,
+    /// which Talos itself calls by that kind), the file's path otherwise (a schematic).
+    /// `ordinal` tells apart documents with the same identity in one file, by position.
     Yaml {
         api_version: Option<String>,
         kind: Option<String>,
         namespace: Option<String>,
         name: Option<String>,
+        unnamed: String,
         ordinal: usize,
     },
     /// A top-level HCL block: its type and labels (`resource "a" "b"`), and its position
     /// among blocks with the same type and labels (several `moved` blocks, say).
     Hcl { block: String, labels: Vec<String>, ordinal: usize },
-    /// A file fleetc does not split (or could not: it did not parse as expected).
-    File,
+    /// A file fleetc does not split (or could not: it did not parse as expected), by path.
+    File { path: String },
 }
 
 impl ObjectKey {
-    /// A short human name: `TalosConfigTemplate edge-1-workers`, `scaleway_rdb_instance.app`,
-    /// `document 1`.
+    /// A short human name: `TalosConfigTemplate/edge-1-workers`, `Application/argocd/app`,
+    /// `HostnameConfig`, `v1alpha1`, `scaleway_rdb_instance.app`, `tofu/x/y.auto.tfvars`.
     pub fn label(&self) -> String {
         match self {
-            ObjectKey::Yaml { kind, namespace, name, ordinal, .. } => {
+            ObjectKey::Yaml { kind, namespace, name, unnamed, ordinal, .. } => {
                 let ns = namespace.as_deref().map(|n| format!("{n}/")).unwrap_or_default();
-                match (kind, name) {
-                    (Some(k), Some(n)) => format!("{k} {ns}{n}"),
-                    (Some(k), None) => format!("{k} #{}", ordinal + 1),
-                    (None, Some(n)) => format!("document {ns}{n}"),
-                    (None, None) => format!("document {}", ordinal + 1),
-                }
+                let base = match (kind, name) {
+                    (Some(k), Some(n)) => format!("{k}/{ns}{n}"),
+                    (Some(k), None) => k.clone(),
+                    (None, Some(n)) => format!("{ns}{n}"),
+                    (None, None) => unnamed.clone(),
+                };
+                if *ordinal > 0 { format!("{base} #{}", ordinal + 1) } else { base }
             }
             ObjectKey::Hcl { .. } => self.address().unwrap_or_default(),
-            ObjectKey::File => "whole file".to_owned(),
+            ObjectKey::File { path } => path.clone(),
         }
     }
 
@@ -130,7 +141,7 @@ pub struct Segment {
 /// exactly one segment, segments are in file order, and none is empty.
 pub fn split(path: &str, lines: &[&str]) -> Vec<Segment> {
     let split = if path.ends_with(".yaml") || path.ends_with(".yml") {
-        yaml_docs::split(lines)
+        yaml_docs::split(path, lines)
     } else if path.ends_with(".tf") {
         hcl_blocks::split(lines)
     } else {
@@ -139,7 +150,7 @@ pub fn split(path: &str, lines: &[&str]) -> Vec<Segment> {
     match split {
         Some(s) if !s.is_empty() => s,
         _ if lines.is_empty() => Vec::new(),
-        _ => vec![Segment { key: ObjectKey::File, start: 0, end: lines.len() }],
+        _ => vec![Segment { key: ObjectKey::File { path: path.to_owned() }, start: 0, end: lines.len() }],
     }
 }
 
@@ -154,9 +165,10 @@ mod tests {
             kind: Some("ConfigMap".into()),
             namespace: Some("ns".into()),
             name: Some("a".into()),
+            unnamed: "a.yaml".into(),
             ordinal: 0,
         };
-        assert_eq!(k.label(), "ConfigMap ns/a");
+        assert_eq!(k.label(), "ConfigMap/ns/a");
         let h = ObjectKey::Hcl {
             block: "resource".into(),
             labels: vec!["scaleway_rdb_instance".into(), "app".into()],
@@ -173,7 +185,8 @@ mod tests {
     #[test]
     fn unknown_files_are_one_object() {
         let s = split("README.md", &["a", "b"]);
-        assert_eq!(s, vec![Segment { key: ObjectKey::File, start: 0, end: 2 }]);
+        assert_eq!(s, vec![Segment { key: ObjectKey::File { path: "README.md".into() }, start: 0, end: 2 }]);
+        assert_eq!(s[0].key.label(), "README.md");
         assert!(split("README.md", &[]).is_empty());
     }
 }

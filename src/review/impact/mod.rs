@@ -16,8 +16,8 @@ pub mod rules;
 
 use std::fmt;
 
-use crate::artifacts::diff::FileDiff;
 use crate::model::Fleet;
+use crate::review::files::FileDiff;
 use facts::{FactChange, Renames};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -4,9 +4,9 @@
 
 use super::*;
 use crate::artifacts::ArtifactSet;
-use crate::artifacts::diff::diff_sets;
 use crate::compile::{MapLoader, compile};
-use crate::impact::{analyze, analyze_with};
+use crate::review::files::diff_sets;
+use crate::review::impact::{analyze, analyze_with};
 
 const BASE: &str = r#"
 fleet "t" {
@@ -114,7 +114,7 @@ const CASES: &[(&str, &str, &str, Severity, &str)] = &[
         "size \"cp\" type=\"PRO2-XS\"",
         "size \"cp\" type=\"PRO2-S\"",
         Severity::Danger,
-        "every control-plane node at once (3, in parallel): etcd quorum lost",
+        "every control-plane node (3) in the cloud root's apply, one after the other",
     ),
     (
         "control-plane-count",
@@ -142,7 +142,7 @@ const CASES: &[(&str, &str, &str, Severity, &str)] = &[
         "apply-mode \"auto\"",
         "apply-mode \"reboot\"",
         Severity::Danger,
-        "every control-plane node reboots at once",
+        "the reboots overlap, etcd quorum lost",
     ),
     (
         "ephemeral-volume",
@@ -222,6 +222,63 @@ fn a_change_no_rule_knows_is_an_unknown_impact() {
         "{}",
         i[0].change
     );
+}
+
+const PROXMOX: &str = r#"
+fleet "t" {
+    talos "v1.13.9"
+    kubernetes "1.36.2"
+    gitops repo="https://git.example.org/t/fleet.git"
+    schematic "plain" {
+        extension "siderolabs/qemu-guest-agent"
+    }
+    environment "lab" {
+        proxmox endpoint="https://pve.example:8006" node="pve1" gateway="10.10.0.1" {
+            size "small" cores=2 memory="4GiB"
+        }
+        state bucket="t-tofu-state" region="fr-par" endpoint="https://s3.fr-par.scw.cloud"
+        network "10.10.0.0/22"
+        admin-ranges "10.10.0.0/22"
+        cluster "main" {
+            endpoint address="10.10.0.10"
+            pool-defaults size="small" schematic="plain"
+            control-plane count=3 {
+                addresses "10.10.0.11" "10.10.0.12" "10.10.0.13"
+            }
+            pool "system" count=2 {
+                addresses "10.10.0.21" "10.10.0.22"
+            }
+        }
+    }
+}
+"#;
+
+#[test]
+fn a_plain_scale_up_with_addresses_has_no_unknown_impact() {
+    let up = PROXMOX.replace(
+        "pool \"system\" count=2 {\n                addresses \"10.10.0.21\" \"10.10.0.22\"",
+        "pool \"system\" count=3 {\n                addresses \"10.10.0.21\" \"10.10.0.22\" \"10.10.0.23\"",
+    );
+    assert_ne!(up, PROXMOX);
+    let i = impacts_with(RULES, PROXMOX, &up);
+    assert_eq!(i.len(), 1, "{i:#?}");
+    assert_eq!((i[0].rule, i[0].severity), ("worker-count", Severity::Info));
+    assert!(i[0].effect.contains("nodes added: `main-system-3`"), "{}", i[0].effect);
+    // The same for a scale-down and for the control plane.
+    let cp = PROXMOX.replace(
+        "count=3 {\n                addresses \"10.10.0.11\" \"10.10.0.12\" \"10.10.0.13\"",
+        "count=5 {\n                addresses \"10.10.0.11\" \"10.10.0.12\" \"10.10.0.13\" \"10.10.0.14\" \"10.10.0.15\"",
+    );
+    // (A control-plane count change also swaps the cluster's modules, whose files are
+    // reported on their own; its addresses are explained.)
+    let i = impacts_with(RULES, PROXMOX, &cp);
+    assert!(!i.iter().any(|i| i.rule == "unknown" && i.change.contains("`addresses`")), "{i:#?}");
+    assert!(impacts_with(RULES, &up, PROXMOX).iter().all(|i| i.rule != "unknown"));
+    // A node that keeps its name but changes its address is still unexplained.
+    let moved =
+        up.replace("\"10.10.0.21\" \"10.10.0.22\" \"10.10.0.23\"", "\"10.10.0.21\" \"10.10.0.32\" \"10.10.0.23\"");
+    let i = impacts_with(RULES, PROXMOX, &moved);
+    assert!(i.iter().any(|i| i.rule == "unknown" && i.change.contains("`addresses`")), "{i:#?}");
 }
 
 #[test]

@@ -2,32 +2,19 @@
 //!
 //! [`changes`] lists the files whose bytes differ; [`file_diff`] turns one into a
 //! [`FileDiff`]: its hunks (a line diff with three lines of context, as `diff -u` prints it)
-//! and the objects it touches ([`ObjectDiff`]: YAML documents by apiVersion/kind/namespace/
-//! name, OpenTofu blocks by address, see [`object`]). Each hunk names the objects its changed
-//! lines belong to, and each object says whether it was added, removed or changed, so a
-//! review reads "TalosConfigTemplate `x` removed" and not only "line 12 changed".
-//!
-//! A [`Review`] is what `fleetc diff` prints: the impact list first, then the file diffs, in
-//! one of four formats ([`unified`], [`stat`], [`markdown`], [`json`]). Nothing here knows an
-//! artifact family: the same code diffs Talos, Cluster API, Argo CD and OpenTofu output.
-
-mod hcl_blocks;
-pub mod json;
-pub mod markdown;
-pub mod object;
-pub mod stat;
-pub mod unified;
-mod yaml_docs;
+//! and the objects it touches ([`ObjectDiff`]: YAML documents by kind and name, Talos
+//! documents by kind, OpenTofu blocks by address, see [`super::object`]). Each hunk names the
+//! objects its changed lines belong to, and each object says whether it was added, removed or
+//! changed, so a review reads "TalosConfigTemplate `x` removed" and not only "line 12
+//! changed". Nothing here knows an artifact family: the same code diffs Talos, Cluster API,
+//! Argo CD and OpenTofu output.
 
 use std::collections::BTreeMap;
 
 use similar::{Algorithm, DiffOp, capture_diff_slices, group_diff_ops};
 
-pub use hcl_blocks::attribute as hcl_attribute;
-pub use object::ObjectKey;
-
-use super::ArtifactSet;
-use crate::impact::{Impact, Severity};
+use super::object::{self, ObjectKey};
+use crate::artifacts::ArtifactSet;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
@@ -376,89 +363,6 @@ pub fn diff_sets(old: &ArtifactSet, new: &ArtifactSet) -> Vec<FileDiff> {
     changes(old, new).iter().map(file_diff).collect()
 }
 
-/// What `fleetc diff` reports: the impact of the change, then the files.
-#[derive(Debug, Clone, Default)]
-pub struct Review {
-    /// What the build was compared with: `out/` or a git revision.
-    pub base: String,
-    pub impacts: Vec<Impact>,
-    pub files: Vec<FileDiff>,
-}
-
-impl Review {
-    /// Nothing differs: the same artifacts, and no change of the fleet with an impact.
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty() && self.impacts.is_empty()
-    }
-
-    /// Files per status: (added, removed, changed).
-    pub fn file_counts(&self) -> (usize, usize, usize) {
-        let n = |s| self.files.iter().filter(|f| f.status == s).count();
-        (n(Status::Added), n(Status::Removed), n(Status::Changed))
-    }
-
-    pub fn lines(&self) -> (usize, usize) {
-        (self.files.iter().map(FileDiff::added_lines).sum(), self.files.iter().map(FileDiff::removed_lines).sum())
-    }
-
-    /// Impacts per severity: (danger, warning, info).
-    pub fn severity_counts(&self) -> (usize, usize, usize) {
-        let n = |s| self.impacts.iter().filter(|i| i.severity == s).count();
-        (n(Severity::Danger), n(Severity::Warning), n(Severity::Info))
-    }
-
-    /// `1 danger, 2 warnings, 1 info`
-    pub fn severity_summary(&self) -> String {
-        let (d, w, i) = self.severity_counts();
-        let mut parts = Vec::new();
-        if d > 0 {
-            parts.push(format!("{d} danger"));
-        }
-        if w > 0 {
-            parts.push(format!("{w} warning{}", if w == 1 { "" } else { "s" }));
-        }
-        if i > 0 {
-            parts.push(format!("{i} info"));
-        }
-        if parts.is_empty() { "none".to_owned() } else { parts.join(", ") }
-    }
-
-    /// `3 files changed (1 added, 2 changed), +12 -3 lines`
-    pub fn file_summary(&self) -> String {
-        if self.files.is_empty() {
-            return "no file changed".to_owned();
-        }
-        let (a, r, c) = self.file_counts();
-        let mut parts = Vec::new();
-        for (n, w) in [(a, "added"), (r, "removed"), (c, "changed")] {
-            if n > 0 {
-                parts.push(format!("{n} {w}"));
-            }
-        }
-        let (plus, minus) = self.lines();
-        let n = self.files.len();
-        format!(
-            "{n} file{} ({}), +{plus} -{minus} lines",
-            if n == 1 { " differs" } else { "s differ" },
-            parts.join(", ")
-        )
-    }
-}
-
-/// The review of going from `old` to `new`: the file diffs and their impact. `old_fleet`
-/// is the base's model when there is one (`--base REV`); an output directory has none.
-pub fn review(
-    base: String,
-    old: &ArtifactSet,
-    old_fleet: Option<&crate::model::Fleet>,
-    new: &ArtifactSet,
-    new_fleet: &crate::model::Fleet,
-) -> Review {
-    let files = diff_sets(old, new);
-    let impacts = crate::impact::analyze(old_fleet, new_fleet, &files);
-    Review { base, impacts, files }
-}
-
 /// Objects per file, for callers that look things up by path.
 pub fn by_path(files: &[FileDiff]) -> BTreeMap<&str, &FileDiff> {
     files.iter().map(|f| (f.path.as_str(), f)).collect()
@@ -485,11 +389,11 @@ mod tests {
         assert_eq!(d.len(), 1);
         let f = &d[0];
         assert_eq!(f.objects.len(), 1);
-        assert_eq!(f.objects[0].label(), "A two");
+        assert_eq!(f.objects[0].label(), "A/two");
         assert_eq!(f.objects[0].status, Status::Changed);
         assert_eq!((f.objects[0].added, f.objects[0].removed), (1, 1));
         assert_eq!(f.hunks.len(), 1);
-        assert_eq!(f.hunks[0].objects, vec!["A two"]);
+        assert_eq!(f.hunks[0].objects, vec!["A/two"]);
         assert_eq!(f.hunks[0].header(), "@@ -11,4 +11,4 @@");
     }
 
@@ -498,8 +402,8 @@ mod tests {
         let new = OLD.replace("name: two", "name: three");
         let d = diff_sets(&set(&[("a.yaml", OLD)]), &set(&[("a.yaml", &new)]));
         let st: Vec<(String, Status)> = d[0].objects.iter().map(|o| (o.label(), o.status)).collect();
-        assert_eq!(st, vec![("A two".to_owned(), Status::Removed), ("A three".to_owned(), Status::Added)]);
-        assert_eq!(d[0].hunks[0].objects, vec!["A two", "A three"]);
+        assert_eq!(st, vec![("A/two".to_owned(), Status::Removed), ("A/three".to_owned(), Status::Added)]);
+        assert_eq!(d[0].hunks[0].objects, vec!["A/two", "A/three"]);
     }
 
     #[test]

@@ -14,8 +14,9 @@ pub use talos_fields::{Reach, TABLE as TALOS_FIELDS};
 
 use super::facts::{self, CONTROL_PLANE, EXISTS, FactChange, Scope};
 use super::{Ctx, Impact, Outcome, Severity};
-use crate::artifacts::diff::{Status, hcl_attribute};
 use crate::model::{Fleet, Provider, Role, Version};
+use crate::review::files::Status;
+use crate::review::object::hcl_attribute;
 
 /// One rule: its name (shown in JSON output), the domain ids it cites, what it covers.
 pub struct Rule {
@@ -151,6 +152,26 @@ fn version(s: Option<&String>) -> Option<Version> {
 
 fn hostnames(pool: Option<&crate::model::Pool>) -> BTreeSet<String> {
     pool.map(|p| p.machines.iter().map(|m| m.hostname.clone()).collect()).unwrap_or_default()
+}
+
+/// A count change explains the pool's `addresses` change when it only adds the addresses of
+/// the added nodes or drops those of the removed ones: every node on both sides keeps its
+/// address. Claims that change (a plain scale-up is not an unknown impact).
+fn claim_count_addresses(ctx: &Ctx<'_>, out: &mut Outcome, scope: &Scope) {
+    let (Some(old), Some(new)) = (ctx.old.and_then(|o| pool_of(o, scope)), pool_of(ctx.new, scope)) else { return };
+    let address = |p: &crate::model::Pool, host: &str| {
+        p.machines.iter().find(|m| m.hostname == host).map(|m| m.address.as_ref().map(|a| a.value))
+    };
+    let kept = old.machines.iter().all(|m| match address(new, &m.hostname) {
+        Some(a) => a == m.address.as_ref().map(|a| a.value),
+        None => true,
+    });
+    if !kept {
+        return;
+    }
+    if let Some((i, _)) = stable_changes(ctx, "addresses").find(|(_, c)| c.scope == *scope) {
+        out.claim(i);
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -318,7 +339,7 @@ fn install_image(ctx: &Ctx<'_>, out: &mut Outcome) {
                 .hunks
                 .iter()
                 .flat_map(|h| &h.lines)
-                .filter(|l| l.tag != crate::artifacts::diff::Tag::Context)
+                .filter(|l| l.tag != crate::review::files::Tag::Context)
                 .all(|l| l.text.contains(&installer) && l.text.contains("-installer/"));
             if schematic_changed && !f.hunks.is_empty() && only_installer {
                 out.claim_file(&f.path);
@@ -520,8 +541,10 @@ fn kubernetes_version(ctx: &Ctx<'_>, out: &mut Outcome) {
     }
 }
 
-/// F4: on Scaleway, a new instance type migrates the instance: stop, change, start; OpenTofu
-/// does it to every instance of the change at once.
+/// F4: on Scaleway, a new instance type migrates the instance: stop, change, start. The
+/// control-plane instances are chained by `depends_on` (docs/tofu.md, R29/F3), so they migrate
+/// one after the other, but an apply returns before a restarted node is healthy (F3); the
+/// workers of a pool are one `for_each`, migrated in parallel.
 fn instance_type(ctx: &Ctx<'_>, out: &mut Outcome) {
     let scaleway = |s: &Scope| env_of(ctx.new, s).is_some_and(|e| matches!(e.provider, Provider::Scaleway(_)));
     for (i, c) in stable_changes(ctx, "instance-type") {
@@ -535,7 +558,7 @@ fn instance_type(ctx: &Ctx<'_>, out: &mut Outcome) {
                 Severity::Danger,
                 c.scope.subject(),
                 format!("control-plane instance type {}", c.values()),
-                format!("stop/migrate/start of every control-plane node at once ({n}, in parallel): etcd quorum lost; roll it node by node"),
+                format!("stop/migrate/start of every control-plane node ({n}) in the cloud root's apply, one after the other (`depends_on`) but with no health check between them: etcd loses quorum if a node has not rejoined when the next one stops; change it with one targeted apply per node and `talosctl health` between them"),
             );
         } else {
             out.push(
@@ -591,6 +614,7 @@ fn control_plane_count(ctx: &Ctx<'_>, out: &mut Outcome) {
             continue;
         }
         out.claim(i);
+        claim_count_addresses(ctx, out, &c.scope);
         let (Some(from), Some(to)) =
             (c.old.as_ref().and_then(|v| v.parse::<u32>().ok()), c.new.as_ref().and_then(|v| v.parse::<u32>().ok()))
         else {
@@ -628,6 +652,7 @@ fn worker_count(ctx: &Ctx<'_>, out: &mut Outcome) {
             continue;
         }
         out.claim(i);
+        claim_count_addresses(ctx, out, &c.scope);
         let old_hosts = hostnames(ctx.old.and_then(|o| pool_of(o, &c.scope)));
         let new_hosts = hostnames(pool_of(ctx.new, &c.scope));
         let added: Vec<String> = new_hosts.difference(&old_hosts).cloned().collect();
@@ -652,7 +677,7 @@ fn worker_count(ctx: &Ctx<'_>, out: &mut Outcome) {
 
 /// R19, F10: how a changed machine config reaches the nodes.
 fn apply_mode(ctx: &Ctx<'_>, out: &mut Outcome) {
-    const REBOOT: &str = "every control-plane node reboots at once when the config is applied (nothing orders the applies): etcd quorum lost; Talos 1.14 drops `reboot`";
+    const REBOOT: &str = "every control-plane node reboots when its config is applied: `fleetc apply` applies them one at a time with `talosctl health` between them, but any other apply of the cluster root (a plain `tofu apply`) returns before a rebooted node is healthy (F3): the reboots overlap, etcd quorum lost; Talos 1.14 drops `reboot`";
     let mut reported = BTreeSet::new();
     for (i, c) in stable_changes(ctx, "apply-mode") {
         out.claim(i);

@@ -7,8 +7,9 @@
 
 use std::fmt::Write as _;
 
-use super::{Review, headers};
-use crate::impact::Severity;
+use crate::review::Review;
+use crate::review::files::headers;
+use crate::review::impact::Severity;
 
 /// The default cap, below GitHub's 65,536-character limit for a comment.
 pub const DEFAULT_CAP: usize = 60_000;

@@ -203,6 +203,9 @@ fn build(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>, check_only: bool) -> i
         Ok(s) => s,
         Err(code) => return code,
     };
+    if let Err(e) = artifacts::refuse_out_dir(&out, &fleet_dir(&args.fleet)) {
+        return fail(e);
+    }
     if check_only {
         return match set.check(&out) {
             Ok(r) if r.is_fresh() => {
@@ -237,6 +240,12 @@ fn build(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>, check_only: bool) -> i
                 for p in &r.removed {
                     eprintln!("removed {}", out.join(p).display());
                 }
+            }
+            for p in &r.kept {
+                eprintln!(
+                    "fleetc: warning: kept {}: the previous build made it and this one does not, but it was edited since; remove it if it is not yours",
+                    out.join(p).display()
+                );
             }
             ui.info(&format!(
                 "built {}: {} written, {} unchanged, {} removed",

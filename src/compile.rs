@@ -42,6 +42,10 @@ pub fn compile(name: &str, text: &str, loader: &dyn Loader) -> Compilation {
         },
         _ => None,
     };
+    // Every diagnostic has a place: one that has none (an emitter's internal error) is put
+    // at the file's first line, so that JSON consumers and editors can show it.
+    let first_line = text.find('\n').unwrap_or(text.len()).min(crate::diag::render::MAX_SNIPPET_LINE);
+    diags.place_unplaced(crate::diag::Span::new(file, 0, first_line), "while compiling this file");
     Compilation { sources, fleet, diags, artifacts }
 }
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 
-use crate::artifacts::ArtifactSet;
+use crate::artifacts::{self, ArtifactSet};
 use crate::cli::{
     Cli, ColorChoice, Command, DiagFormat, DiffArgs, DiffFormat, FleetArgs, GraphFormat, SchematicCommand,
 };
@@ -111,10 +111,26 @@ fn fail(msg: impl std::fmt::Display) -> i32 {
     EXIT_ERROR
 }
 
+/// Reads the fleet file as text. Bytes that are not UTF-8 are named by their byte offset,
+/// line and column (the column counts characters of the valid text before them).
+fn read_fleet(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let valid = std::str::from_utf8(&e.as_bytes()[..at]).unwrap_or_default();
+        let line = valid.matches('\n').count() + 1;
+        let column = valid.rsplit('\n').next().unwrap_or_default().chars().count() + 1;
+        let byte = e.as_bytes()[at];
+        format!(
+            "cannot read {}: it is not UTF-8 text: invalid byte 0x{byte:02x} at byte offset {at} (line {line}, column {column})",
+            path.display()
+        )
+    })
+}
+
 /// Reads and compiles the fleet; prints its diagnostics.
 fn load(ui: &Ui, args: &FleetArgs) -> Result<Compilation, i32> {
-    let text = std::fs::read_to_string(&args.fleet)
-        .map_err(|e| fail(format_args!("cannot read {}: {e}", args.fleet.display())))?;
+    let text = read_fleet(&args.fleet).map_err(fail)?;
     let dir = fleet_dir(&args.fleet);
     let name = args.fleet.file_name().map_or_else(|| "fleet.kdl".to_owned(), |n| n.to_string_lossy().into_owned());
     let c = compile(&name, &text, &FsLoader::new(dir));
@@ -125,8 +141,7 @@ fn load(ui: &Ui, args: &FleetArgs) -> Result<Compilation, i32> {
 /// [`load`], then the version changes since git revision `rev` (the fleet there is read
 /// through `git`, no checkout) checked on the new fleet's values (R26, F1).
 fn load_against(ui: &Ui, args: &FleetArgs, rev: &str) -> Result<Compilation, i32> {
-    let text = std::fs::read_to_string(&args.fleet)
-        .map_err(|e| fail(format_args!("cannot read {}: {e}", args.fleet.display())))?;
+    let text = read_fleet(&args.fleet).map_err(fail)?;
     let dir = fleet_dir(&args.fleet);
     let name = args.fleet.file_name().map_or_else(|| "fleet.kdl".to_owned(), |n| n.to_string_lossy().into_owned());
     let loader = crate::git_loader::GitLoader::open(&dir, rev).map_err(fail)?;
@@ -189,6 +204,9 @@ fn build(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>, check_only: bool) -> i
         Ok(s) => s,
         Err(code) => return code,
     };
+    if let Err(e) = artifacts::refuse_out_dir(&out, &fleet_dir(&args.fleet)) {
+        return fail(e);
+    }
     if check_only {
         return match set.check(&out) {
             Ok(r) if r.is_fresh() => {
@@ -223,6 +241,12 @@ fn build(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>, check_only: bool) -> i
                 for p in &r.removed {
                     eprintln!("removed {}", out.join(p).display());
                 }
+            }
+            for p in &r.kept {
+                eprintln!(
+                    "fleetc: warning: kept {}: the previous build made it and this one does not, but it was edited since; remove it if it is not yours",
+                    out.join(p).display()
+                );
             }
             ui.info(&format!(
                 "built {}: {} written, {} unchanged, {} removed",
@@ -280,9 +304,9 @@ fn compile_for_diff(
 fn diff(ui: &Ui, args: &DiffArgs) -> i32 {
     let dir = fleet_dir(&args.fleet);
     let name = args.fleet.file_name().map_or_else(|| "fleet.kdl".to_owned(), |n| n.to_string_lossy().into_owned());
-    let text = match std::fs::read_to_string(&args.fleet) {
+    let text = match read_fleet(&args.fleet) {
         Ok(t) => t,
-        Err(e) => return fail(format_args!("cannot read {}: {e}", args.fleet.display())),
+        Err(e) => return fail(e),
     };
     let (new_set, new_fleet) = match compile_for_diff(ui, args.diagnostics_format, &name, &text, &FsLoader::new(&dir)) {
         Ok(v) => v,
@@ -562,9 +586,9 @@ fn talos_command(ui: &Ui, command: crate::cli::TalosCommand) -> i32 {
 
 fn fmt(ui: &Ui, args: &FleetArgs, check_only: bool) -> i32 {
     let path = &args.fleet;
-    let text = match std::fs::read_to_string(path) {
+    let text = match read_fleet(path) {
         Ok(t) => t,
-        Err(e) => return fail(format_args!("cannot read {}: {e}", path.display())),
+        Err(e) => return fail(e),
     };
     let formatted = match crate::syntax::fmt::format(crate::diag::FileId(0), &text) {
         Ok(f) => f,

@@ -272,3 +272,151 @@ PROVIDER
     }
     assert_ne!(ca.artifacts, cb.artifacts, "the provider block must change the output");
 }
+
+/// A synthetic fleet of `nodes` nodes in `dir`, with `edit` applied to its fleet.kdl.
+fn synth_fleet(dir: &Path, nodes: usize, edit: impl Fn(String) -> String) {
+    fleetc::synth::write(dir, nodes).unwrap();
+    let path = dir.join("fleet.kdl");
+    fs::write(&path, edit(fs::read_to_string(&path).unwrap())).unwrap();
+}
+
+fn build_in(dir: &Path, args: &[&str]) -> Output {
+    let mut all = vec!["build", "--fleet", "fleet.kdl"];
+    all.extend_from_slice(args);
+    fleetc(dir, &all)
+}
+
+/// A build killed (SIGKILL) at any moment leaves an out/ that `build --check` reports as not
+/// fresh and that the next build, of a different fleet, repairs completely. Kill points are
+/// spread over the duration of a full build; the test takes a few seconds.
+#[cfg(unix)]
+#[test]
+fn a_killed_build_is_repaired_by_the_next_build() {
+    use std::time::{Duration, Instant};
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b, c) = (tmp.path().join("a"), tmp.path().join("b"), tmp.path().join("c"));
+    for d in [&a, &b, &c] {
+        fs::create_dir_all(d).unwrap();
+    }
+    // A, then B (every cluster renamed: every file moves), then C (another Talos version).
+    synth_fleet(&a, 1_000, |t| t);
+    synth_fleet(&b, 1_000, |t| t.replace("cluster \"c", "cluster \"k"));
+    synth_fleet(&c, 1_000, |t| t.replace("talos \"v1.13.9\"", "talos \"v1.13.8\""));
+    let out = tmp.path().join("out");
+    let out_arg = out.to_str().unwrap().to_owned();
+    let started = Instant::now();
+    assert_eq!(code(&build_in(&b, &["--out", &out_arg])), 0);
+    let full = started.elapsed();
+    fs::remove_dir_all(&out).unwrap();
+    let points = 8u32;
+    for i in 0..points {
+        assert_eq!(code(&build_in(&a, &["--out", &out_arg])), 0);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fleetc"))
+            .args(["build", "--fleet", "fleet.kdl", "--out", &out_arg])
+            .current_dir(&b)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(full * i / points + Duration::from_millis(u64::from(i) * 7));
+        let _ = child.kill();
+        let status = child.wait().unwrap();
+        let check = build_in(&b, &["--out", &out_arg, "--check"]);
+        if status.success() {
+            assert_eq!(code(&check), 0, "kill {i} after the build finished: check must be fresh");
+        } else {
+            assert_eq!(code(&check), 1, "kill {i}: check must see the interrupted build: {}", text(&check.stderr));
+        }
+        let next = build_in(&c, &["--out", &out_arg]);
+        assert_eq!(code(&next), 0, "kill {i}: the next build must repair out/: {}", text(&next.stderr));
+        let check = build_in(&c, &["--out", &out_arg, "--check"]);
+        assert_eq!(code(&check), 0, "kill {i}: out/ must be exactly C's: {}", text(&check.stdout));
+    }
+}
+
+/// Two builds on one out/ at once: both succeed (the second waits for the first's lock), and
+/// out/ is whole.
+#[test]
+fn concurrent_builds_serialize() {
+    let tmp = tempfile::tempdir().unwrap();
+    synth_fleet(tmp.path(), 500, |t| t);
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_fleetc"))
+            .args(["build", "--fleet", "fleet.kdl"])
+            .current_dir(tmp.path())
+            .output()
+    };
+    for _ in 0..3 {
+        let (x, y) = std::thread::scope(|s| {
+            let x = s.spawn(spawn);
+            let y = s.spawn(spawn);
+            (x.join().unwrap().unwrap(), y.join().unwrap().unwrap())
+        });
+        assert_eq!((code(&x), code(&y)), (0, 0), "{}{}", text(&x.stderr), text(&y.stderr));
+        assert_eq!(code(&build_in(tmp.path(), &["--check"])), 0);
+        fs::remove_dir_all(tmp.path().join("out")).unwrap();
+    }
+}
+
+#[test]
+fn out_dirs_a_build_must_not_own_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fleet = tmp.path().join("fleet");
+    fs::create_dir_all(&fleet).unwrap();
+    copy_reference(&fleet);
+    for bad in [".", "..", "/", "vendor/.."] {
+        let o = build_in(&fleet, &["--out", bad]);
+        assert_eq!(code(&o), 2, "--out {bad}: {}", text(&o.stderr));
+        assert!(text(&o.stderr).contains("refusing to write into"), "{}", text(&o.stderr));
+    }
+    #[cfg(unix)]
+    {
+        let elsewhere = tmp.path().join("elsewhere");
+        fs::create_dir_all(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, fleet.join("out")).unwrap();
+        let o = build_in(&fleet, &[]);
+        assert_eq!(code(&o), 2, "{}", text(&o.stderr));
+        assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0, "nothing written through the link");
+    }
+    assert!(!tmp.path().join("MANIFEST.sha256").exists());
+}
+
+#[test]
+fn invalid_utf8_names_its_byte_offset_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("fleet.kdl"), b"fleet \"a\" {\n  talos \"v\xff1\"\n}\n").unwrap();
+    for cmd in ["check", "build", "fmt"] {
+        let o = fleetc(tmp.path(), &[cmd, "--fleet", "fleet.kdl"]);
+        assert_eq!(code(&o), 2, "{cmd}");
+        let err = text(&o.stderr);
+        assert!(err.contains("byte offset 22 (line 2, column 11)"), "{cmd}: {err}");
+    }
+}
+
+/// The shapes that crashed fleetc (audit, docs/performance.md): each ends in diagnostics,
+/// exit 1, quickly, rendered for people and as JSON.
+#[test]
+fn hostile_shapes_end_in_diagnostics() {
+    let tmp = tempfile::tempdir().unwrap();
+    let reference = fs::read_to_string(common::root().join("fleet.kdl")).unwrap();
+    let deep = format!("{reference}\n{}", "x {".repeat(100_000));
+    let wide = reference.replacen("talos \"v1.13.9\"", &format!("talos \"{}\"", "v".repeat(70_000)), 1);
+    let huge = reference.replacen("count=2 ", "count=2147483649 ", 1);
+    let many = format!("{reference}\n{}", "nod \"x\"\n".repeat(20_000));
+    for (name, text_in, want) in [
+        ("deep", deep, "fleet::limits::too-deep"),
+        ("wide", wide, "fleet::limits::line-too-long"),
+        ("huge", huge, "fleet::limits::count-too-large"),
+        ("many", many, "fleet::limits::too-many-nodes"),
+    ] {
+        copy_reference(tmp.path());
+        fs::write(tmp.path().join("fleet.kdl"), &text_in).unwrap();
+        for format in ["human", "json"] {
+            let started = std::time::Instant::now();
+            let o = fleetc(tmp.path(), &["--color", "never", "check", "--fleet", "fleet.kdl", "--format", format]);
+            assert_eq!(code(&o), 1, "{name}/{format}: {}", text(&o.stderr));
+            let all = format!("{}{}", text(&o.stdout), text(&o.stderr));
+            assert!(all.contains(want), "{name}/{format}: {all}");
+            assert!(started.elapsed().as_secs() < 10, "{name}/{format} took {:?}", started.elapsed());
+        }
+    }
+}

@@ -1,9 +1,13 @@
 //! Robustness: no input makes fleetc panic, and every failure is a diagnostic with a place.
-//! Inputs are arbitrary text, and mutations of the reference fleet.
+//! Inputs are arbitrary text, mutations of the reference fleet, and the shapes the
+//! reliability audit found crashing or exhausting fleetc (deep nesting, long lines, huge
+//! counts, many diagnostics). Every compilation's diagnostics are also rendered, for people
+//! and as JSON: rendering is where a label past column 65,535 used to panic.
 
 mod common;
 
 use fleetc::compile::{Compilation, MapLoader, compile};
+use fleetc::diag::render::{Style, json, short, text as render_text};
 use proptest::prelude::*;
 
 fn loader() -> MapLoader {
@@ -25,6 +29,9 @@ fn assert_well_placed(c: &Compilation, text: &str) {
         let span = d.span.unwrap_or_else(|| panic!("diagnostic without a place: {d:?}"));
         assert!(span.end() <= text.len().max(1), "span {span:?} past the end of the text: {d:?}");
     }
+    let _ = render_text(&c.diags, &c.sources, Style::PLAIN);
+    let _ = json(&c.diags, &c.sources);
+    let _ = short(&c.diags, &c.sources);
     if c.diags.has_errors() {
         assert!(c.artifacts.is_none(), "a compilation with errors produced artifacts");
     }
@@ -52,6 +59,14 @@ fn edit() -> impl Strategy<Value = Edit> {
         Just("\\".to_owned()),
         Just(" count=0".to_owned()),
         Just(" was=\"x\"".to_owned()),
+        Just("{".repeat(2_000)),
+        Just("/*".repeat(2_000)),
+        Just(format!("\"{}\"", "x".repeat(70_000))),
+        Just(format!("// {}", "y".repeat(70_000))),
+        Just(" count=2147483649".to_owned()),
+        Just(" count=10000001".to_owned()),
+        Just(" count=4294967295".to_owned()),
+        Just("\nnod \"x\"".repeat(300)),
         "[a-z\" {}=#0-9./-]{1,12}",
     ];
     prop_oneof![
@@ -99,6 +114,31 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     #[test]
+    fn hostile_shapes_never_panic(shape in 0usize..8, n in 1usize..4, at in any::<usize>()) {
+        let reference = reference();
+        let cut = {
+            let mut i = at % reference.len();
+            while !reference.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        let piece = match shape {
+            0 => "a {".repeat(1_300 * n),
+            1 => format!("x {}", "y".repeat(66_000 * n)),
+            2 => "/*".repeat(1_000 * n),
+            3 => format!("\"{}", "${".repeat(1_000 * n)),
+            4 => "nod \"x\"\n".repeat(2_000 * n),
+            5 => format!(" count={}", 2_147_483_648u64 * n as u64),
+            6 => "\r\n\u{feff}\u{202e}\u{2028}".repeat(100 * n),
+            _ => "} ".repeat(500 * n),
+        };
+        let text = format!("{}{piece}{}", &reference[..cut], &reference[cut..]);
+        let c = compile("fleet.kdl", &text, &loader());
+        assert_well_placed(&c, &text);
+    }
+
+    #[test]
     fn arbitrary_text_never_panics(text in "\\PC{0,400}") {
         let c = compile("fleet.kdl", &text, &MapLoader::default());
         assert_well_placed(&c, &text);
@@ -128,4 +168,30 @@ fn arbitrary_bytes_read_as_text_never_panic() {
             Ok(())
         })
         .unwrap();
+}
+
+/// 20,000 diagnostics took 10.8 s (quadratic de-duplication) before; now at most
+/// `MAX_DIAGNOSTICS` are kept, found in linear time, and rendered in well under a second.
+#[test]
+fn many_diagnostics_are_bounded_and_fast() {
+    let text = format!("{}\n{}", reference(), "nod \"x\"\n".repeat(9_000));
+    let started = std::time::Instant::now();
+    let c = compile("fleet.kdl", &text, &loader());
+    let rendered = render_text(&c.diags, &c.sources, Style::PLAIN);
+    let elapsed = started.elapsed();
+    assert!(c.diags.len() <= fleetc::diag::MAX_DIAGNOSTICS + 1, "{}", c.diags.len());
+    assert!(c.diags.omitted() > 8_000);
+    assert!(rendered.contains("fleet::limits::too-many-diagnostics"));
+    assert!(elapsed.as_secs() < 5, "{elapsed:?}");
+    assert_well_placed(&c, &text);
+}
+
+#[test]
+fn a_nameless_inheriting_environment_is_a_placed_diagnostic() {
+    let text = reference().replacen("environment \"production\" from=\"staging\"", "environment from=\"staging\"", 1);
+    assert_ne!(text, reference(), "the reference fleet has a production environment inheriting staging");
+    let c = compile("fleet.kdl", &text, &loader());
+    assert!(c.diags.has_errors());
+    assert!(c.diags.iter().all(|d| d.code.name != "fleet::internal::bug"), "{:?}", c.diags);
+    assert_well_placed(&c, &text);
 }

@@ -1,10 +1,23 @@
 //! Artifacts: the in-memory output of a build, a sorted map from relative path to bytes, and
-//! the only code that writes files. [`ArtifactSet::write`] writes each changed file to a
-//! temporary name beside it and renames it into place, leaves unchanged files (and their
-//! mtimes) alone, removes what the previous build made and this one does not, never touches
-//! a file fleetc did not generate, and records every generated file with its sha256 in
-//! `MANIFEST.sha256` (the format `sha256sum -c` reads). [`ArtifactSet::check`] compares
-//! without writing; [`ArtifactSet::diff_dir`] lists what differs.
+//! the only code that writes files. A build owns exactly what it wrote:
+//!
+//! - [`ArtifactSet::write`] holds a lock on the output directory (`.fleetc.lock`, `flock`), so
+//!   two builds on one out/ run one after the other;
+//! - each changed file goes to a temporary created exclusively (`O_CREAT|O_EXCL`, which never
+//!   follows a link) beside it and is renamed into place; unchanged files (and their mtimes)
+//!   are left alone; leftovers of a killed build's temporaries are removed;
+//! - `MANIFEST.sha256` (the format `sha256sum -c` reads, under a `# fleetc manifest` header
+//!   line that marks it as fleetc's) records every generated file with its sha256. Before the
+//!   first change, a manifest "in progress" lists every file the old and the new build may
+//!   leave (a path with each of its hashes), so a kill at any moment leaves a manifest that
+//!   accounts for every file on disk; the final manifest is written after the removals;
+//! - a file that the previous build made and this one does not is removed only while its
+//!   bytes still match a hash the manifest recorded (an edited one is kept and reported); a
+//!   file that fleetc did not generate is never touched, and a manifest without fleetc's
+//!   header is refused.
+//!
+//! [`ArtifactSet::check`] compares without writing (an interrupted build shows as a stale
+//! manifest); [`refuse_out_dir`] refuses output directories that a build must never own.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -13,6 +26,18 @@ use std::path::{Path, PathBuf};
 
 /// The manifest fleetc keeps in the output directory.
 pub const MANIFEST: &str = "MANIFEST.sha256";
+/// The first line of a complete manifest (`sha256sum -c` skips `#` lines).
+pub const MANIFEST_HEADER: &str = "# fleetc manifest v1: the files fleetc generated here, with their sha256";
+/// The first line of a manifest written before a build's first change and replaced after its
+/// last: a path may be listed with several hashes (its old and its new bytes).
+pub const MANIFEST_PENDING: &str =
+    "# fleetc manifest v1, build in progress: every file fleetc may have left here; run `fleetc build`";
+/// What every fleetc manifest starts with.
+const MANIFEST_MARK: &str = "# fleetc manifest v1";
+/// The lock file a build holds in the output directory (never listed, never committed).
+pub const LOCK: &str = ".fleetc.lock";
+/// What every temporary name contains.
+const TMP_MARK: &str = ".fleetc-tmp";
 
 /// One build's output.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -35,6 +60,13 @@ pub enum ArtifactError {
     Symlink {
         path: String,
     },
+    /// A `MANIFEST.sha256` without fleetc's header: someone else's list of files.
+    ForeignManifest,
+    /// An output directory that a build must not own.
+    OutDir {
+        path: PathBuf,
+        why: &'static str,
+    },
 }
 
 impl std::fmt::Display for ArtifactError {
@@ -47,6 +79,13 @@ impl std::fmt::Display for ArtifactError {
             ),
             ArtifactError::Symlink { path } => {
                 write!(f, "`{path}` is a symbolic link; fleetc never writes through links in its output directory")
+            }
+            ArtifactError::ForeignManifest => write!(
+                f,
+                "`{MANIFEST}` was not written by fleetc (its first line is not `{MANIFEST_MARK}…`); fleetc removes files only on its own manifest's word: move it away, or choose another --out (an out/ written by an earlier fleetc has no header: delete that out/ and build again)"
+            ),
+            ArtifactError::OutDir { path, why } => {
+                write!(f, "refusing to write into `{}`: {why}", path.display())
             }
         }
     }
@@ -65,6 +104,9 @@ pub struct WriteReport {
     /// Generated files left untouched (the manifest not counted).
     pub unchanged: usize,
     pub removed: Vec<String>,
+    /// Files the previous build made and this one does not, kept because their bytes no
+    /// longer match what fleetc wrote (someone edited them).
+    pub kept: Vec<String>,
 }
 
 /// What `build --check` found.
@@ -143,9 +185,11 @@ impl ArtifactSet {
         self.files.is_empty()
     }
 
-    /// The manifest's bytes: `<sha256>  <path>` per generated file, sorted by path.
+    /// The manifest's bytes: the header line, then `<sha256>  <path>` per generated file,
+    /// sorted by path.
     pub fn manifest(&self) -> Vec<u8> {
-        let mut s = String::new();
+        let mut s = String::from(MANIFEST_HEADER);
+        s.push('\n');
         for (p, b) in &self.files {
             s.push_str(&sha256_hex(b));
             s.push_str("  ");
@@ -153,13 +197,6 @@ impl ArtifactSet {
             s.push('\n');
         }
         s.into_bytes()
-    }
-
-    /// The set with its manifest, as it lies on disk.
-    fn with_manifest(&self) -> BTreeMap<String, Vec<u8>> {
-        let mut all = self.files.clone();
-        all.insert(MANIFEST.to_owned(), self.manifest());
-        all
     }
 
     /// Reads an output directory back as a set of every regular file under it (the
@@ -180,7 +217,7 @@ impl ArtifactSet {
                     return Err(ArtifactError::Symlink { path: child_rel });
                 } else if ty.is_dir() {
                     stack.push((entry.path(), child_rel));
-                } else if child_rel != MANIFEST {
+                } else if child_rel != MANIFEST && child_rel != LOCK {
                     let bytes = fs::read(entry.path()).map_err(io_err(&entry.path()))?;
                     set.files.insert(child_rel, bytes);
                 }
@@ -189,18 +226,9 @@ impl ArtifactSet {
         Ok(set)
     }
 
-    /// Paths the manifest in `dir` lists (what the previous build generated).
+    /// Paths the manifest in `dir` lists (what the previous build generated, or may have).
     pub fn previous_manifest(dir: &Path) -> Result<BTreeSet<String>, ArtifactError> {
-        let path = dir.join(MANIFEST);
-        match fs::read_to_string(&path) {
-            Ok(text) => Ok(text
-                .lines()
-                .filter_map(|l| l.split_once("  ").map(|(_, p)| p.to_owned()))
-                .filter(|p| valid_path(p))
-                .collect()),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(BTreeSet::new()),
-            Err(e) => Err(ArtifactError::Io { path, source: e }),
-        }
+        Ok(read_manifest(dir)?.entries.into_keys().collect())
     }
 
     /// Compares the set with `dir` without writing anything.
@@ -225,19 +253,26 @@ impl ArtifactSet {
     }
 
     /// Writes the set into `dir` (see the module doc). Nothing is written when a foreign
-    /// file or a link stands in the way.
+    /// file, a foreign manifest or a link stands in the way.
     pub fn write(&self, dir: &Path) -> Result<WriteReport, ArtifactError> {
-        let previous = Self::previous_manifest(dir)?;
-        let all = self.with_manifest();
+        if fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(ArtifactError::OutDir { path: dir.to_owned(), why: "it is a symbolic link" });
+        }
+        fs::create_dir_all(dir).map_err(io_err(dir))?;
+        let _lock = Lock::acquire(dir)?;
+        remove_temporaries(dir)?;
+        let previous = read_manifest(dir)?;
+        let final_manifest = self.manifest();
         // First pass: decide, and refuse before touching anything.
+        refuse_links(dir, MANIFEST)?;
         let mut to_write = Vec::new();
         let mut report = WriteReport::default();
-        for (rel, bytes) in &all {
+        for (rel, bytes) in &self.files {
             refuse_links(dir, rel)?;
             let path = dir.join(rel);
             match fs::read(&path) {
-                Ok(existing) if existing == *bytes => report.unchanged += usize::from(rel != MANIFEST),
-                Ok(_) if rel != MANIFEST && !previous.contains(rel) => {
+                Ok(existing) if existing == *bytes => report.unchanged += 1,
+                Ok(_) if !previous.entries.contains_key(rel) => {
                     return Err(ArtifactError::Foreign { path: rel.clone() });
                 }
                 Ok(_) => to_write.push(rel),
@@ -245,21 +280,39 @@ impl ArtifactSet {
                 Err(e) => return Err(ArtifactError::Io { path, source: e }),
             }
         }
-        // Second pass: write changed files (the manifest last) and remove stale ones.
-        to_write.sort_by_key(|p| *p == MANIFEST);
+        let stale: Vec<(&String, &BTreeSet<String>)> =
+            previous.entries.iter().filter(|(p, _)| !self.files.contains_key(*p)).collect();
+        // The manifest in progress: every file the old or the new build may leave, with
+        // every hash it may have, written before the first change.
+        if !to_write.is_empty() || !stale.is_empty() {
+            let mut union = previous.entries.clone();
+            for (p, b) in &self.files {
+                union.entry(p.clone()).or_default().insert(sha256_hex(b));
+            }
+            write_atomic(&dir.join(MANIFEST), &manifest_text(MANIFEST_PENDING, &union), true)?;
+        }
+        // Second pass: write changed files, remove stale ones, then the final manifest.
         for rel in to_write {
             let path = dir.join(rel);
             if let Some(parent) = path.parent() {
                 fs::create_dir_all(parent).map_err(io_err(parent))?;
             }
-            write_atomic(&path, &all[rel])?;
-            if rel != MANIFEST {
-                report.written.push(rel.clone());
-            }
+            refuse_links(dir, rel)?;
+            write_atomic(&path, &self.files[rel], false)?;
+            report.written.push(rel.clone());
         }
-        for rel in previous.iter().filter(|p| !self.files.contains_key(*p)) {
+        for (rel, hashes) in stale {
             refuse_links(dir, rel)?;
             let path = dir.join(rel);
+            let bytes = match fs::read(&path) {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(ArtifactError::Io { path, source: e }),
+            };
+            if !hashes.contains(&sha256_hex(&bytes)) {
+                report.kept.push(rel.clone());
+                continue;
+            }
             match fs::remove_file(&path) {
                 Ok(()) => report.removed.push(rel.clone()),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -267,8 +320,178 @@ impl ArtifactSet {
             }
             remove_empty_parents(dir, &path);
         }
+        if previous.bytes.as_deref() != Some(final_manifest.as_slice()) {
+            write_atomic(&dir.join(MANIFEST), &final_manifest, true)?;
+        }
         Ok(report)
     }
+}
+
+/// A manifest as read from disk: every listed path with every hash it is listed with.
+#[derive(Debug, Default)]
+struct Manifest {
+    bytes: Option<Vec<u8>>,
+    entries: BTreeMap<String, BTreeSet<String>>,
+}
+
+/// Reads `dir`'s manifest; a missing one is empty, one without fleetc's header is refused.
+fn read_manifest(dir: &Path) -> Result<Manifest, ArtifactError> {
+    let path = dir.join(MANIFEST);
+    let bytes = match fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Manifest::default()),
+        Err(e) => return Err(ArtifactError::Io { path, source: e }),
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let mut lines = text.lines();
+    if !lines.next().is_some_and(|l| l.starts_with(MANIFEST_MARK)) {
+        return Err(ArtifactError::ForeignManifest);
+    }
+    let mut entries: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in lines {
+        if let Some((hash, p)) = line.split_once("  ")
+            && valid_path(p)
+            && p != MANIFEST
+            && hash.len() == 64
+            && hash.bytes().all(|b| b.is_ascii_hexdigit())
+        {
+            entries.entry(p.to_owned()).or_default().insert(hash.to_ascii_lowercase());
+        }
+    }
+    Ok(Manifest { bytes: Some(bytes), entries })
+}
+
+fn manifest_text(header: &str, entries: &BTreeMap<String, BTreeSet<String>>) -> Vec<u8> {
+    let mut s = String::from(header);
+    s.push('\n');
+    for (p, hashes) in entries {
+        for h in hashes {
+            s.push_str(h);
+            s.push_str("  ");
+            s.push_str(p);
+            s.push('\n');
+        }
+    }
+    s.into_bytes()
+}
+
+/// The build's hold on its output directory: an exclusive `flock` on `.fleetc.lock`, taken
+/// blocking (a second build waits for the first), released and the file removed on drop. A
+/// killed build's lock dies with it; the file it leaves is taken by the next build.
+struct Lock {
+    path: PathBuf,
+    file: fs::File,
+}
+
+impl Lock {
+    fn acquire(dir: &Path) -> Result<Lock, ArtifactError> {
+        let path = dir.join(LOCK);
+        loop {
+            if fs::symlink_metadata(&path).is_ok_and(|m| !m.file_type().is_file()) {
+                return Err(ArtifactError::Symlink { path: LOCK.to_owned() });
+            }
+            let file = fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(io_err(&path))?;
+            file.lock().map_err(io_err(&path))?;
+            // The holder before us may have removed the file after we opened it: the lock
+            // counts only on the file that is still there.
+            if same_file(&file, &path) {
+                return Ok(Lock { path, file });
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn same_file(file: &fs::File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), fs::symlink_metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &fs::File, path: &Path) -> bool {
+    path.exists()
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+        let _ = self.file.unlock();
+    }
+}
+
+/// Removes the temporaries a killed build left (`.<name>.fleetc-tmp…`, files or links, never
+/// followed), anywhere under `dir`. Runs under the lock, so none belongs to a running build.
+fn remove_temporaries(dir: &Path) -> Result<(), ArtifactError> {
+    let mut stack = vec![dir.to_owned()];
+    while let Some(abs) = stack.pop() {
+        for entry in fs::read_dir(&abs).map_err(io_err(&abs))? {
+            let entry = entry.map_err(io_err(&abs))?;
+            let ty = entry.file_type().map_err(io_err(&entry.path()))?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if ty.is_dir() {
+                stack.push(entry.path());
+            } else if name.starts_with('.') && name.contains(TMP_MARK) {
+                fs::remove_file(entry.path()).map_err(io_err(&entry.path()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Refuses an output directory that a build must never own: a symbolic link, the filesystem
+/// root, the fleet's own directory or an ancestor of it (where stale-file removal and
+/// `build --check` would take the fleet's files for outputs).
+pub fn refuse_out_dir(out: &Path, fleet_dir: &Path) -> Result<(), ArtifactError> {
+    let refuse = |why| Err(ArtifactError::OutDir { path: out.to_owned(), why });
+    if fs::symlink_metadata(out).is_ok_and(|m| m.file_type().is_symlink()) {
+        return refuse("it is a symbolic link");
+    }
+    let abs = resolve(out).map_err(io_err(out))?;
+    if abs.parent().is_none() {
+        return refuse("it is the filesystem root");
+    }
+    let fleet = resolve(fleet_dir).map_err(io_err(fleet_dir))?;
+    if fleet == abs {
+        return refuse("it is the fleet's own directory; the default is out/ beside fleet.kdl");
+    }
+    if fleet.starts_with(&abs) {
+        return refuse("it holds the fleet's directory");
+    }
+    Ok(())
+}
+
+/// The absolute, link-free form of `p`: component by component, each prefix that exists
+/// canonicalized before the next `..` applies to it.
+fn resolve(p: &Path) -> io::Result<PathBuf> {
+    use std::path::Component;
+    let abs = if p.is_absolute() { p.to_owned() } else { std::env::current_dir()?.join(p) };
+    let mut out = PathBuf::new();
+    for comp in abs.components() {
+        match comp {
+            Component::Prefix(_) | Component::RootDir => out.push(comp),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => {
+                out.push(n);
+                if let Ok(c) = out.canonicalize() {
+                    out = c;
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Refuses a path any component of which (below `dir`) is a symbolic link.
@@ -290,12 +513,30 @@ fn refuse_links(dir: &Path, rel: &str) -> Result<(), ArtifactError> {
     Ok(())
 }
 
-/// Writes to `.<name>.fleetc-tmp` beside the target, then renames it over the target. No
-/// fsync: a crash may lose the newest files, never leave a half-written one in place.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ArtifactError> {
+/// Writes to a fresh temporary beside the target (`.<name>.fleetc-tmp-<pid>-<n>`, created
+/// with `O_CREAT|O_EXCL`: an existing name, a planted link included, is never opened), then
+/// renames it over the target. `sync` (the manifests) flushes the bytes before the rename;
+/// other files are not flushed (docs/performance.md, "Durability").
+fn write_atomic(path: &Path, bytes: &[u8], sync: bool) -> Result<(), ArtifactError> {
+    use std::io::Write as _;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.fleetc-tmp"));
-    fs::write(&tmp, bytes).map_err(io_err(&tmp))?;
+    let (tmp, mut file) = loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let tmp = path.with_file_name(format!(".{name}{TMP_MARK}-{}-{n}", std::process::id()));
+        match fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1_000_000 => {}
+            Err(e) => return Err(ArtifactError::Io { path: tmp, source: e }),
+        }
+    };
+    let written = file.write_all(bytes).and_then(|()| if sync { file.sync_all() } else { Ok(()) });
+    drop(file);
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(ArtifactError::Io { path: tmp, source: e });
+    }
     fs::rename(&tmp, path).map_err(|e| {
         let _ = fs::remove_file(&tmp);
         ArtifactError::Io { path: path.to_owned(), source: e }
@@ -389,5 +630,137 @@ mod tests {
         let s = set(&[("a/x.yaml", "1")]);
         assert!(matches!(s.write(out), Err(ArtifactError::Symlink { .. })));
         assert!(!elsewhere.path().join("x.yaml").exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_temporary_link_is_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = tempfile::NamedTempFile::new().unwrap();
+        fs::write(victim.path(), "precious").unwrap();
+        let out = dir.path();
+        let pid = std::process::id();
+        for n in 0..4 {
+            for name in ["a.yaml", MANIFEST] {
+                let tmp = out.join(format!(".{name}{TMP_MARK}-{pid}-{n}"));
+                std::os::unix::fs::symlink(victim.path(), tmp).unwrap();
+            }
+        }
+        set(&[("a.yaml", "1")]).write(out).unwrap();
+        assert_eq!(fs::read_to_string(victim.path()).unwrap(), "precious");
+        assert!(!fs::symlink_metadata(out.join("a.yaml")).unwrap().file_type().is_symlink());
+        assert!(set(&[("a.yaml", "1")]).check(out).unwrap().is_fresh(), "leftover temporaries are removed");
+    }
+
+    #[test]
+    fn a_foreign_manifest_is_refused_and_nothing_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path();
+        fs::write(out.join("app.tar.gz"), "mine").unwrap();
+        fs::write(out.join(MANIFEST), format!("{}  app.tar.gz\n", sha256_hex(b"mine"))).unwrap();
+        assert!(matches!(set(&[("a.yaml", "1")]).write(out), Err(ArtifactError::ForeignManifest)));
+        assert!(out.join("app.tar.gz").exists());
+        assert!(!out.join("a.yaml").exists());
+    }
+
+    #[test]
+    fn a_stale_file_is_removed_only_while_its_bytes_match() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path();
+        set(&[("a.yaml", "1"), ("b.yaml", "2"), ("c.yaml", "3")]).write(out).unwrap();
+        fs::write(out.join("b.yaml"), "edited by hand").unwrap();
+        let next = set(&[("a.yaml", "1")]);
+        let r = next.write(out).unwrap();
+        assert_eq!(r.removed, vec!["c.yaml"]);
+        assert_eq!(r.kept, vec!["b.yaml"]);
+        assert_eq!(fs::read_to_string(out.join("b.yaml")).unwrap(), "edited by hand");
+        assert_eq!(next.check(out).unwrap().extra, vec!["b.yaml"], "check tells the truth");
+        let m = fs::read_to_string(out.join(MANIFEST)).unwrap();
+        assert!(m.starts_with(MANIFEST_HEADER), "{m}");
+    }
+
+    /// Every state a kill can leave (each prefix of the steps of a write) is repaired by
+    /// the next build, whatever it builds, and `check` reports it until then.
+    #[test]
+    fn an_interrupted_write_is_repaired_by_the_next_build() {
+        let a = set(&[("x/1.yaml", "a1"), ("x/2.yaml", "a2"), ("y/3.yaml", "a3")]);
+        let b = set(&[("x/1.yaml", "b1"), ("z/4.yaml", "b4"), ("z/5.yaml", "b5")]);
+        let c = set(&[("x/1.yaml", "c1"), ("w/6.yaml", "c6")]);
+        // The states a kill leaves while `b` is written over `a`: the manifest in progress,
+        // then any subset of b's files written and a's stale files removed, and a temporary.
+        for state in 0..16u32 {
+            for next in [&a, &b, &c] {
+                let dir = tempfile::tempdir().unwrap();
+                let out = dir.path();
+                a.write(out).unwrap();
+                let mut union = read_manifest(out).unwrap().entries;
+                for (p, bytes) in b.iter() {
+                    union.entry(p.to_owned()).or_default().insert(sha256_hex(bytes));
+                }
+                fs::write(out.join(MANIFEST), manifest_text(MANIFEST_PENDING, &union)).unwrap();
+                for (i, (p, bytes)) in b.iter().enumerate() {
+                    if state & (1 << i) != 0 {
+                        fs::create_dir_all(out.join(p).parent().unwrap()).unwrap();
+                        fs::write(out.join(p), bytes).unwrap();
+                    }
+                }
+                if state & 8 != 0 {
+                    fs::remove_file(out.join("x/2.yaml")).unwrap();
+                    fs::write(out.join("z/.5.yaml.fleetc-tmp-1-1"), "half").ok();
+                }
+                assert!(!next.check(out).unwrap().is_fresh(), "check never calls an interrupted build fresh");
+                let r = next.write(out).unwrap();
+                assert!(r.kept.is_empty(), "state {state}: {r:?}");
+                let check = next.check(out).unwrap();
+                assert!(check.is_fresh(), "state {state}, next {:?}: {check:?}", next.paths().collect::<Vec<_>>());
+            }
+        }
+    }
+
+    #[test]
+    fn out_dirs_a_build_must_not_own_are_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let fleet = root.path().join("fleet");
+        fs::create_dir_all(&fleet).unwrap();
+        assert!(refuse_out_dir(&fleet.join("out"), &fleet).is_ok());
+        assert!(refuse_out_dir(&fleet.join("out/../../elsewhere"), &fleet).is_ok());
+        for bad in [fleet.clone(), root.path().to_owned(), fleet.join("out/../.."), PathBuf::from("/")] {
+            assert!(matches!(refuse_out_dir(&bad, &fleet), Err(ArtifactError::OutDir { .. })), "{}", bad.display());
+        }
+        #[cfg(unix)]
+        {
+            let elsewhere = tempfile::tempdir().unwrap();
+            std::os::unix::fs::symlink(elsewhere.path(), fleet.join("out")).unwrap();
+            assert!(refuse_out_dir(&fleet.join("out"), &fleet).is_err());
+            assert!(set(&[("a.yaml", "1")]).write(&fleet.join("out")).is_err());
+            assert!(!elsewhere.path().join("a.yaml").exists());
+        }
+    }
+
+    #[test]
+    fn concurrent_writes_serialize() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().to_owned();
+        let sets: Vec<ArtifactSet> = (0..4)
+            .map(|k| {
+                let mut s = ArtifactSet::new();
+                for i in 0..50 {
+                    s.insert(format!("d{}/f{i}.yaml", i % 5), format!("{k}-{i}")).unwrap();
+                }
+                s
+            })
+            .collect();
+        std::thread::scope(|scope| {
+            for s in &sets {
+                let out = &out;
+                scope.spawn(move || {
+                    for _ in 0..5 {
+                        s.write(out).unwrap();
+                    }
+                });
+            }
+        });
+        assert!(sets.iter().any(|s| s.check(&out).unwrap().is_fresh()), "the last build's output, whole");
+        assert!(!out.join(LOCK).exists());
     }
 }

@@ -42,6 +42,43 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
         if let Provider::Proxmox(p) = &env.provider {
             claim(p.gateway.value, p.gateway.span, "the gateway", diags);
         }
+        // Every node takes a host address of the private network (R6), and so does every
+        // API endpoint. Nodes of one cluster
+        // count against the platform's bound too.
+        let hosts = (1u64 << (32 - u32::from(net.prefix.min(32)))).saturating_sub(2);
+        let mut nodes_so_far = 0u64;
+        for cluster in &env.clusters {
+            let in_cluster: u64 = cluster.pools().map(|p| u64::from(p.count.value)).sum();
+            nodes_so_far += in_cluster + 1;
+            if in_cluster > u64::from(crate::model::MAX_CLUSTER_NODES) {
+                diags.push(
+                    Diagnostic::new(
+                        &codes::COUNT_TOO_LARGE,
+                        format!(
+                            "cluster `{}` has {in_cluster} nodes; a cluster holds at most {}",
+                            cluster.name,
+                            crate::model::MAX_CLUSTER_NODES
+                        ),
+                    )
+                    .at(cluster.name.span)
+                    .label(format!("{in_cluster} nodes")),
+                );
+            } else if nodes_so_far > hosts {
+                let biggest = cluster.pools().max_by_key(|p| p.count.value).expect("a control plane");
+                diags.push(
+                    Diagnostic::new(
+                        &codes::COUNT_TOO_LARGE,
+                        format!(
+                            "the private network `{net}` has {hosts} host addresses for {nodes_so_far} nodes and endpoints of environment `{}`",
+                            env.name
+                        ),
+                    )
+                    .at(biggest.count.span)
+                    .label("more nodes than addresses")
+                    .related(env.network.span, "the private network"),
+                );
+            }
+        }
         for cluster in &env.clusters {
             claim(cluster.endpoint.address.value, cluster.endpoint.address.span, "the API endpoint", diags);
             for pool in cluster.pools() {

@@ -76,12 +76,35 @@ pub struct Sources {
 pub struct SourceFile {
     pub name: String,
     pub text: String,
+    /// Byte offset of the start of every line (the first is 0), for places in O(log n).
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
+        let text = text.into();
+        let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        SourceFile { name: name.into(), text, line_starts }
+    }
+    /// 0-based line of a byte offset.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&s| s <= offset).saturating_sub(1)
+    }
+    /// Byte range of a 0-based line, without its newline.
+    pub fn line_range(&self, line: usize) -> (usize, usize) {
+        let start = self.line_starts.get(line).copied().unwrap_or(self.text.len());
+        let end = self.line_starts.get(line + 1).map_or(self.text.len(), |&e| e - 1);
+        (start, end.max(start))
+    }
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
 }
 
 impl Sources {
     pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
         let id = FileId(u32::try_from(self.files.len()).expect("fewer than 2^32 source files"));
-        self.files.push(SourceFile { name: name.into(), text: text.into() });
+        self.files.push(SourceFile::new(name, text));
         id
     }
     pub fn get(&self, id: FileId) -> &SourceFile {
@@ -89,17 +112,16 @@ impl Sources {
     }
     /// 1-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, id: FileId, offset: usize) -> (usize, usize) {
-        let text = &self.get(id).text;
-        let offset = offset.min(text.len());
-        let before = &text[..floor_char_boundary(text, offset)];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let column = before[line_start..].chars().count() + 1;
-        (line, column)
+        let f = self.get(id);
+        let offset = floor_char_boundary(&f.text, offset.min(f.text.len()));
+        let line = f.line_of(offset);
+        let (start, _) = f.line_range(line);
+        let column = f.text[start..offset].chars().count() + 1;
+        (line + 1, column)
     }
 }
 
-fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
+pub(crate) fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
     while offset > 0 && !text.is_char_boundary(offset) {
         offset -= 1;
     }
@@ -178,11 +200,36 @@ impl Diagnostic {
     }
 }
 
+impl std::hash::Hash for Diagnostic {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.code.name.hash(state);
+        self.severity.hash(state);
+        self.message.hash(state);
+        self.span.hash(state);
+        self.label.hash(state);
+        self.related.hash(state);
+        self.help.hash(state);
+    }
+}
+
+/// At most this many diagnostics are kept; the next one becomes a
+/// `fleet::limits::too-many-diagnostics` at its place, and the rest are counted, not kept.
+pub const MAX_DIAGNOSTICS: usize = 200;
+
 /// All diagnostics of a run, in the order stages found them; [`Diagnostics::sorted`] orders
 /// them by place for reporting.
 #[derive(Debug, Default, Clone)]
 pub struct Diagnostics {
     items: Vec<Diagnostic>,
+    /// `items` by hash, for de-duplication in linear time.
+    seen: std::collections::HashMap<u64, Vec<usize>>,
+    /// Diagnostics past [`MAX_DIAGNOSTICS`], counted but not kept.
+    omitted: usize,
+}
+
+fn hash_of(d: &Diagnostic) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(d)
 }
 
 impl Diagnostics {
@@ -190,16 +237,58 @@ impl Diagnostics {
         Self::default()
     }
     /// Adds a diagnostic; an identical one already present is not added twice (inheritance
-    /// can make one written value reach several clusters: it is reported once).
+    /// can make one written value reach several clusters: it is reported once). Past
+    /// [`MAX_DIAGNOSTICS`] the first new one is replaced by a limit diagnostic at its place
+    /// and later ones are only counted (an omitted error keeps the run failing).
     pub fn push(&mut self, d: Diagnostic) {
-        if !self.items.contains(&d) {
-            self.items.push(d);
+        let h = hash_of(&d);
+        if self.seen.get(&h).is_some_and(|ix| ix.iter().any(|&i| self.items[i] == d)) {
+            return;
         }
+        if self.items.len() >= MAX_DIAGNOSTICS {
+            if self.omitted == 0 {
+                let mut limit = Diagnostic::new(
+                    &codes::TOO_MANY_DIAGNOSTICS,
+                    format!("more than {MAX_DIAGNOSTICS} problems; the rest are not reported"),
+                )
+                .label("the first problem not reported")
+                .severity(d.severity);
+                limit.span = d.span;
+                self.items.push(limit);
+            } else if d.is_error()
+                && let Some(limit) = self.items.iter_mut().rev().find(|x| x.code == &codes::TOO_MANY_DIAGNOSTICS)
+            {
+                limit.severity = Severity::Error;
+            }
+            self.omitted += 1;
+            return;
+        }
+        self.seen.entry(h).or_default().push(self.items.len());
+        self.items.push(d);
+    }
+    /// Gives `span` (and `label`, when it has none) to every diagnostic without a place.
+    pub fn place_unplaced(&mut self, span: Span, label: &str) {
+        if self.items.iter().all(|d| d.span.is_some()) {
+            return;
+        }
+        for d in self.items.iter_mut().filter(|d| d.span.is_none()) {
+            d.span = Some(span);
+            d.label.get_or_insert_with(|| label.to_owned());
+        }
+        self.seen.clear();
+        for (i, d) in self.items.iter().enumerate() {
+            self.seen.entry(hash_of(d)).or_default().push(i);
+        }
+    }
+    /// How many diagnostics were counted past [`MAX_DIAGNOSTICS`] and not kept.
+    pub fn omitted(&self) -> usize {
+        self.omitted
     }
     pub fn extend(&mut self, other: Diagnostics) {
         for d in other.items {
             self.push(d);
         }
+        self.omitted += other.omitted;
     }
     pub fn has_errors(&self) -> bool {
         self.items.iter().any(Diagnostic::is_error)

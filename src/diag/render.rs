@@ -4,10 +4,17 @@
 
 use std::fmt::Write as _;
 
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, SourceCode, SourceSpan, SpanContents};
 use serde::Serialize;
 
-use super::{Diagnostic, Diagnostics, Severity, Sources};
+use super::{Diagnostic, Diagnostics, Severity, SourceFile, Sources, Span};
+
+/// A source line longer than this (in bytes) is never shown in a snippet: the diagnostic
+/// names its place in words instead. miette pads labels with format widths, which cannot
+/// exceed 65,535 columns, and a megabyte line is no use on a terminal.
+pub const MAX_SNIPPET_LINE: usize = 1_000;
+/// A snippet shows at most this many lines; a longer span is named in words.
+pub const MAX_SNIPPET_LINES: usize = 100;
 
 /// How text diagnostics look.
 #[derive(Debug, Clone, Copy)]
@@ -111,19 +118,73 @@ pub fn short(diags: &Diagnostics, sources: &Sources) -> String {
     out
 }
 
+/// Whether `span` can be shown in a snippet: few lines, none of them (nor the context line
+/// on either side) too long.
+fn showable(file: &SourceFile, span: Span) -> bool {
+    let len = file.text.len();
+    let start = span.start.min(len);
+    let end = span.end().min(len);
+    let first = file.line_of(start).saturating_sub(1);
+    let last = (file.line_of(end) + 1).min(file.line_count() - 1);
+    last - first <= MAX_SNIPPET_LINES
+        && (first..=last).all(|l| {
+            let (a, b) = file.line_range(l);
+            b - a <= MAX_SNIPPET_LINE
+        })
+}
+
+/// A source file as miette reads it: only the lines around a span are handed over, found
+/// through the line index, so rendering N diagnostics costs N windows, not N files.
+struct Window<'a> {
+    file: &'a SourceFile,
+}
+
+impl SourceCode for Window<'_> {
+    fn read_span<'b>(
+        &'b self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
+        let f = self.file;
+        let len = f.text.len();
+        let start = span.offset().min(len);
+        let end = (span.offset() + span.len()).min(len).max(start);
+        let first = f.line_of(start).saturating_sub(before);
+        let last = (f.line_of(end) + after).min(f.line_count() - 1);
+        let a = f.line_range(first).0;
+        let b = f.line_range(last + 1).0.max(f.line_range(last).1).min(len);
+        let inner = f.text[a..b].read_span(&SourceSpan::new((start - a).into(), end - start), before, after)?;
+        Ok(Box::new(miette::MietteSpanContents::new_named(
+            f.name.clone(),
+            inner.data(),
+            SourceSpan::new((inner.span().offset() + a).into(), inner.span().len()),
+            inner.line() + first,
+            inner.column(),
+            // miette's count is of the line breaks from the start of the file.
+            inner.line_count() + first,
+        )))
+    }
+}
+
 /// Adapter from a [`Diagnostic`] to miette's view of one.
 struct Report<'a> {
     diag: &'a Diagnostic,
-    source: Option<NamedSource<String>>,
+    source: Option<Window<'a>>,
+    /// `file:line:column` when the place cannot be shown in a snippet.
+    place: Option<String>,
 }
 
 impl<'a> Report<'a> {
-    fn new(diag: &'a Diagnostic, sources: &Sources) -> Self {
-        let source = diag.span.map(|s| {
-            let f = sources.get(s.file);
-            NamedSource::new(f.name.clone(), f.text.clone())
-        });
-        Report { diag, source }
+    fn new(diag: &'a Diagnostic, sources: &'a Sources) -> Self {
+        let Some(s) = diag.span else { return Report { diag, source: None, place: None } };
+        let file = sources.get(s.file);
+        if showable(file, s) {
+            Report { diag, source: Some(Window { file }), place: None }
+        } else {
+            let (line, col) = sources.line_col(s.file, s.start);
+            Report { diag, source: None, place: Some(format!("{}:{line}:{col}", file.name)) }
+        }
     }
 }
 
@@ -135,7 +196,11 @@ impl std::fmt::Debug for Report<'_> {
 
 impl std::fmt::Display for Report<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.diag.message)
+        f.write_str(&self.diag.message)?;
+        match &self.place {
+            Some(p) => write!(f, " (at {p})"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -158,13 +223,14 @@ impl miette::Diagnostic for Report<'_> {
         self.source.as_ref().map(|s| s as &dyn miette::SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let file = self.source.as_ref()?.file;
         let primary = self.diag.span?;
         let mut labels = vec![LabeledSpan::new_primary_with_span(
             self.diag.label.clone(),
             SourceSpan::new(primary.start.into(), primary.len),
         )];
         for (span, text) in &self.diag.related {
-            if span.file == primary.file {
+            if span.file == primary.file && showable(file, *span) {
                 labels
                     .push(LabeledSpan::new_with_span(Some(text.clone()), SourceSpan::new(span.start.into(), span.len)));
             }

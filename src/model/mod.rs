@@ -7,6 +7,7 @@
 //! `check` can point at them.
 
 mod resolve;
+pub use resolve::MAX_CLUSTER_NODES;
 pub mod values;
 
 use std::collections::BTreeMap;

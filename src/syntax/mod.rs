@@ -1,9 +1,12 @@
 //! Syntax: KDL v2 text → a spanned tree of [`Node`]s. This stage knows KDL and nothing of
 //! Kubernetes, Talos or clouds: it keeps every name and value with the exact byte span where
 //! the user wrote it, so that later stages can point at it. Parse errors become diagnostics
-//! (`fleet::syntax::invalid-kdl`), all of them at once.
+//! (`fleet::syntax::invalid-kdl`), all of them at once, each at the token that is wrong.
+//! Before the parser sees the text, [`limits`] bounds its size, line length and nesting
+//! depth (`fleet::limits::*`); after it, the number of nodes.
 
 pub mod fmt;
+pub mod limits;
 
 use crate::diag::{Diagnostic, Diagnostics, FileId, Span, Spanned, codes};
 
@@ -77,13 +80,30 @@ impl Node {
 
 /// Parses `text` (file `file`) into its top-level nodes.
 pub fn parse(file: FileId, text: &str) -> Result<Vec<Node>, Diagnostics> {
-    match kdl::KdlDocument::parse_v2(text) {
-        Ok(doc) => Ok(doc.nodes().iter().map(|n| convert(file, text, n)).collect()),
+    let limits = limits::check(file, text);
+    if !limits.is_empty() {
+        return Err(limits);
+    }
+    match parse_kdl(text) {
+        Ok(doc) => {
+            if let Some(at) = limits::first_node_past_limit(&doc) {
+                let mut diags = Diagnostics::new();
+                diags.push(
+                    Diagnostic::new(
+                        &codes::TOO_MANY_NODES,
+                        format!("the file has more than {} nodes", limits::MAX_NODES),
+                    )
+                    .at(span(file, at))
+                    .label(format!("node {}", limits::MAX_NODES + 1)),
+                );
+                return Err(diags);
+            }
+            Ok(doc.nodes().iter().map(|n| convert(file, text, n)).collect())
+        }
         Err(err) => {
             let mut diags = Diagnostics::new();
             for d in &err.diagnostics {
-                let start = d.span.offset().min(text.len());
-                let len = d.span.len().min(text.len() - start);
+                let (start, len) = offending_token(text, d.span.offset(), d.span.len());
                 let message = d.message.clone().unwrap_or_else(|| "invalid KDL".to_owned());
                 let mut diag = Diagnostic::new(&codes::SYNTAX, lowercase_first(&message))
                     .at(Span::new(file, start, len))
@@ -96,6 +116,51 @@ pub fn parse(file: FileId, text: &str) -> Result<Vec<Node>, Diagnostics> {
             }
             Err(diags)
         }
+    }
+}
+
+/// The stack the KDL parser runs on: it descends about 6 KB per level of nesting, and
+/// [`limits`] lets through at most [`limits::MAX_RAW_DEPTH`] levels however the text is read,
+/// so this is room for all of them and more (reserved, not committed, until used).
+const PARSER_STACK: usize = 256 << 20;
+
+/// `kdl::KdlDocument::parse_v2` on a thread of its own with [`PARSER_STACK`] of stack:
+/// defence in depth behind [`limits`], whose scan cannot know every way the parser recovers
+/// from broken text.
+pub(crate) fn parse_kdl(text: &str) -> Result<kdl::KdlDocument, kdl::KdlError> {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("kdl-parser".to_owned())
+            .stack_size(PARSER_STACK)
+            .spawn_scoped(s, || kdl::KdlDocument::parse_v2(text))
+            .map_or_else(
+                |_| kdl::KdlDocument::parse_v2(text),
+                |h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            )
+    })
+}
+
+/// The parser's span of an error may start far before it (at the start of the file, or of
+/// the enclosing node) and end at the token it could not take: a span over several lines is
+/// narrowed to its last token, so that an editor shows the error where it is.
+fn offending_token(text: &str, offset: usize, len: usize) -> (usize, usize) {
+    use crate::diag::floor_char_boundary;
+    let start = floor_char_boundary(text, offset.min(text.len()));
+    let end = floor_char_boundary(text, offset.saturating_add(len).min(text.len())).max(start);
+    if !text[start..end].contains('\n') {
+        return (start, end - start);
+    }
+    let end = start + text[start..end].trim_end().len();
+    let line_start = text[..end].rfind('\n').map_or(0, |i| i + 1).max(start);
+    let is_delim = |c: char| c.is_whitespace() || "={};()".contains(c);
+    let token_start = text[line_start..end].rfind(is_delim).map_or(line_start, |i| line_start + i + 1);
+    if token_start < end {
+        return (token_start, end - token_start);
+    }
+    // The span ends on a delimiter: point at that character.
+    match text[..end].chars().next_back() {
+        Some(c) if end > start => (end - c.len_utf8(), c.len_utf8()),
+        _ => (end, 0),
     }
 }
 
@@ -180,6 +245,34 @@ mod tests {
         assert_eq!(slice(text, pool.props[0].value.span), "2");
         assert_eq!(slice(text, pool.props[1].value.span), "\"small\"");
         assert_eq!(slice(text, pool.head_span()), "pool \"system\" count=2 size = \"small\"");
+    }
+
+    #[test]
+    fn syntax_errors_point_at_the_token() {
+        let text = "fleet \"a\" {\n    talos \"v1\"\n    endpoint address=10.10.0.10\n}\n";
+        let diags = parse(FileId(0), text).unwrap_err();
+        let d = diags.iter().next().unwrap();
+        let s = d.span.unwrap();
+        assert!(!text[s.start..s.end()].contains('\n'), "{:?}", &text[s.start..s.end()]);
+        assert!(s.start > text.find("address").unwrap(), "{s:?}");
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_before_the_parser() {
+        // Deep enough to overflow the parser's stack many times over.
+        let text = "a {".repeat(100_000);
+        let diags = parse(FileId(0), &text).unwrap_err();
+        assert_eq!(diags.iter().next().unwrap().code.name, "fleet::limits::too-deep");
+        assert!(fmt::format(FileId(0), &text).is_err());
+    }
+
+    #[test]
+    fn node_count_is_bounded() {
+        let text = "x\n".repeat(limits::MAX_NODES + 1);
+        let diags = parse(FileId(0), &text).unwrap_err();
+        let d = diags.iter().next().unwrap();
+        assert_eq!(d.code.name, "fleet::limits::too-many-nodes");
+        assert_eq!(d.span.unwrap().start, limits::MAX_NODES * 2);
     }
 
     #[test]

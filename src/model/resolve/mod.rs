@@ -88,6 +88,11 @@ struct PoolDefaults {
     system_disk_size: Option<Spanned<Bytes>>,
 }
 
+/// The most nodes a cluster holds: Kubernetes is tested up to 5,000 nodes per cluster
+/// (kubernetes.io, "Considerations for large clusters"). A pool's `count` past it is refused
+/// before a machine is materialized; the network's capacity is checked in `check::network`.
+pub const MAX_CLUSTER_NODES: u32 = 5_000;
+
 const SETTINGS: &[&str] = &[
     "talos",
     "kubernetes",
@@ -268,6 +273,9 @@ impl Resolver<'_> {
         let base_tree = self.inherited_env(base, all, chain)?;
         let mut merged = inherit::merge_node(&base_tree, env);
         merged.props.clone_from(&env.props);
+        // An environment's name is its own: one written without a name is missing one, it
+        // does not become a second copy of its base.
+        merged.args.clone_from(&env.args);
         Some(merged)
     }
 
@@ -1005,7 +1013,21 @@ impl Resolver<'_> {
         self.pool_values(&r, &mut p);
         let d = &mut *self.diags;
         let count = if r.has_prop("count") {
-            r.prop_int::<u32>("count", d)
+            // Bounded before anything is materialized: one machine per node (R6).
+            r.prop_int::<u32>("count", d).filter(|c| {
+                let fits = c.value <= MAX_CLUSTER_NODES;
+                if !fits {
+                    d.push(
+                        Diagnostic::new(
+                            &codes::COUNT_TOO_LARGE,
+                            format!("a pool of {} nodes; a cluster holds at most {MAX_CLUSTER_NODES}", c.value),
+                        )
+                        .at(c.span)
+                        .label(format!("more than {MAX_CLUSTER_NODES}")),
+                    );
+                }
+                fits
+            })
         } else {
             d.push(missing(node, "property `count`"));
             None

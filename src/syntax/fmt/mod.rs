@@ -25,7 +25,12 @@ use crate::diag::{Diagnostic, Diagnostics, FileId, Span, codes};
 /// Formats `text` (file `file`): the canonical text, or the reasons it cannot be formatted
 /// (syntax errors, comments with no place in the layout).
 pub fn format(file: FileId, text: &str) -> Result<String, Diagnostics> {
-    let Ok(doc) = kdl::KdlDocument::parse_v2(text) else {
+    // The parser never sees text past the bounds (its stack depends on them).
+    let limits = super::limits::check(file, text);
+    if !limits.is_empty() {
+        return Err(limits);
+    }
+    let Ok(doc) = super::parse_kdl(text) else {
         return Err(crate::syntax::parse(file, text).err().unwrap_or_default());
     };
     let toks = lexer::lex(text);
@@ -82,7 +87,7 @@ fn bug(file: FileId, offset: usize, what: &str) -> Diagnostics {
 /// The output parses to the same tree (names, types, values; arguments and properties each
 /// in order) and carries the same comments as the input.
 fn verify(file: FileId, input: &str, doc: &kdl::KdlDocument, out: &str) -> Result<(), Diagnostics> {
-    let Ok(again) = kdl::KdlDocument::parse_v2(out) else {
+    let Ok(again) = super::parse_kdl(out) else {
         return Err(bug(file, 0, "its output is not valid KDL"));
     };
     if tree(doc.nodes()) != tree(again.nodes()) {

@@ -148,11 +148,14 @@ fn every_machine_gets_the_capmox_provider_id_and_a_ccm_that_sets_it() {
 fn every_worker_pool_has_a_health_check_that_can_remediate_it() {
     // R6: `40%` of a 2-machine pool rounds down to 0, and the check never remediates.
     let objs = objects(&build(&lab_text()));
+    // One per pool (`workers`: 2 machines, `gpu`: 1), each watching its own MachineDeployment.
     let checks = get(&objs, "MachineHealthCheck", "edge-1-");
-    assert_eq!(checks.len(), 1);
-    let mhc = checks[0];
-    assert_eq!(mhc["spec"]["selector"]["matchLabels"]["cluster.x-k8s.io/deployment-name"], "edge-1-workers");
-    assert_eq!(mhc["spec"]["remediation"]["triggerIf"]["unhealthyLessThanOrEqualTo"], 1);
+    assert_eq!(checks.len(), 2);
+    for (name, mhc) in [("edge-1-gpu", checks[0]), ("edge-1-workers", checks[1])] {
+        assert_eq!(mhc["metadata"]["name"], name);
+        assert_eq!(mhc["spec"]["selector"]["matchLabels"]["cluster.x-k8s.io/deployment-name"], name);
+        assert_eq!(mhc["spec"]["remediation"]["triggerIf"]["unhealthyLessThanOrEqualTo"], 1);
+    }
     assert_eq!(fleetc::emit::capi::max_unhealthy(2), 1);
     assert_eq!(fleetc::emit::capi::max_unhealthy(1), 1);
     assert_eq!(fleetc::emit::capi::max_unhealthy(5), 2);

@@ -108,7 +108,8 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
             }
             kubernetes(cluster, capi, mgmt_name.span, diags);
             super::capi_versions::managed(cluster, capi, mgmt_name.span, diags);
-            if let Provider::Proxmox(proxmox) = &env.provider {
+            let manual = cluster.vm_template_manual.as_ref().is_some_and(|m| m.value);
+            if let (Provider::Proxmox(proxmox), false) = (&env.provider, manual) {
                 template_not_created(fleet, env, cluster, proxmox, diags);
             }
             sealed(
@@ -286,7 +287,7 @@ fn template_not_created(
         .label("its machines clone a template of this Talos version")
         .related(cluster.name.span, "managed cluster")
         .help(format!(
-            "before the first sync, create on Proxmox node `{}` {}: import the disk image into a VM, convert it to a template, and give it only that tag (CAPMOX selects with `matchPolicy: exact`; R22)",
+            "before the first sync, create on Proxmox node `{}` {}: import the disk image into a VM, convert it to a template, and give it only that tag (CAPMOX selects with `matchPolicy: exact`; R22); then say so with `vm-template-manual #true` in the cluster",
             proxmox.node.value,
             how.join(", and ")
         )),

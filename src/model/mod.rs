@@ -331,6 +331,9 @@ pub struct Cluster {
     pub service_cidr: Spanned<Ipv4Net>,
     /// Explicitly a single-node lab: a control plane of one is accepted (R29).
     pub single_node: Option<Spanned<bool>>,
+    /// A managed cluster whose Proxmox VM template (the one its machines clone) is created by
+    /// hand: `fleet::capi::template-not-created` is not repeated (docs/capi.md).
+    pub vm_template_manual: Option<Spanned<bool>>,
     pub control_plane: Pool,
     pub workers: Vec<Pool>,
     pub apps: Vec<App>,

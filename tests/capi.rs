@@ -105,26 +105,82 @@ fn every_machine_gets_the_capmox_provider_id_and_a_ccm_that_sets_it() {
     for t in templates {
         assert_eq!(t["spec"]["template"]["spec"]["metadataSettings"]["providerIDInjection"], Value::Bool(true));
     }
-    let ccm = "cluster:\n  externalCloudProvider:\n    enabled: true\n";
+    // The CCM's settings ride in the talos family's common and control-plane documents: every
+    // machine's kubelet waits for the CCM (D1), and the control plane lets the Talos CCM read
+    // the Talos API (D2).
+    let patches_of = |o: &Value, path: &str| -> Vec<Value> {
+        o.pointer(path)
+            .and_then(Value::as_array)
+            .unwrap()
+            .iter()
+            .map(|p| serde_saphyr::from_str::<Value>(p.as_str().unwrap()).unwrap())
+            .collect()
+    };
+    let ecp = |patches: &[Value]| patches.iter().any(|p| p["cluster"]["externalCloudProvider"]["enabled"] == true);
+    let access = |patches: &[Value]| {
+        patches.iter().find_map(|p| p.pointer("/machine/features/kubernetesTalosAPIAccess").cloned())
+    };
     let tcp = &get(&objs, "TalosControlPlane", "edge-1")[0];
-    let cp_patches = tcp["spec"]["controlPlaneConfig"]["controlplane"]["strategicPatches"].as_array().unwrap();
-    assert!(cp_patches.iter().any(|p| p == ccm));
+    let cp_patches = patches_of(tcp, "/spec/controlPlaneConfig/controlplane/strategicPatches");
+    assert!(ecp(&cp_patches));
+    assert_eq!(
+        access(&cp_patches),
+        Some(
+            serde_json::json!({"enabled": true, "allowedRoles": ["os:reader"], "allowedKubernetesNamespaces": ["kube-system"]})
+        )
+    );
     for t in get(&objs, "TalosConfigTemplate", "edge-1-") {
-        assert!(t["spec"]["template"]["spec"]["strategicPatches"].as_array().unwrap().iter().any(|p| p == ccm));
+        let patches = patches_of(t, "/spec/template/spec/strategicPatches");
+        assert!(ecp(&patches));
+        assert_eq!(access(&patches), None, "workers never get Talos API access");
     }
-    // Without the add-on: no CCM patch, and a warning that says why.
+    // Without the add-on: no CCM settings, and a warning that says why.
     let text = lab_text().replace(r#"addons "cilium" "talos-ccm""#, r#"addons "cilium""#);
     let c = compile_text(&lab_dir(), &text);
     assert!(c.diags.iter().any(|d| d.code.name == "fleet::capi::no-provider-id"));
     let objs = objects(&c.artifacts.unwrap());
     let tcp = &get(&objs, "TalosControlPlane", "edge-1")[0];
-    assert!(
-        !tcp["spec"]["controlPlaneConfig"]["controlplane"]["strategicPatches"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|p| p == ccm)
-    );
+    let cp_patches = patches_of(tcp, "/spec/controlPlaneConfig/controlplane/strategicPatches");
+    assert!(!ecp(&cp_patches) && access(&cp_patches).is_none());
+}
+
+#[test]
+fn every_worker_pool_has_a_health_check_that_can_remediate_it() {
+    // R6: `40%` of a 2-machine pool rounds down to 0, and the check never remediates.
+    let objs = objects(&build(&lab_text()));
+    // One per pool (`workers`: 2 machines, `gpu`: 1), each watching its own MachineDeployment.
+    let checks = get(&objs, "MachineHealthCheck", "edge-1-");
+    assert_eq!(checks.len(), 2);
+    for (name, mhc) in [("edge-1-gpu", checks[0]), ("edge-1-workers", checks[1])] {
+        assert_eq!(mhc["metadata"]["name"], name);
+        assert_eq!(mhc["spec"]["selector"]["matchLabels"]["cluster.x-k8s.io/deployment-name"], name);
+        assert_eq!(mhc["spec"]["remediation"]["triggerIf"]["unhealthyLessThanOrEqualTo"], 1);
+    }
+    assert_eq!(fleetc::emit::capi::max_unhealthy(2), 1);
+    assert_eq!(fleetc::emit::capi::max_unhealthy(1), 1);
+    assert_eq!(fleetc::emit::capi::max_unhealthy(5), 2);
+}
+
+#[test]
+fn providers_are_fetched_from_a_release_asset_of_the_pinned_version() {
+    // R1: clusterctl refuses a bare `…/releases` URL ("invalid url").
+    let objs = objects(&build(&lab_text()));
+    let text = lab_text();
+    for (kind, asset) in [
+        ("CoreProvider", "core-components.yaml"),
+        ("BootstrapProvider", "bootstrap-components.yaml"),
+        ("ControlPlaneProvider", "control-plane-components.yaml"),
+        ("InfrastructureProvider", "infrastructure-components.yaml"),
+        ("IPAMProvider", "ipam-components.yaml"),
+    ] {
+        let p = objs.iter().find(|((k, _), _)| k == kind).map(|(_, v)| v).unwrap_or_else(|| panic!("{kind}"));
+        let version = p["spec"]["version"].as_str().unwrap();
+        let url = p["spec"]["fetchConfig"]["url"].as_str().unwrap();
+        let segments: Vec<&str> = url.trim_start_matches("https://github.com/").split('/').collect();
+        assert_eq!(segments.len(), 5, "{url}: owner/repo/releases/<tag>/<asset>");
+        assert_eq!(&segments[2..], ["releases", version, asset], "{url}");
+        assert!(text.contains(&format!("\"{}\"", version.trim_start_matches('v'))), "{version} is the pin");
+    }
 }
 
 #[test]

@@ -6,7 +6,7 @@
 
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
 use crate::emit::capi::{PROVIDER_ID_ADDON, TALOS_SEALED_INPUT, providers::PROXMOX_SEALED_INPUT, unsettled_patches};
-use crate::model::{Cluster, ClusterApi, Fleet, Provider, Version};
+use crate::model::{Cluster, ClusterApi, Environment, Fleet, Provider, Proxmox, Version};
 
 /// A `(major, minor)` pair.
 pub type Minor = (u32, u32);
@@ -78,6 +78,7 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
         for cluster in &env.clusters {
             if let Some(capi) = &cluster.cluster_api {
                 providers(cluster, capi, diags);
+                super::capi_versions::providers(capi, diags);
             }
             pool_versions(cluster, diags);
             let Some(mgmt_name) = &cluster.managed_by else { continue };
@@ -106,6 +107,11 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                 );
             }
             kubernetes(cluster, capi, mgmt_name.span, diags);
+            super::capi_versions::managed(cluster, capi, mgmt_name.span, diags);
+            let manual = cluster.vm_template_manual.as_ref().is_some_and(|m| m.value);
+            if let (Provider::Proxmox(proxmox), false) = (&env.provider, manual) {
+                template_not_created(fleet, env, cluster, proxmox, diags);
+            }
             sealed(
                 cluster,
                 TALOS_SEALED_INPUT,
@@ -250,6 +256,42 @@ fn pool_versions(cluster: &Cluster, diags: &mut Diagnostics) {
             );
         }
     }
+}
+
+/// Nothing fleetc emits creates the VM templates a managed cluster's machines are cloned from:
+/// say which, and how to make them (R22).
+fn template_not_created(
+    fleet: &Fleet,
+    env: &Environment,
+    cluster: &Cluster,
+    proxmox: &Proxmox,
+    diags: &mut Diagnostics,
+) {
+    let mut templates: Vec<(String, String)> = Vec::new();
+    for pool in cluster.pools() {
+        let Some(schematic) = fleet.schematic(&pool.schematic.value) else { continue };
+        let tag = schematic.image_name(cluster.talos.value);
+        if templates.iter().all(|(t, _)| *t != tag) {
+            templates.push((tag, schematic.image_url(env.platform(), cluster.talos.value, "qcow2")));
+        }
+    }
+    let Some((first, _)) = templates.first() else { return };
+    let how: Vec<String> =
+        templates.iter().map(|(tag, url)| format!("a template tagged exactly `{tag}` from {url}")).collect();
+    diags.push(
+        Diagnostic::new(
+            &codes::CAPI_TEMPLATE_NOT_CREATED,
+            format!("nothing fleetc emits creates the Proxmox VM template `{first}` that `{}`'s machines clone", cluster.name),
+        )
+        .at(cluster.talos.span)
+        .label("its machines clone a template of this Talos version")
+        .related(cluster.name.span, "managed cluster")
+        .help(format!(
+            "before the first sync, create on Proxmox node `{}` {}: import the disk image into a VM, convert it to a template, and give it only that tag (CAPMOX selects with `matchPolicy: exact`; R22); then say so with `vm-template-manual #true` in the cluster",
+            proxmox.node.value,
+            how.join(", and ")
+        )),
+    );
 }
 
 fn sealed(cluster: &Cluster, input: &str, why: &str, diags: &mut Diagnostics) {

@@ -4,6 +4,7 @@
 
 mod argocd;
 mod capi;
+mod capi_versions;
 mod discovery;
 mod names;
 mod network;

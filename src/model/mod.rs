@@ -42,6 +42,11 @@ impl Fleet {
     pub fn schematic(&self, name: &str) -> Option<&Schematic> {
         self.schematics.get(name)
     }
+    /// `<fleet>-<environment>`: the prefix of an environment's cloud resource names (the
+    /// cloud root's `name` variable), and of the Secret Manager secrets others look up.
+    pub fn resource_prefix(&self, env: &Environment) -> String {
+        format!("{}-{}", self.name.value, env.name.value)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -267,9 +272,12 @@ pub struct Postgres {
 
 impl Postgres {
     /// The Secret Manager secret that holds the password (written write-only by the cloud
-    /// root, R10; read in-cluster by External Secrets Operator, R23): `postgres-<name>-password`.
-    pub fn password_secret(&self) -> String {
-        format!("postgres-{}-password", self.name.value)
+    /// root, R10; read in-cluster by External Secrets Operator, R23):
+    /// `<fleet>-<environment>-<name>-postgres-password`, `prefix` being
+    /// [`Fleet::resource_prefix`]. The cloud root names it so (its `name` variable, then the
+    /// instance's key); `tests/contracts.rs` breaks when either side changes alone.
+    pub fn password_secret(&self, prefix: &str) -> String {
+        format!("{prefix}-{}-postgres-password", self.name.value)
     }
 }
 
@@ -324,6 +332,9 @@ pub struct Cluster {
     pub service_cidr: Spanned<Ipv4Net>,
     /// Explicitly a single-node lab: a control plane of one is accepted (R29).
     pub single_node: Option<Spanned<bool>>,
+    /// A managed cluster whose Proxmox VM template (the one its machines clone) is created by
+    /// hand: `fleet::capi::template-not-created` is not repeated (docs/capi.md).
+    pub vm_template_manual: Option<Spanned<bool>>,
     pub control_plane: Pool,
     pub workers: Vec<Pool>,
     pub apps: Vec<App>,
@@ -448,6 +459,38 @@ pub struct App {
     /// children): each becomes an ExternalSecret in the app's namespace (R10 → R23).
     pub postgres: Vec<Spanned<String>>,
     pub span: Span,
+}
+
+/// A cluster-scoped kind, as Argo CD names it in a project's whitelist: `(group, kind)`.
+pub type GroupKind = (&'static str, &'static str);
+
+/// `Namespace`: what `CreateNamespace=true` creates (F7).
+pub const NAMESPACE_KIND: GroupKind = ("", "Namespace");
+
+/// What a Helm chart may install beside its namespaced objects: an operator's CRDs, cluster
+/// RBAC and admission webhooks (the External Secrets chart 0.20.4 renders all of them,
+/// `deploy/charts/external-secrets/templates/`).
+pub const CHART_CLUSTER_KINDS: [GroupKind; 5] = [
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+    ("rbac.authorization.k8s.io", "ClusterRole"),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+];
+
+impl App {
+    /// The cluster-scoped kinds this app's sync creates: its `Namespace` (the Application
+    /// syncs with `CreateNamespace=true`), and for a chart the kinds an operator chart
+    /// installs ([`CHART_CLUSTER_KINDS`]). A path app of the fleet's repository delivers
+    /// namespaced objects only. The app's project permits exactly the union of its apps'
+    /// kinds; the Application reads the same list for its sync options.
+    pub fn cluster_kinds(&self) -> Vec<GroupKind> {
+        let mut kinds = vec![NAMESPACE_KIND];
+        if let AppSource::Chart { .. } = self.source {
+            kinds.extend(CHART_CLUSTER_KINDS);
+        }
+        kinds
+    }
 }
 
 #[derive(Debug, Clone)]

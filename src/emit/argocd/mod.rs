@@ -21,14 +21,14 @@ mod secrets;
 use std::collections::{BTreeMap, BTreeSet};
 
 use objects::{
-    ARGO_API, AppProject, Application, ApplicationSpec, Automated, ConfigMap, Destination, GroupKind, Helm, Meta,
-    Object, ProjectSpec, RESOURCES_FINALIZER, Source, SyncPolicy,
+    ARGO_API, AppProject, Application, ApplicationSpec, Automated, Backoff, ConfigMap, Destination, GroupKind, Helm,
+    Meta, Object, ProjectSpec, RESOURCES_FINALIZER, Retry, Source, SyncPolicy,
 };
 use plan::{ADMIN_PROJECT, CAPI_PROJECT, CAPI_STAGES, IN_CLUSTER, ROOT, SECRETS};
 
 use super::{EmitError, EmitResult, HEADER};
 use crate::artifacts::ArtifactSet;
-use crate::model::{App, AppSource, Cluster, Environment, Fleet, Gitops};
+use crate::model::{App, AppSource, Cluster, Environment, Fleet, Gitops, NAMESPACE_KIND};
 
 /// The `argocd-cm` key that gives `argoproj.io/Application` a health check again (F7).
 pub(crate) const APPLICATION_HEALTH_KEY: &str = "resource.customizations.health.argoproj.io_Application";
@@ -79,7 +79,7 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
             }
             ctx.apps(env, c, &mut out)?;
             if plan::needs_secrets(env, c) {
-                secrets::emit(env, c, &mut out)?;
+                secrets::emit(fleet, env, c, &mut out)?;
             }
         }
     }
@@ -112,14 +112,37 @@ fn destination(c: &Cluster, namespace: Option<&str>) -> Destination {
     }
 }
 
+/// How an automated sync that failed is retried: 5 more attempts, 10 s then doubling, at
+/// most 5 min apart (about 5 minutes in all, enough for a webhook of an earlier wave to start
+/// serving, e.g. cert-manager's before the Cluster API Operator's certificates).
+pub(crate) const RETRY_LIMIT: i64 = 5;
+
+/// A sync policy; every automated one retries failed syncs ([`RETRY_LIMIT`]).
 fn sync_policy(automated: Option<bool>, options: &[&str]) -> SyncPolicy {
     SyncPolicy {
+        retry: automated
+            .map(|_| Retry { limit: RETRY_LIMIT, backoff: Backoff { duration: "10s", factor: 2, max_duration: "5m" } }),
         automated: automated.map(|prune| Automated { prune, self_heal: true }),
         sync_options: options.iter().map(|s| (*s).to_owned()).collect(),
     }
 }
 
-const APP_SYNC_OPTIONS: [&str; 2] = ["CreateNamespace=true", "ServerSideApply=true"];
+/// The sync options of an app's Application: `CreateNamespace=true` exactly when the app's
+/// cluster-scoped kinds (`App::cluster_kinds`, which its project permits) hold `Namespace`.
+fn app_sync_options(app: &App) -> Vec<&'static str> {
+    let mut options = Vec::new();
+    if app.cluster_kinds().contains(&NAMESPACE_KIND) {
+        options.push("CreateNamespace=true");
+    }
+    options.push("ServerSideApply=true");
+    options
+}
+
+/// The cluster-scoped kinds the `<cluster>-apps` project permits: the union of its apps'
+/// [`App::cluster_kinds`], sorted.
+pub(crate) fn apps_cluster_kinds(c: &Cluster) -> BTreeSet<(&'static str, &'static str)> {
+    c.apps.iter().flat_map(App::cluster_kinds).collect()
+}
 
 impl Ctx<'_> {
     /// An app of apps: the Applications fleetc writes for `c`, read from git into Argo CD's
@@ -253,7 +276,7 @@ impl Ctx<'_> {
                 source,
                 sources,
                 destination: destination(c, Some(&app.namespace.value)),
-                sync_policy: sync_policy(app.auto_sync.then_some(true), &APP_SYNC_OPTIONS),
+                sync_policy: sync_policy(app.auto_sync.then_some(true), &app_sync_options(app)),
             };
             files.insert(name.clone(), (wave, self.application(name, Some(wave), spec, app.auto_sync)));
         }
@@ -326,8 +349,9 @@ impl Ctx<'_> {
                     ),
                     source_repos: repos.into_iter().collect(),
                     destinations: namespaces.iter().map(|ns| destination(c, Some(ns))).collect(),
-                    // Exactly what `CreateNamespace=true` needs (F7).
-                    cluster_resource_whitelist: vec![GroupKind::new("", "Namespace")],
+                    // Exactly the kinds its apps create: their namespaces (F7) and what
+                    // their charts install (`App::cluster_kinds`).
+                    cluster_resource_whitelist: apps_cluster_kinds(c).into_iter().map(|(g, k)| GroupKind::new(g, k)).collect(),
                     namespace_resource_whitelist: Vec::new(),
                 },
             ));

@@ -108,6 +108,26 @@ pub(crate) struct SyncPolicy {
     pub automated: Option<Automated>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sync_options: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry: Option<Retry>,
+}
+
+/// `syncPolicy.retry`: an automated sync that failed is retried with backoff; without it,
+/// Argo CD never re-attempts the same revision (argo-cd v3.2.1 `controller/appcontroller.go`,
+/// "Skipping auto-sync: failed previous sync attempt").
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Retry {
+    pub limit: i64,
+    pub backoff: Backoff,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Backoff {
+    pub duration: &'static str,
+    pub factor: i64,
+    pub max_duration: &'static str,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -1,5 +1,6 @@
 //! `platform/`: application secrets the GitOps way (R10 → R23). The cloud root writes each
-//! postgres password to Scaleway Secret Manager as `postgres-<name>-password`; External
+//! postgres password to Scaleway Secret Manager as `<fleet>-<env>-<name>-postgres-password`
+//! (`Postgres::password_secret`); External
 //! Secrets Operator reads it through one ClusterSecretStore and writes a Secret
 //! `postgres-<name>` (key `password`) in the namespace of every app that declares
 //! `postgres "<name>"`. The store's own credential is a Secret that the apply step creates
@@ -15,7 +16,7 @@ use super::objects::{
 use super::{dir, plan, write};
 use crate::artifacts::ArtifactSet;
 use crate::emit::EmitError;
-use crate::model::{Cluster, Environment, Provider};
+use crate::model::{Cluster, Environment, Fleet, Provider};
 
 /// The ClusterSecretStore, and the Secret (in External Secrets Operator's namespace) that
 /// holds its API key: keys `access-key` and `secret-key`, created at apply time.
@@ -32,7 +33,7 @@ pub(crate) fn consumer_namespaces(c: &Cluster) -> BTreeSet<String> {
     c.apps.iter().filter(|a| !a.postgres.is_empty()).map(|a| a.namespace.value.clone()).collect()
 }
 
-pub(super) fn emit(env: &Environment, c: &Cluster, out: &mut ArtifactSet) -> Result<(), EmitError> {
+pub(super) fn emit(fleet: &Fleet, env: &Environment, c: &Cluster, out: &mut ArtifactSet) -> Result<(), EmitError> {
     let Provider::Scaleway(scw) = &env.provider else { return Ok(()) };
     let base = format!("{}/platform", dir(env, c));
     let eso_namespace = plan::eso_app(c).map_or(ESO_NAMESPACE, |a| a.namespace.value.as_str());
@@ -91,7 +92,7 @@ pub(super) fn emit(env: &Environment, c: &Cluster, out: &mut ArtifactSet) -> Res
                     data: vec![SecretData {
                         secret_key: "password".to_owned(),
                         remote_ref: RemoteRef {
-                            key: format!("name:{}", pg.password_secret()),
+                            key: format!("name:{}", pg.password_secret(&fleet.resource_prefix(env))),
                             version: LATEST.to_owned(),
                         },
                     }],

@@ -198,8 +198,19 @@ fn apps_project_allows_the_fleet_repo_pinned_charts_declared_namespaces_and_name
     assert!(
         p["spec"]["destinations"].as_array().unwrap().iter().all(|d| d["server"] == "https://kubernetes.default.svc")
     );
-    // Exactly Namespace, so that CreateNamespace=true works (F7) and nothing else cluster-wide.
-    assert_eq!(p["spec"]["clusterResourceWhitelist"], serde_json::json!([{"group": "", "kind": "Namespace"}]));
+    // Namespace, so that CreateNamespace=true works (F7), and what the external-secrets chart
+    // installs cluster-wide: without its CRDs, RBAC and webhooks, wave 0 never syncs (R3).
+    assert_eq!(
+        p["spec"]["clusterResourceWhitelist"],
+        serde_json::json!([
+            {"group": "", "kind": "Namespace"},
+            {"group": "admissionregistration.k8s.io", "kind": "MutatingWebhookConfiguration"},
+            {"group": "admissionregistration.k8s.io", "kind": "ValidatingWebhookConfiguration"},
+            {"group": "apiextensions.k8s.io", "kind": "CustomResourceDefinition"},
+            {"group": "rbac.authorization.k8s.io", "kind": "ClusterRole"},
+            {"group": "rbac.authorization.k8s.io", "kind": "ClusterRoleBinding"},
+        ])
+    );
     // Projects come before every Application.
     let min_app_wave = ["external-secrets", "platform", "web", "api", "fleet-secrets"]
         .iter()
@@ -359,7 +370,7 @@ fn secrets_come_from_scaleway_secret_manager_through_a_cluster_secret_store() {
     );
     assert_eq!(
         es["spec"]["data"],
-        serde_json::json!([{"secretKey": "password", "remoteRef": {"key": "name:postgres-app-password", "version": "latest_enabled"}}])
+        serde_json::json!([{"secretKey": "password", "remoteRef": {"key": "name:acme-staging-app-postgres-password", "version": "latest_enabled"}}])
     );
     let app = doc(&set, "argocd/staging/main/apps/fleet-secrets.yaml");
     assert_eq!(app["spec"]["source"]["path"], "out/argocd/staging/main/platform");
@@ -380,4 +391,54 @@ fn same_fleet_same_bytes() {
     for (p, bytes) in a.iter() {
         assert_eq!(Some(bytes), b.get(p), "{p}");
     }
+}
+
+#[test]
+fn the_apps_project_permits_exactly_the_kinds_its_apps_create() {
+    // A fleet of path apps only: Namespace and nothing else cluster-wide.
+    let set = build(&fleet(GITOPS, r#"app "web" path="apps/web" namespace="web""#, ""));
+    let projects = docs(&set, "argocd/staging/main/apps/projects.yaml");
+    let p = projects.iter().find(|p| p["metadata"]["name"] == "main-apps").expect("apps project");
+    assert_eq!(p["spec"]["clusterResourceWhitelist"], serde_json::json!([{"group": "", "kind": "Namespace"}]));
+    // Every kind an app reads from `App::cluster_kinds` is permitted by its project.
+    let text = fleet(GITOPS, &format!("{ESO}\n            app \"web\" path=\"apps/web\" namespace=\"web\""), "");
+    let mut loader = MapLoader::default();
+    loader.files.insert("op.yaml".into(), OPERATOR.into());
+    loader.files.insert("apps/web/kustomization.yaml".into(), KUSTOMIZATION.to_owned());
+    let f = compile("fleet.kdl", &text, &loader).fleet.expect("a fleet");
+    let c = f.environment("staging").unwrap().cluster("main").unwrap();
+    let permitted = super::apps_cluster_kinds(c);
+    for app in &c.apps {
+        assert!(app.cluster_kinds().iter().all(|k| permitted.contains(k)), "{}", app.name.value);
+    }
+}
+
+#[test]
+fn every_automated_application_retries_failed_syncs() {
+    // R5: Argo CD never re-attempts a failed automated sync of the same revision by itself.
+    let set = reference();
+    let mut automated = 0;
+    for (path, _) in set.iter() {
+        if !path.starts_with("argocd/") {
+            continue;
+        }
+        for d in docs(&set, path) {
+            if d["kind"] != "Application" {
+                continue;
+            }
+            let policy = &d["spec"]["syncPolicy"];
+            if policy.get("automated").is_some() {
+                automated += 1;
+                assert_eq!(policy["retry"]["limit"], super::RETRY_LIMIT, "{path}");
+                assert_eq!(
+                    policy["retry"]["backoff"],
+                    serde_json::json!({"duration": "10s", "factor": 2, "maxDuration": "5m"}),
+                    "{path}"
+                );
+            } else {
+                assert!(policy.get("retry").is_none(), "{path}: a manual sync is not retried");
+            }
+        }
+    }
+    assert!(automated > 5);
 }

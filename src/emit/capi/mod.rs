@@ -24,7 +24,7 @@ use crate::artifacts::ArtifactSet;
 use crate::model::Fleet;
 
 pub use talos_docs::{Disposition, PatchDocument, disposition};
-pub use workload::{PROVIDER_ID_ADDON, unsettled_patches};
+pub use workload::{PROVIDER_ID_ADDON, max_unhealthy, unsettled_patches};
 
 /// The sealed input of a managed cluster that holds its Talos secrets bundle.
 pub const TALOS_SEALED_INPUT: &str = "talos-secrets";

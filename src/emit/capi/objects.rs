@@ -370,7 +370,8 @@ pub struct Remediation {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TriggerIf {
-    pub unhealthy_less_than_or_equal_to: &'static str,
+    /// An absolute count (an IntOrString in the schema): no percentage rounding.
+    pub unhealthy_less_than_or_equal_to: u32,
 }
 
 // ── Cluster API Operator providers (operator.cluster.x-k8s.io/v1alpha2) ────────────────────
@@ -386,7 +387,7 @@ pub struct ProviderSpec {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FetchConfig {
-    pub url: &'static str,
+    pub url: String,
 }
 
 #[derive(Debug, Clone, Serialize)]

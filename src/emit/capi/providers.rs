@@ -30,7 +30,22 @@ pub struct Provider {
     pub kind: &'static str,
     pub name: &'static str,
     pub namespace: &'static str,
-    pub url: &'static str,
+    /// The provider's GitHub repository, `https://github.com/<owner>/<repo>`.
+    pub repo: &'static str,
+    /// The release asset that holds its components, as clusterctl's predefined provider list
+    /// names it (kubernetes-sigs/cluster-api v1.11.1
+    /// `cmd/clusterctl/client/config/providers_client.go`, `defaults`).
+    pub asset: &'static str,
+}
+
+impl Provider {
+    /// The operator's `fetchConfig.url`: the components asset of the pinned release,
+    /// `https://github.com/<owner>/<repo>/releases/<tag>/<asset>`. clusterctl's GitHub
+    /// repository refuses anything shorter (`repository_github.go`: "a GitHub repository url
+    /// should be in the form https://github.com/{owner}/{Repository}/releases/{latest|version-tag}/{componentsClient.yaml}").
+    pub fn fetch_url(&self, version: Version) -> String {
+        format!("{}/releases/{}/{}", self.repo, version.v(), self.asset)
+    }
 }
 
 /// The five providers, in installation order.
@@ -39,31 +54,36 @@ pub const PROVIDERS: [Provider; 5] = [
         kind: "CoreProvider",
         name: "cluster-api",
         namespace: "capi-system",
-        url: "https://github.com/kubernetes-sigs/cluster-api/releases",
+        repo: "https://github.com/kubernetes-sigs/cluster-api",
+        asset: "core-components.yaml",
     },
     Provider {
         kind: "BootstrapProvider",
         name: "talos",
         namespace: "cabpt-system",
-        url: "https://github.com/siderolabs/cluster-api-bootstrap-provider-talos/releases",
+        repo: "https://github.com/siderolabs/cluster-api-bootstrap-provider-talos",
+        asset: "bootstrap-components.yaml",
     },
     Provider {
         kind: "ControlPlaneProvider",
         name: "talos",
         namespace: "cacppt-system",
-        url: "https://github.com/siderolabs/cluster-api-control-plane-provider-talos/releases",
+        repo: "https://github.com/siderolabs/cluster-api-control-plane-provider-talos",
+        asset: "control-plane-components.yaml",
     },
     Provider {
         kind: "InfrastructureProvider",
         name: "proxmox",
         namespace: CAPMOX_NAMESPACE,
-        url: "https://github.com/ionos-cloud/cluster-api-provider-proxmox/releases",
+        repo: "https://github.com/ionos-cloud/cluster-api-provider-proxmox",
+        asset: "infrastructure-components.yaml",
     },
     Provider {
         kind: "IPAMProvider",
         name: "in-cluster",
         namespace: "capi-ipam-in-cluster-system",
-        url: "https://github.com/kubernetes-sigs/cluster-api-ipam-provider-in-cluster/releases",
+        repo: "https://github.com/kubernetes-sigs/cluster-api-ipam-provider-in-cluster",
+        asset: "ipam-components.yaml",
     },
 ];
 
@@ -102,7 +122,7 @@ pub(super) fn emit(mgmt: &str, capi: &ClusterApi, out: &mut ArtifactSet) -> Resu
     for p in &PROVIDERS {
         let spec = ProviderSpec {
             version: version_of(capi, p.kind).v(),
-            fetch_config: FetchConfig { url: p.url },
+            fetch_config: FetchConfig { url: p.fetch_url(version_of(capi, p.kind)) },
             config_secret: (p.kind == "InfrastructureProvider")
                 .then(|| SecretReference { name: CAPMOX_SECRET.into(), namespace: CAPMOX_NAMESPACE.into() }),
         };

@@ -5,7 +5,7 @@
 //! - `control-plane.yaml`: the control plane's ProxmoxMachineTemplate and TalosControlPlane;
 //! - `pool-<name>.yaml`: a worker pool's ProxmoxMachineTemplate, TalosConfigTemplate and
 //!   MachineDeployment;
-//! - `health.yaml`: the MachineHealthCheck of the worker machines.
+//! - `health.yaml`: one MachineHealthCheck per worker pool.
 //!
 //! Templates are immutable, so their names end in a hash of their spec: a changed template
 //! is a new object, and its owner (TalosControlPlane, MachineDeployment) is repointed, which
@@ -90,7 +90,8 @@ pub(super) fn emit(
         )?;
     }
     if !cluster.workers.is_empty() {
-        out.insert(format!("{dir}/health.yaml"), file(&[yaml_doc(&ctx.health_check())?]))?;
+        let checks = cluster.workers.iter().map(|p| yaml_doc(&ctx.health_check(p))).collect::<Result<Vec<_>, _>>()?;
+        out.insert(format!("{dir}/health.yaml"), file(&checks))?;
     }
     Ok(())
 }
@@ -230,11 +231,9 @@ impl Ctx<'_> {
             ] } } });
             patches.push(crate::emit::yaml::to_yaml(&vip).map_err(|e| EmitError(e.to_string()))?);
         }
-        if self.cluster.addons.iter().any(|a| a.value == PROVIDER_ID_ADDON) {
-            // The kubelet waits for the cloud controller manager, which sets the providerID (R25, F8).
-            let ccm = serde_json::json!({ "cluster": { "externalCloudProvider": { "enabled": true } } });
-            patches.push(crate::emit::yaml::to_yaml(&ccm).map_err(|e| EmitError(e.to_string()))?);
-        }
+        // `cluster.externalCloudProvider` (the kubelet waits for the cloud controller manager,
+        // which sets the providerID, R25, F8) and the Talos CCM's Talos API access are in the
+        // role documents already: `talos::cloud_controllers` reads them off the add-ons.
         Ok(patches)
     }
 
@@ -316,12 +315,19 @@ impl Ctx<'_> {
         Object::new(CORE_API, "MachineDeployment", self.meta(name), spec)
     }
 
-    fn health_check(&self) -> Object<MachineHealthCheckSpec> {
+    /// The MachineHealthCheck of one worker pool: it watches that pool's MachineDeployment
+    /// only, and may remediate [`max_unhealthy`] of its machines at a time.
+    fn health_check(&self, pool: &Pool) -> Object<MachineHealthCheckSpec> {
+        let deployment = format!("{}-{}", self.name(), pool.name);
         let spec = MachineHealthCheckSpec {
             cluster_name: self.name().to_owned(),
             selector: LabelSelector {
-                match_labels: [(CLUSTER_NAME_LABEL.to_owned(), self.name().to_owned())].into(),
-                match_expressions: vec![LabelRequirement { key: DEPLOYMENT_NAME_LABEL, operator: "Exists" }],
+                match_labels: [
+                    (CLUSTER_NAME_LABEL.to_owned(), self.name().to_owned()),
+                    (DEPLOYMENT_NAME_LABEL.to_owned(), deployment.clone()),
+                ]
+                .into(),
+                match_expressions: Vec::new(),
             },
             checks: HealthChecks {
                 node_startup_timeout_seconds: 600,
@@ -330,10 +336,22 @@ impl Ctx<'_> {
                     NodeCondition { kind: "Ready", status: "Unknown", timeout_seconds: 300 },
                 ],
             },
-            remediation: Remediation { trigger_if: TriggerIf { unhealthy_less_than_or_equal_to: "40%" } },
+            remediation: Remediation {
+                trigger_if: TriggerIf { unhealthy_less_than_or_equal_to: max_unhealthy(pool.count.value) },
+            },
         };
-        Object::new(CORE_API, "MachineHealthCheck", self.meta(format!("{}-workers", self.name())), spec)
+        Object::new(CORE_API, "MachineHealthCheck", self.meta(deployment), spec)
     }
+}
+
+/// How many of a pool's `count` machines its MachineHealthCheck may remediate at once: 40%,
+/// rounded down, but never less than one. Cluster API rounds a percentage down against the
+/// machines it watches (kubernetes-sigs/cluster-api v1.13.3
+/// `internal/controllers/machinehealthcheck/machinehealthcheck_controller.go`,
+/// `GetScaledValueFromIntOrPercent(…, false)`), so `40%` of a 2-machine pool is 0 and the
+/// check never remediates anything; an absolute count has no rounding.
+pub fn max_unhealthy(count: u32) -> u32 {
+    (count * 2 / 5).max(1)
 }
 
 /// The Talos document kinds of a managed cluster that go to CABPT as patches although it may

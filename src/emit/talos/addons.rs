@@ -98,6 +98,55 @@ pub fn kube_proxy(cni: &Addon) -> KubeProxy {
     }
 }
 
+/// A cloud controller manager found in an add-on's manifest: a Deployment or DaemonSet whose
+/// container runs with `--cloud-provider=<provider>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CloudController {
+    /// The `--cloud-provider` value: `scaleway`, `talos`, …
+    pub provider: String,
+    /// The namespace the controller runs in (`kube-system` when the object names none).
+    pub namespace: String,
+}
+
+impl CloudController {
+    /// The Talos cloud controller manager, which reads each node's platform metadata (the
+    /// provider ID CAPMOX injects, F8) through the Talos API, and so needs
+    /// `machine.features.kubernetesTalosAPIAccess` for its namespace
+    /// (siderolabs/talos-cloud-controller-manager v1.11.0 `docs/install.md`).
+    pub fn needs_talos_api(&self) -> bool {
+        self.provider == "talos"
+    }
+}
+
+/// The cloud controller managers an add-on's manifest runs, in manifest order. A node only
+/// waits for one (the `uninitialized` taint, then the providerID it sets, R25) when its kubelet
+/// runs with `--cloud-provider=external`, which Talos sets from
+/// `cluster.externalCloudProvider.enabled` (siderolabs/talos v1.13.9
+/// `internal/app/machined/pkg/controllers/k8s/kubelet_spec.go`).
+pub fn cloud_controllers(content: &str) -> Vec<CloudController> {
+    let Ok(objects) = objects(content) else { return Vec::new() };
+    let mut out = Vec::new();
+    for o in &objects {
+        if !matches!(o.get("kind").and_then(Value::as_str), Some("Deployment" | "DaemonSet")) {
+            continue;
+        }
+        let namespace = o.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("kube-system").to_owned();
+        let containers = o.pointer("/spec/template/spec/containers").and_then(Value::as_array);
+        for c in containers.into_iter().flatten() {
+            let args = ["command", "args"].into_iter().filter_map(|f| c.get(f).and_then(Value::as_array)).flatten();
+            for a in args.filter_map(Value::as_str) {
+                if let Some(p) = a.strip_prefix("--cloud-provider=") {
+                    let cc = CloudController { provider: p.to_owned(), namespace: namespace.clone() };
+                    if p != "external" && !out.contains(&cc) {
+                        out.push(cc);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// One object of a manifest that holds key material or a credential.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyMaterial {
@@ -205,6 +254,21 @@ mod tests {
         assert!(
             matches!(kube_proxy(&addon("kind: ServiceAccount\n")), KubeProxy::Kept { reason, .. } if reason.contains("cilium-config"))
         );
+    }
+
+    #[test]
+    fn cloud_controllers_are_found_by_their_cloud_provider_flag() {
+        let ccm = "kind: Deployment\nmetadata:\n  name: ccm\n  namespace: ccm-system\nspec:\n  template:\n    spec:\n      containers:\n        - name: c\n          args: [\"--cloud-provider=talos\", \"--v=2\"]\n";
+        assert_eq!(
+            cloud_controllers(ccm),
+            vec![CloudController { provider: "talos".into(), namespace: "ccm-system".into() }]
+        );
+        assert!(cloud_controllers(ccm)[0].needs_talos_api());
+        let scw = ccm.replace("talos", "scaleway").replace("  namespace: ccm-system\n", "");
+        assert_eq!(cloud_controllers(&scw)[0].namespace, "kube-system");
+        assert!(!cloud_controllers(&scw)[0].needs_talos_api());
+        assert!(cloud_controllers(CONFIG).is_empty());
+        assert!(cloud_controllers(&ccm.replace("Deployment", "ConfigMap")).is_empty());
     }
 
     #[test]

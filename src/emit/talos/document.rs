@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 /// One document of a Talos multi-document config patch.
+// A file holds a handful of documents: boxing the v1alpha1 patch would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Document {
@@ -104,7 +106,20 @@ pub struct NodeIp {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Features {
-    pub kube_prism: KubePrism,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kube_prism: Option<KubePrism>,
+    #[serde(rename = "kubernetesTalosAPIAccess", skip_serializing_if = "Option::is_none")]
+    pub kubernetes_talos_api_access: Option<TalosApiAccess>,
+}
+
+/// `machine.features.kubernetesTalosAPIAccess`: pods of the listed namespaces may reach the
+/// Talos API with the listed roles (control-plane nodes only).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TalosApiAccess {
+    pub enabled: bool,
+    pub allowed_roles: Vec<String>,
+    pub allowed_kubernetes_namespaces: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -117,6 +132,10 @@ pub struct KubePrism {
 #[serde(rename_all = "camelCase")]
 pub struct Cluster {
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub external_cloud_provider: Option<ExternalCloudProvider>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allow_scheduling_on_control_planes: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub network: Option<Network>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub discovery: Option<Discovery>,
@@ -126,6 +145,13 @@ pub struct Cluster {
     pub proxy: Option<Proxy>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub inline_manifests: Vec<InlineManifest>,
+}
+
+/// `cluster.externalCloudProvider`: kubelets and control plane run with
+/// `--cloud-provider=external`, so nodes wait for the cloud controller manager.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExternalCloudProvider {
+    pub enabled: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

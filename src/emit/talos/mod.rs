@@ -126,8 +126,9 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
             None => return Err(EmitError(format!("the CNI add-on `{}` is not declared", cni.value))),
         },
     };
-    let common = DocSet::new(format!("{dir}/common.yaml"), common_docs(env, cluster))?;
-    let mut cp = vec![Document::V1Alpha1(controlplane_patch(fleet, env, cluster, &kube_proxy)?)];
+    let ccms = cloud_controllers(fleet, cluster)?;
+    let common = DocSet::new(format!("{dir}/common.yaml"), common_docs(env, cluster, &ccms))?;
+    let mut cp = vec![Document::V1Alpha1(controlplane_patch(fleet, env, cluster, &kube_proxy, &ccms)?)];
     if let Provider::Proxmox(_) = env.provider {
         cp.push(Document::Layer2Vip(Layer2VipConfig {
             meta: Meta::new("Layer2VIPConfig"),
@@ -172,7 +173,40 @@ pub fn cert_sans(env: &Environment, cluster: &Cluster) -> Vec<String> {
     sans
 }
 
-fn common_docs(env: &Environment, cluster: &Cluster) -> Vec<Document> {
+/// The cloud controller managers the cluster's embedded add-ons run, in `addons` order. When
+/// there is one, every node's kubelet runs with `--cloud-provider=external` (common.yaml), so
+/// that nodes are tainted `uninitialized` until the manager sets their providerID (R25, F8).
+pub fn cloud_controllers(fleet: &Fleet, cluster: &Cluster) -> Result<Vec<addons::CloudController>, EmitError> {
+    let mut out = Vec::new();
+    for name in &cluster.addons {
+        let addon = fleet
+            .addons
+            .get(&name.value)
+            .ok_or_else(|| EmitError(format!("add-on `{}` is not declared", name.value)))?;
+        out.extend(addons::cloud_controllers(&addon.manifest.content));
+    }
+    Ok(out)
+}
+
+/// The Talos roles a cloud controller manager that reads platform metadata gets
+/// (siderolabs/talos-cloud-controller-manager v1.11.0 `docs/install.md`).
+pub const TALOS_CCM_ROLES: &[&str] = &["os:reader"];
+
+/// `machine.features.kubernetesTalosAPIAccess` for the control plane: the namespaces of the
+/// cloud controller managers that need the Talos API, `None` when none does.
+pub fn talos_api_access(ccms: &[addons::CloudController]) -> Option<TalosApiAccess> {
+    let mut namespaces: Vec<String> =
+        ccms.iter().filter(|c| c.needs_talos_api()).map(|c| c.namespace.clone()).collect();
+    namespaces.sort();
+    namespaces.dedup();
+    (!namespaces.is_empty()).then(|| TalosApiAccess {
+        enabled: true,
+        allowed_roles: TALOS_CCM_ROLES.iter().map(|r| (*r).to_owned()).collect(),
+        allowed_kubernetes_namespaces: namespaces,
+    })
+}
+
+fn common_docs(env: &Environment, cluster: &Cluster, ccms: &[addons::CloudController]) -> Vec<Document> {
     let mut sysctls = BTreeMap::new();
     if cluster.runtimes.iter().any(|r| r.value == Runtime::Gvisor) {
         let (k, v) = runtime::MAX_USER_NAMESPACES;
@@ -181,11 +215,15 @@ fn common_docs(env: &Environment, cluster: &Cluster) -> Vec<Document> {
     let machine = Machine {
         cert_sans: cert_sans(env, cluster),
         kubelet: Some(Kubelet { node_ip: NodeIp { valid_subnets: vec![env.network.value.to_string()] } }),
-        features: Some(Features { kube_prism: KubePrism { enabled: true, port: addons::KUBEPRISM_PORT } }),
+        features: Some(Features {
+            kube_prism: Some(KubePrism { enabled: true, port: addons::KUBEPRISM_PORT }),
+            kubernetes_talos_api_access: None,
+        }),
         sysctls,
         ..Machine::default()
     };
     let cluster_cfg = ClusterPatch {
+        external_cloud_provider: (!ccms.is_empty()).then_some(ExternalCloudProvider { enabled: true }),
         network: Some(Network {
             cni: cluster.cni.as_ref().map(|_| Cni { name: "none".to_owned() }),
             pod_subnets: vec![cluster.pod_cidr.value.to_string()],
@@ -210,6 +248,7 @@ fn controlplane_patch(
     env: &Environment,
     cluster: &Cluster,
     kube_proxy: &KubeProxy,
+    ccms: &[addons::CloudController],
 ) -> Result<V1Alpha1, EmitError> {
     let mut inline = Vec::new();
     for name in &cluster.addons {
@@ -233,12 +272,18 @@ fn controlplane_patch(
             k => Some(Proxy { disabled: k.disabled() }),
         },
         inline_manifests: inline,
+        // With no worker pool, the control plane is where workloads run: Talos otherwise
+        // taints it `node-role.kubernetes.io/control-plane:NoSchedule`
+        // (siderolabs/talos v1.13.9 `controllers/k8s/node_taint_spec.go`).
+        allow_scheduling_on_control_planes: cluster.workers.is_empty().then_some(true),
         ..ClusterPatch::default()
     };
-    Ok(V1Alpha1 {
-        machine: Some(pool_machine(fleet, env, cluster, &cluster.control_plane)?),
-        cluster: Some(cluster_cfg),
-    })
+    let mut machine = pool_machine(fleet, env, cluster, &cluster.control_plane)?;
+    if let Some(access) = talos_api_access(ccms) {
+        // Allowed on control-plane machines only (`v1alpha1_validation.go`).
+        machine.features = Some(Features { kube_prism: None, kubernetes_talos_api_access: Some(access) });
+    }
+    Ok(V1Alpha1 { machine: Some(machine), cluster: Some(cluster_cfg) })
 }
 
 /// A size as a CEL constant of Talos's disk selectors: `100u * GB`, `8u * GiB`, `1234u`.

@@ -15,6 +15,11 @@ fn sha(s: &str) -> String {
 /// A Scaleway fleet (`staging`/`main`) and a Proxmox one (`lab`/`main`, `lab`/`edge`), with
 /// `cilium` given as `cilium_text`.
 fn fleet_with(cilium_text: &str, talos: &str, extra_cluster: &str) -> Fleet {
+    fleet_full(cilium_text, CCM, talos, extra_cluster)
+}
+
+/// [`fleet_with`], with the `ccm` add-on given as `ccm_text`.
+fn fleet_full(cilium_text: &str, ccm_text: &str, talos: &str, extra_cluster: &str) -> Fleet {
     let kdl = format!(
         r#"fleet "t" {{
     talos "{talos}"
@@ -90,11 +95,11 @@ fn fleet_with(cilium_text: &str, talos: &str, extra_cluster: &str) -> Fleet {
     }}
 }}"#,
         cs = sha(cilium_text),
-        ms = sha(CCM)
+        ms = sha(ccm_text)
     );
     let mut loader = MapLoader::default();
     loader.files.insert("cilium.yaml".into(), cilium_text.into());
-    loader.files.insert("ccm.yaml".into(), CCM.into());
+    loader.files.insert("ccm.yaml".into(), ccm_text.into());
     let c = compile("fleet.kdl", &kdl, &loader);
     assert!(!c.diags.has_errors(), "{}", text(&c.diags, &c.sources, Style::PLAIN));
     c.fleet.expect("a fleet")
@@ -230,7 +235,10 @@ fn cilium_cni_disables_talos_cni_and_kube_proxy_through_kubeprism() {
     let net = cluster_patch(&d.common).network.as_ref().unwrap();
     assert_eq!(net.cni, Some(Cni { name: "none".into() }));
     assert_eq!(cluster_patch(&d.controlplane).proxy, Some(Proxy { disabled: true }));
-    assert_eq!(machine(&d.common).features, Some(Features { kube_prism: KubePrism { enabled: true, port: 7445 } }));
+    assert_eq!(
+        machine(&d.common).features,
+        Some(Features { kube_prism: Some(KubePrism { enabled: true, port: 7445 }), kubernetes_talos_api_access: None })
+    );
 
     let via_lb = CILIUM.replace("\"localhost\"", "\"10.10.0.10\"");
     let f = fleet_with(&via_lb, "v1.13.9", "");
@@ -358,4 +366,59 @@ fn emit_is_deterministic() {
     assert_eq!(a.manifest(), b.manifest());
     assert!(a.get("talos/lab/edge/controlplane.yaml").is_some());
     assert!(a.get("talos/lab/edge/nodes/edge-cp-1.yaml").is_none());
+}
+
+/// A cloud controller manager's Deployment, running `--cloud-provider=<provider>` in `ns`.
+fn ccm_manifest(provider: &str, ns: &str) -> String {
+    format!(
+        "{CCM}---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ccm\n  namespace: {ns}\nspec:\n  template:\n    spec:\n      containers:\n        - name: ccm\n          args:\n            - --cloud-provider={provider}\n"
+    )
+}
+
+#[test]
+fn an_embedded_cloud_controller_makes_every_kubelet_wait_for_it() {
+    // D1: without `externalCloudProvider`, the kubelet never gets `--cloud-provider=external`,
+    // nodes are never tainted `uninitialized`, and the CCM never sets their providerID (R25).
+    let f = fleet_full(CILIUM, &ccm_manifest("scaleway", "kube-system"), "v1.13.9", "");
+    let d = docs_of(&f, "staging", "main");
+    assert_eq!(cluster_patch(&d.common).external_cloud_provider, Some(ExternalCloudProvider { enabled: true }));
+    assert!(d.common.text.contains("externalCloudProvider:\n    enabled: true"), "{}", d.common.text);
+    // The Scaleway CCM reads no Talos API: no access granted.
+    assert_eq!(machine(&d.controlplane).features, None);
+    // Without a cloud controller manager, kubelets manage their nodes themselves.
+    let f = fleet();
+    let d = docs_of(&f, "staging", "main");
+    assert_eq!(cluster_patch(&d.common).external_cloud_provider, None);
+}
+
+#[test]
+fn the_talos_cloud_controller_gets_talos_api_access_for_its_namespace() {
+    // D2: the Talos CCM reads platform metadata (the provider ID) through the Talos API.
+    let f = fleet_full(CILIUM, &ccm_manifest("talos", "ccm-system"), "v1.13.9", "");
+    let d = docs_of(&f, "staging", "main");
+    let access = machine(&d.controlplane).features.as_ref().and_then(|f| f.kubernetes_talos_api_access.clone());
+    assert_eq!(
+        access,
+        Some(TalosApiAccess {
+            enabled: true,
+            allowed_roles: vec!["os:reader".into()],
+            allowed_kubernetes_namespaces: vec!["ccm-system".into()],
+        })
+    );
+    assert_eq!(cluster_patch(&d.common).external_cloud_provider, Some(ExternalCloudProvider { enabled: true }));
+    // Control-plane machines only: Talos refuses the feature on workers.
+    assert!(machine(&d.workers["system"]).features.is_none());
+    assert!(machine(&d.common).features.as_ref().unwrap().kubernetes_talos_api_access.is_none());
+}
+
+#[test]
+fn a_cluster_without_workers_schedules_on_its_control_plane() {
+    // D3: a single-node management cluster would keep the control-plane NoSchedule taint.
+    let f = fleet();
+    let lab = docs_of(&f, "lab", "main");
+    assert_eq!(cluster_patch(&lab.controlplane).allow_scheduling_on_control_planes, Some(true));
+    assert!(lab.controlplane.text.contains("allowSchedulingOnControlPlanes: true"));
+    let staging = docs_of(&f, "staging", "main");
+    assert_eq!(cluster_patch(&staging.controlplane).allow_scheduling_on_control_planes, None);
+    assert_eq!(cluster_patch(&staging.common).allow_scheduling_on_control_planes, None);
 }

@@ -863,6 +863,7 @@ impl Resolver<'_> {
         let mut endpoint = None;
         let mut cert_sans = Vec::new();
         let mut single_node = None;
+        let mut vm_template_manual = None;
         let mut cp_node = None;
         let mut pool_nodes = Vec::new();
         let mut apps: Vec<Node> = env_apps.iter().map(|n| (*n).clone()).collect();
@@ -891,6 +892,11 @@ impl Resolver<'_> {
                 "single-node" => {
                     let mut r = Reader::new(child, &[], d);
                     single_node = r.arg_bool(d);
+                    r.finish(false, d);
+                }
+                "vm-template-manual" => {
+                    let mut r = Reader::new(child, &[], d);
+                    vm_template_manual = r.arg_bool(d);
                     r.finish(false, d);
                 }
                 "control-plane" => cp_node = Some(child),
@@ -923,6 +929,7 @@ impl Resolver<'_> {
                             "endpoint",
                             "cert-sans",
                             "single-node",
+                            "vm-template-manual",
                             "control-plane",
                             "pool",
                             "app",
@@ -990,6 +997,7 @@ impl Resolver<'_> {
             pod_cidr: s.pod_cidr.unwrap_or_else(|| Spanned::new("10.244.0.0/16".parse().expect("valid"), head)),
             service_cidr: s.service_cidr.unwrap_or_else(|| Spanned::new("10.96.0.0/12".parse().expect("valid"), head)),
             single_node,
+            vm_template_manual,
             control_plane: control_plane?,
             workers,
             apps,

@@ -1,0 +1,73 @@
+//! Contracts between artifact families (ARCHITECTURE.md, "Contracts"): each value two families
+//! share is one function of the model, and each test here reads both families' output for
+//! the reference fleet, so that it breaks when either side changes alone.
+
+mod common;
+
+use fleetc::artifacts::ArtifactSet;
+use fleetc::compile::{FsLoader, compile};
+use serde_json::Value;
+
+fn reference() -> (fleetc::model::Fleet, ArtifactSet) {
+    let root = common::root();
+    let text = std::fs::read_to_string(root.join("fleet.kdl")).unwrap();
+    let c = compile("fleet.kdl", &text, &FsLoader::new(&root));
+    assert!(
+        !c.diags.has_errors(),
+        "{}",
+        fleetc::diag::render::text(&c.diags, &c.sources, fleetc::diag::render::Style::PLAIN)
+    );
+    (c.fleet.unwrap(), c.artifacts.unwrap())
+}
+
+fn text<'a>(set: &'a ArtifactSet, path: &str) -> &'a str {
+    std::str::from_utf8(set.get(path).unwrap_or_else(|| panic!("no {path}"))).unwrap()
+}
+
+/// `name = "<value>"` in a tfvars file.
+fn tfvar<'a>(tfvars: &'a str, name: &str) -> &'a str {
+    tfvars
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once('=')?;
+            (k.trim() == name).then(|| v.trim().trim_matches('"'))
+        })
+        .unwrap_or_else(|| panic!("no {name} in {tfvars}"))
+}
+
+/// The Secret Manager secret the cloud root creates for a postgres password is the one the
+/// ExternalSecret asks for (`Postgres::password_secret`, `Fleet::resource_prefix`; R10 → R23).
+#[test]
+fn external_secrets_ask_for_the_secret_the_cloud_root_creates() {
+    let (fleet, set) = reference();
+    let module = text(&set, "tofu/modules/scaleway-cloud/main.tf");
+    // The cloud root's naming: `${var.name}-${each.key}-postgres-password`, per postgres key.
+    let template = module
+        .lines()
+        .skip_while(|l| !l.contains("resource \"scaleway_secret\" \"database_password\""))
+        .find_map(|l| l.trim().strip_prefix("name").map(|v| v.trim().trim_start_matches('=').trim().trim_matches('"')))
+        .expect("the postgres secret's name in the cloud module");
+    let mut checked = 0;
+    for env in &fleet.environments {
+        let Some(cluster) = env.clusters.first() else { continue };
+        let platform = format!("argocd/{}/{}/platform/platform.yaml", env.name.value, cluster.name.value);
+        let Some(bytes) = set.get(&platform) else { continue };
+        let tfvars = text(&set, &format!("tofu/{0}/cloud/{0}.auto.tfvars", env.name.value));
+        let prefix = tfvar(tfvars, "name");
+        assert_eq!(prefix, fleet.resource_prefix(env), "the cloud root's name prefix");
+        let docs: Vec<Value> = serde_saphyr::from_multiple(std::str::from_utf8(bytes).unwrap()).unwrap();
+        for pg in &env.postgres {
+            let created = template.replace("${var.name}", prefix).replace("${each.key}", &pg.name.value);
+            let asked = docs
+                .iter()
+                .filter(|d| d["kind"] == "ExternalSecret")
+                .flat_map(|d| d["spec"]["data"].as_array().cloned().unwrap_or_default())
+                .map(|d| d["remoteRef"]["key"].as_str().unwrap().to_owned())
+                .collect::<Vec<_>>();
+            assert_eq!(asked, [format!("name:{created}")], "{platform}");
+            assert_eq!(created, pg.password_secret(&fleet.resource_prefix(env)));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2, "staging and production both read a password");
+}

@@ -243,10 +243,15 @@ def backend_override(root, moto_url):
     return f"terraform {{\n  {b2}\n}}\n", bucket, key
 
 
+def local_dirs(root):
+    """The root and the local modules it calls."""
+    return [root] + [(root / src).resolve() for src in re.findall(r'source\s*=\s*"(\.\.?/[^"]+)"', root_text(root))]
+
+
 def strip_for_test(root):
     """Removes import blocks (root) and cross-type moved blocks (root and local modules)."""
     removed = []
-    dirs = [root] + [(root / src).resolve() for src in re.findall(r'source\s*=\s*"(\.\.?/[^"]+)"', root_text(root))]
+    dirs = local_dirs(root)
     for d in dirs:
         for f in sorted(d.glob("*.tf")):
             text = f.read_text()
@@ -278,7 +283,7 @@ def config_types(root, kind, provider):
 def strip_write_only(root):
     """Turns write-only arguments (`x_wo`) into their plain twins (`x`, a test value) and drops `x_wo_version`,
     in the root and its local modules (only for the copy whose mocked apply yields the outputs)."""
-    dirs = [root] + [(root / src).resolve() for src in re.findall(r'source\s*=\s*"(\.\.?/[^"]+)"', root_text(root))]
+    dirs = local_dirs(root)
     for d in dirs:
         for f in sorted(d.glob("*.tf")):
             text = f.read_text()
@@ -316,6 +321,13 @@ def apply_plan_vars(fleetc, fleet, env):
     for root in roots:
         roots[root][1].update(global_tfvars)
     return roots, None
+
+
+def variables_block(assigns):
+    """A run block's `variables { … }` for a set of -var assignments (none: no block)."""
+    if not assigns:
+        return []
+    return ["  variables {", *(f"    {k} = {hcl_value(v)}" for k, v in assigns), "  }"]
 
 
 def harness_test(root, mocks, var_sets, outputs):
@@ -356,22 +368,14 @@ def harness_test(root, mocks, var_sets, outputs):
     for i, assigns in enumerate(sorted(var_sets) or [()]):
         lines.append(f'run "plan_{i}" {{')
         lines.append("  command = plan")
-        if assigns:
-            lines.append("  variables {")
-            for k, v in assigns:
-                lines.append(f"    {k} = {hcl_value(v)}")
-            lines.append("  }")
+        lines += variables_block(assigns)
         lines.append("}")
         lines.append("")
     if outputs:
         assigns = sorted(var_sets)[0] if var_sets else ()
         lines.append('run "outputs" {')
         lines.append("  command = apply")
-        if assigns:
-            lines.append("  variables {")
-            for k, v in assigns:
-                lines.append(f"    {k} = {hcl_value(v)}")
-            lines.append("  }")
+        lines += variables_block(assigns)
         lines.append("  assert {")
         obj = ", ".join(f"{o} = output.{o}" for o in outputs)
         lines.append(f'    condition     = jsonencode({{ {obj} }}) == "never"')

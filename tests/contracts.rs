@@ -41,12 +41,12 @@ fn tfvar<'a>(tfvars: &'a str, name: &str) -> &'a str {
 fn external_secrets_ask_for_the_secret_the_cloud_root_creates() {
     let (fleet, set) = reference();
     let module = text(&set, "tofu/modules/scaleway-cloud/main.tf");
-    // The cloud root's naming: `${var.name}-${each.key}-postgres-password`, per postgres key.
-    let template = module
-        .lines()
-        .skip_while(|l| !l.contains("resource \"scaleway_secret\" \"database_password\""))
-        .find_map(|l| l.trim().strip_prefix("name").map(|v| v.trim().trim_start_matches('=').trim().trim_matches('"')))
-        .expect("the postgres secret's name in the cloud module");
+    // The cloud module names each postgres secret from its tfvars entry, written by the model.
+    let secret = module
+        .split("resource \"scaleway_secret\" \"database_password\"")
+        .nth(1)
+        .expect("the postgres secret in the cloud module");
+    assert!(secret.contains("name       = each.value.password_secret"), "{secret}");
     let mut checked = 0;
     for env in &fleet.environments {
         let Some(cluster) = env.clusters.first() else { continue };
@@ -57,7 +57,9 @@ fn external_secrets_ask_for_the_secret_the_cloud_root_creates() {
         assert_eq!(prefix, fleet.resource_prefix(env), "the cloud root's name prefix");
         let docs: Vec<Value> = serde_saphyr::from_multiple(std::str::from_utf8(bytes).unwrap()).unwrap();
         for pg in &env.postgres {
-            let created = template.replace("${var.name}", prefix).replace("${each.key}", &pg.name.value);
+            let entry =
+                tfvars.split(&format!("\n  {} = {{", pg.name.value)).nth(1).expect("the database's tfvars entry");
+            let created = tfvar(entry, "password_secret");
             let asked = docs
                 .iter()
                 .filter(|d| d["kind"] == "ExternalSecret")

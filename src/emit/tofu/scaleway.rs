@@ -60,9 +60,9 @@ pub(super) fn cloud_module() -> Module {
         "databases",
         of(
             "map",
-            object_ty(&[("node_type", ty("string")), ("engine", ty("string")), ("password_version", ty("number"))]),
+            databases_ty(),
         ),
-        "PostgreSQL instances by name; `password_version` both regenerates the password and versions its secret (R10).",
+        "PostgreSQL instances by name; `password_version` both regenerates the password and versions its secret (R10); `password_secret` names that secret, as the ExternalSecret reads it.",
     )
     .default(empty())
     .write(&mut vars);
@@ -163,7 +163,7 @@ pub(super) fn cloud_module() -> Module {
     .blank()
     .block("resource", &["scaleway_secret", "database_password"], |b| {
         b.attr("for_each", r("var.databases"))
-            .attr("name", tpl(vec![Part::E(r("var.name")), Part::L("-".into()), Part::E(r("each.key")), Part::L("-postgres-password".into())]));
+            .attr("name", r("each.value.password_secret"));
     })
     .blank()
     .block("resource", &["scaleway_secret_version", "database_password"], |b| {
@@ -470,6 +470,16 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
     Module::new(vec![("main.tf", main), ("variables.tf", vars), ("outputs.tf", outputs)])
 }
 
+/// The type of a `databases` entry, in the cloud module and in the cloud root alike.
+fn databases_ty() -> Expr {
+    object_ty(&[
+        ("node_type", ty("string")),
+        ("engine", ty("string")),
+        ("password_version", ty("number")),
+        ("password_secret", ty("string")),
+    ])
+}
+
 /// A control-plane server's private IPv4 address: `data.scaleway_ipam_ip.cp_<i>.address`, the
 /// IPv4 address IPAM holds for the server's NIC on the private network (see [`server`]).
 fn private_ip(server: &str) -> Expr {
@@ -683,9 +693,9 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
         "databases",
         of(
             "map",
-            object_ty(&[("node_type", ty("string")), ("engine", ty("string")), ("password_version", ty("number"))]),
+            databases_ty(),
         ),
-        "PostgreSQL instances (R6, R10).",
+        "PostgreSQL instances (R6, R10); `password_secret` is the Secret Manager secret the cluster's ExternalSecret reads.",
     )
     .write(&mut vars);
     Var::new("buckets", of("map", ty("string")), "Object Storage buckets (R6).").write(&mut vars);
@@ -736,6 +746,8 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
                         ("node_type", Expr::from(p.node_type.value.as_str())),
                         ("engine", Expr::from(p.engine.value.as_str())),
                         ("password_version", Expr::from(p.password_version.value)),
+                        // One name, one place: the ExternalSecret asks for the same (R10 → R23).
+                        ("password_secret", Expr::from(p.password_secret(&env.prefix()))),
                     ]),
                 )
             })),

@@ -21,11 +21,12 @@ variable "gateway_type" {
 }
 
 variable "databases" {
-  description = "PostgreSQL instances by name; `password_version` both regenerates the password and versions its secret (R10)."
+  description = "PostgreSQL instances by name; `password_version` both regenerates the password and versions its secret (R10); `password_secret` names that secret, as the ExternalSecret reads it."
   type = map(object({
     node_type        = string
     engine           = string
     password_version = number
+    password_secret  = string
   }))
   default = {}
 }

@@ -16,6 +16,7 @@ databases = {
     node_type        = "DB-PRO2-XXS"
     engine           = "PostgreSQL-16"
     password_version = 1
+    password_secret  = "acme-production-app-postgres-password"
   }
 }
 buckets = {

@@ -16,11 +16,13 @@ databases = {
     node_type        = "DB-DEV-S"
     engine           = "PostgreSQL-16"
     password_version = 1
+    password_secret  = "acme-staging-app-postgres-password"
   }
   audit = {
     node_type        = "DB-DEV-S"
     engine           = "PostgreSQL-16"
     password_version = 1
+    password_secret  = "acme-staging-audit-postgres-password"
   }
 }
 buckets    = {}

@@ -90,7 +90,7 @@ resource "scaleway_secret" "database_password" {
   for_each   = var.databases
   project_id = var.project_id
   region     = var.region
-  name       = "${var.name}-${each.key}-postgres-password"
+  name       = each.value.password_secret
 }
 
 resource "scaleway_secret_version" "database_password" {

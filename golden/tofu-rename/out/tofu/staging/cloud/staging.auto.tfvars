@@ -16,6 +16,7 @@ databases = {
     node_type        = "DB-DEV-S"
     engine           = "PostgreSQL-16"
     password_version = 1
+    password_secret  = "demo-staging-main-db-postgres-password"
   }
 }
 buckets = {

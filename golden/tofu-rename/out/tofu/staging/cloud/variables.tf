@@ -56,11 +56,12 @@ variable "data_volume_iops" {
 }
 
 variable "databases" {
-  description = "PostgreSQL instances (R6, R10)."
+  description = "PostgreSQL instances (R6, R10); `password_secret` is the Secret Manager secret the cluster's ExternalSecret reads."
   type = map(object({
     node_type        = string
     engine           = string
     password_version = number
+    password_secret  = string
   }))
 }
 

@@ -449,14 +449,11 @@ def check_env(args, tofu, moto, work, env, roots_vars, known_warnings):
         for tfvars in root.glob("*.auto.tfvars"):
             for var in re.findall(r"^# ([a-z0-9_]+):.*give it with -var", tfvars.read_text(), re.M):
                 user_vars.add((var, USER_INPUTS.get(var, f"oracle-{var}")))
-        for kv in filter(None, os.environ.get("ORACLES_EXPLORE_VARS", "").split(",")):
-            user_vars.add(tuple(kv.split("=", 1)))
         if user_vars:
             assigns = {tuple(sorted(set(a) | user_vars)) for a in (assigns or {()})}
         # `tofu test` panics on import blocks and on moves across resource types under a
         # mocked provider (opentofu v1.11.5 internal/tofu/provider_for_test_framework.go:178,
         # :182): the plan runs on a second copy without them; `validate` above judged them.
-        troot = work.parent / "test" / env / root.name
         shutil.copytree(work, work.parent / "test" / env / "out" / root.name, symlinks=True)
         troot = work.parent / "test" / env / "out" / root.name / "tofu" / env / root.name
         stripped = strip_for_test(troot)

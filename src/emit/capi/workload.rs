@@ -39,8 +39,6 @@ fn hashed_name<T: Serialize>(cluster: &str, pool: &str, spec: &T) -> Result<Stri
     Ok(format!("{cluster}-{pool}-{}", spec_hash(spec)?))
 }
 
-/// The boot volume of a pool's machines, in GB: CAPMOX machines have one disk, so the system
-/// partitions and EPHEMERAL share it (`system-disk-size` + `data-disk-size`).
 /// Everything one managed cluster's objects are built from.
 struct Ctx<'a> {
     fleet: &'a Fleet,
@@ -276,7 +274,7 @@ impl Ctx<'_> {
     }
 
     fn machine_deployment(&self, pool: &Pool, template: &str, config: &str) -> Object<MachineDeploymentSpec> {
-        let name = format!("{}-{}", self.name(), pool.name);
+        let name = self.deployment_name(pool);
         let labels: BTreeMap<String, String> =
             [(CLUSTER_NAME_LABEL.to_owned(), self.name().to_owned()), (DEPLOYMENT_NAME_LABEL.to_owned(), name.clone())]
                 .into();
@@ -315,10 +313,16 @@ impl Ctx<'_> {
         Object::new(CORE_API, "MachineDeployment", self.meta(name), spec)
     }
 
+    /// A worker pool's MachineDeployment: its name, and the `deployment-name` label its
+    /// MachineHealthCheck selects.
+    fn deployment_name(&self, pool: &Pool) -> String {
+        format!("{}-{}", self.name(), pool.name)
+    }
+
     /// The MachineHealthCheck of one worker pool: it watches that pool's MachineDeployment
     /// only, and may remediate [`max_unhealthy`] of its machines at a time.
     fn health_check(&self, pool: &Pool) -> Object<MachineHealthCheckSpec> {
-        let deployment = format!("{}-{}", self.name(), pool.name);
+        let deployment = self.deployment_name(pool);
         let spec = MachineHealthCheckSpec {
             cluster_name: self.name().to_owned(),
             selector: LabelSelector {

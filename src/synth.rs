@@ -90,7 +90,7 @@ fn environment(o: &mut String, e: usize, clusters: &[usize]) {
     if proxmox {
         let _ = writeln!(
             o,
-            "        proxmox endpoint=\"https://pve-{e}.example.org:8006\" node=\"pve1\" gateway=\"10.{net}.0.1\" {{"
+            "        proxmox endpoint=\"https://pve-{e}.example.org:8006\" node=\"pve1\" router=\"10.{net}.0.1\" {{"
         );
         let _ = writeln!(o, "            dns \"10.{net}.0.1\"");
         o.push_str("            size \"cp\" cores=4 memory=\"8GiB\"\n");

@@ -247,7 +247,7 @@ PROVIDER
             size "small" type="PRO2-XS"
             size "large" type="PRO2-M"
         }"#;
-    let proxmox = r#"        proxmox endpoint="https://pve.example:8006" node="pve1" gateway="10.10.0.1" {
+    let proxmox = r#"        proxmox endpoint="https://pve.example:8006" node="pve1" router="10.10.0.1" {
             size "small" cores=2 memory="4GiB"
             size "large" cores=8 memory="32GiB"
         }"#;

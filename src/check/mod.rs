@@ -5,7 +5,10 @@
 mod argocd;
 mod capi;
 mod capi_versions;
+mod cni;
 mod discovery;
+mod downgrades;
+mod extensions;
 mod names;
 mod network;
 mod quorum;
@@ -20,8 +23,12 @@ use crate::diag::Diagnostics;
 use crate::model::Fleet;
 
 pub use capi::{core_for_workload, core_management_range, core_workload_range, provider_problem};
-/// `fleetc check --base REV`: version changes a running cluster can take (R26, F1).
-pub use upgrade_path::check as check_upgrade_path;
+/// `fleetc check --base REV`: version changes a running cluster can take (R26, F1): no
+/// skipped minor, no workers ahead, no downgrade.
+pub fn check_upgrade_path(old: &Fleet, new: &Fleet, diags: &mut Diagnostics) {
+    upgrade_path::check(old, new, diags);
+    downgrades::check(old, new, diags);
+}
 pub use versions::{kubernetes_range, talos_supported};
 
 /// Runs every check.
@@ -33,6 +40,8 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     versions::check(fleet, diags);
     runtimes::check(fleet, diags);
     discovery::check(fleet, diags);
+    extensions::check(fleet, diags);
+    cni::check(fleet, diags);
     talos::check(fleet, diags);
     argocd::check(fleet, diags);
     capi::check(fleet, diags);

@@ -17,17 +17,19 @@ fn label(name: &Spanned<String>, what: &str, diags: &mut Diagnostics) {
     }
 }
 
-fn unique<'a>(what: &str, names: impl IntoIterator<Item = &'a Spanned<String>>, diags: &mut Diagnostics) {
+/// A list value (`sealed "a" "a"`, `addons "x" "x"`) that names one thing twice. Named blocks
+/// written twice are found on the tree, as written, by the model.
+fn repeated<'a>(what: &str, names: impl IntoIterator<Item = &'a Spanned<String>>, diags: &mut Diagnostics) {
     let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
     for n in names {
         if let Some(first) = seen.get(n.value.as_str()) {
             if *first != n.span {
                 diags.push(
-                    Diagnostic::new(&codes::DUPLICATE_NAME, format!("{what} `{}` is declared twice", n.value))
+                    Diagnostic::new(&codes::DUPLICATE_NAME, format!("{what} `{}` is listed twice", n.value))
                         .at(n.span)
-                        .label("declared again here")
-                        .related(*first, "first declared here")
-                        .help(format!("names become paths and addresses; give each {what} its own name")),
+                        .label("listed again here")
+                        .related(*first, "first listed here")
+                        .help("each name is listed once; the second adds nothing and is probably meant to be another name"),
                 );
             }
         } else {
@@ -44,14 +46,9 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     for a in fleet.addons.values() {
         label(&a.name, "add-on", diags);
     }
-    unique("environment", fleet.environments.iter().map(|e| &e.name), diags);
     for env in &fleet.environments {
         label(&env.name, "environment", diags);
-        unique("cluster", env.clusters.iter().map(|c| &c.name), diags);
-        unique("postgres instance", env.postgres.iter().map(|p| &p.name), diags);
-        unique("bucket", env.buckets.iter().map(|b| &b.name), diags);
-        unique("registry", env.registries.iter().map(|r| &r.name), diags);
-        unique("secret", env.secrets.iter().map(|s| &s.name), diags);
+        repeated("recipient", &env.recipients, diags);
         for n in env.postgres.iter().map(|p| &p.name).chain(env.buckets.iter().map(|b| &b.name)) {
             label(n, "service", diags);
         }
@@ -60,8 +57,12 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
         }
         for cluster in &env.clusters {
             label(&cluster.name, "cluster", diags);
-            unique("pool", cluster.pools().map(|p| &p.name), diags);
-            unique("app", cluster.apps.iter().map(|a| &a.name), diags);
+            repeated("sealed input", &cluster.sealed, diags);
+            repeated("add-on", &cluster.addons, diags);
+            for app in &cluster.apps {
+                repeated("app", &app.after, diags);
+                repeated("postgres instance", &app.postgres, diags);
+            }
             for pool in &cluster.workers {
                 label(&pool.name, "pool", diags);
             }

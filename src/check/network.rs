@@ -40,7 +40,26 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
             }
         };
         if let Provider::Proxmox(p) = &env.provider {
-            claim(p.gateway.value, p.gateway.span, "the gateway", diags);
+            claim(p.gateway.value, p.gateway.span, "the router", diags);
+            // The environment's `gateway` is the public address talosctl dials (R16), never
+            // the LAN router the nodes route through.
+            if let Some(gw) = &env.gateway
+                && gw.value == p.gateway.value
+            {
+                diags.push(
+                    Diagnostic::new(
+                        &codes::ROUTER_AS_TALOS_ADDRESS,
+                        format!(
+                            "environment `{}` gives its LAN router `{}` as the public address of the Talos API",
+                            env.name, gw.value
+                        ),
+                    )
+                    .at(gw.span)
+                    .label("the router, not a Talos address")
+                    .related(p.gateway.span, "the router")
+                    .help("`gateway` goes into every node's certificate SANs as the address talosctl dials (R16); the router is only the nodes' default route. On a LAN, talosctl dials the nodes directly: remove `gateway`, or give the NAT address that forwards to them"),
+                );
+            }
         }
         // Every node takes a host address of the private network (R6), and so does every
         // API endpoint. Nodes of one cluster

@@ -26,7 +26,9 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
         let sizes = || env.provider.sizes().keys().map(String::as_str);
         for cluster in &env.clusters {
             for pool in cluster.pools() {
-                if fleet.schematic(&pool.schematic.value).is_none() {
+                if fleet.schematic(&pool.schematic.value).is_none()
+                    && !fleet.unresolved.contains(&format!("schematic {}", pool.schematic.value))
+                {
                     dangling("schematic", &pool.schematic, schematics(), diags);
                 }
                 if env.size(&pool.size.value).is_none() {
@@ -34,11 +36,14 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                 }
             }
             for addon in &cluster.addons {
-                if !fleet.addons.contains_key(&addon.value) {
+                if !fleet.addons.contains_key(&addon.value)
+                    && !fleet.unresolved.contains(&format!("add-on {}", addon.value))
+                {
                     dangling("add-on", addon, addons(), diags);
                 }
             }
             if let Some(cni) = &cluster.cni
+                && cni.value != "none"
                 && !cluster.addons.iter().any(|a| a.value == cni.value)
             {
                 diags.push(

@@ -1229,6 +1229,270 @@ would skip one; this code says so at review time.
     talos \"v1.13.9\"   // commit, `fleetc upgrade`, then v1.14 in the next change
 ";
 
+    // ---- The first hour (issue 15): mistakes that used to pass silently, said at their cause.
+
+    INVALID_LABEL = "fleet::names::invalid-label", Error, None,
+    Some("Kubernetes refuses the Node object with this label or taint (k8s.io/apimachinery `IsQualifiedName`, `IsValidLabelValue`): the node would never register its labels"),
+"## What it does
+Reports a node label or taint whose key or value Kubernetes would reject: a key is
+`[prefix/]name`, the prefix a DNS subdomain (lowercase, at most 253 characters), the name at most
+63 letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit; a value is empty
+or follows the name's rule.
+
+## Why
+Talos hands the labels and taints of a pool to the kubelet and the API server; the API server
+validates them with its own grammar (k8s.io/apimachinery v0.36.3
+`pkg/api/validate/content/kube.go`, k8s.io/kubernetes v1.36.3
+`pkg/apis/core/validation/validation.go` `validateNodeTaints`) and refuses the whole update. fleetc
+checks the same grammar, so the mistake is seen in review, not on a node that never gets its
+labels.
+
+## Example
+    pool \"workers\" count=2 {
+        label \"my label\" \"yes please\"
+
+## Instead
+    pool \"workers\" count=2 {
+        label \"example.org/tier\" \"yes-please\"
+";
+
+    DUPLICATE_KEY = "fleet::names::duplicate-key", Error, None,
+    Some("a label key holds one value, and Kubernetes keeps taints unique by key and effect: the second would silently replace the first"),
+"## What it does
+Reports a pool that sets the same label key twice, or two taints with the same key and effect.
+
+## Why
+Node labels are a map: one key, one value. fleetc used to keep the last one written, so the
+first was lost without a word. Kubernetes refuses a node whose taints repeat a (key, effect)
+pair (`validateNodeTaints`: \"taints must be unique by key and effect pair\").
+
+## Example
+    label \"tier\" \"a\"
+    label \"tier\" \"b\"
+
+## Instead
+    label \"tier\" \"b\"
+";
+
+    UNKNOWN_EXTENSION = "fleet::schematic::unknown-extension", Error, Some("R17"), None,
+"## What it does
+Reports a schematic extension that is not an official Talos system extension of the cluster's
+Talos minor (the table fleetc ships, from github.com/siderolabs/extensions at the tag of each
+minor; see `src/check/extensions_table.rs`), with the closest official name.
+
+## Why (R17)
+The Image Factory builds the installer from the schematic; an unknown name fails at the factory
+during `fleetc apply`, long after review, and the schematic ID in out/ is computed from the typo.
+The installer must carry the extensions the pools need (R17).
+
+## Example
+    schematic \"base\" {
+        extension \"siderolabs/qemu-guest-agnet\"
+    }
+
+## Instead
+    schematic \"base\" {
+        extension \"siderolabs/qemu-guest-agent\"
+    }
+";
+
+    TWO_CNIS = "fleet::talos::two-cnis", Error, Some("R25"), None,
+"## What it does
+Reports an embedded add-on that installs a CNI (its manifest writes CNI configuration under
+`/etc/cni/net.d`, or carries Cilium's `cilium-config`) while the cluster's `cni` is Talos's
+default (flannel, with kube-proxy).
+
+## Why (R25)
+Two CNIs on one node fight over `/etc/cni/net.d`: pods get addresses from either, and traffic
+between them breaks. When an add-on is the CNI, `cni` must name it, so that Talos deploys no
+flannel (and, for a Cilium that replaces kube-proxy, no kube-proxy: F12).
+
+## Example
+    cni \"default\"
+    addons \"cilium\"
+
+## Instead
+    cni \"cilium\"
+    addons \"cilium\"
+";
+
+    ROUTER_AS_TALOS_ADDRESS = "fleet::network::router-as-talos-address", Error, Some("R16"), None,
+"## What it does
+On Proxmox, reports an environment whose `gateway` (the public address through which the
+Talos API is reached, put into every node's certificate SANs) is the LAN router given by the
+`proxmox` block's `router=`.
+
+## Why (R16)
+The two are different things: the router is the nodes' default route; `gateway` is the address
+talosctl dials from outside. With the router there, every node certificate names the router, and
+nothing reaches the Talos API through it. On a flat LAN, talosctl dials the nodes directly: leave
+`gateway` out.
+
+## Example
+    proxmox endpoint=\"https://pve:8006\" node=\"pve\" router=\"192.168.1.1\"
+    gateway \"192.168.1.1\"
+
+## Instead
+    proxmox endpoint=\"https://pve:8006\" node=\"pve\" router=\"192.168.1.1\"
+";
+
+    RECIPIENTS_INHERITED = "fleet::secrets::recipients-inherited", Warning, Some("R14"),
+    Some("whoever holds a key of the base environment can decrypt this environment's sealed inputs, its Talos secrets bundle included (R14); state `recipients` here, even the same keys, to make that a decision"),
+"## What it does
+Warns when an environment inherits its age `recipients` through `from=` without stating them.
+
+## Why (R14)
+Sealed inputs (the Talos secrets bundle, the cluster's identity, and API keys) are encrypted to
+the environment's recipients. Inheriting them silently gives every holder of a staging key the
+keys to production. Stating them in the environment, even the same ones, is the decision.
+
+## Example
+    environment \"production\" from=\"staging\" {
+        network \"10.40.0.0/22\"
+    }
+
+## Instead
+    environment \"production\" from=\"staging\" {
+        network \"10.40.0.0/22\"
+        recipients \"age1…production key…\"
+    }
+";
+
+    URL_NOT_ADDRESS = "fleet::model::url-not-address", Error, None, None,
+"## What it does
+Reports a URL (`https://…`, or `host:port`) written where fleet.kdl expects an IPv4 address.
+
+## Why
+An address is an address: fleetc builds the URL itself where a tool needs one (the Kubernetes
+API is `https://<endpoint>:<port>`, the port is `port=`). One mistake, one error: the message
+says which address to write.
+
+## Example
+    endpoint address=\"https://192.168.1.50:6443\"
+
+## Instead
+    endpoint address=\"192.168.1.50\" port=6443
+";
+
+    RENAMED = "fleet::model::renamed", Error, None, None,
+"## What it does
+Reports a node or property written with a spelling fleetc no longer reads, and names the new
+one.
+
+## Why
+A word in fleet.kdl means one thing everywhere. `gateway` is the public address through which
+the Talos API is reached (an environment node); the Proxmox LAN router, once also `gateway=`, is
+now `router=`.
+
+## Example
+    proxmox endpoint=\"https://pve:8006\" node=\"pve\" gateway=\"192.168.1.1\"
+
+## Instead
+    proxmox endpoint=\"https://pve:8006\" node=\"pve\" router=\"192.168.1.1\"
+";
+
+    KDL_V1 = "fleet::syntax::kdl-v1", Error, None,
+    Some("fleet.kdl is KDL v2: write booleans `#true`/`#false`, null `#null`, and raw strings `#\"…\"#` (KDL v1's bare `true`, `false`, `null` and `r\"…\"` are not values in v2)"),
+"## What it does
+Reports a fleet.kdl that uses KDL v1 spellings: bare `true`, `false`, `null`, or raw strings
+`r\"…\"` / `r#\"…\"#`. One diagnostic for the whole file, with every place marked.
+
+## Why
+fleet.kdl is KDL v2 (kdl.dev). In v2 keywords start with `#` and raw strings are `#\"…\"#`;
+the v1 forms are not values at all, so the raw parser message (\"expected identifier string\")
+says nothing useful.
+
+## Example
+    discovery false
+    cni r\"cilium\"
+
+## Instead
+    discovery #false
+    cni #\"cilium\"#   // or simply \"cilium\"
+";
+
+    UNCLOSED_BLOCK = "fleet::syntax::unclosed-block", Error, None, None,
+"## What it does
+Reports a `{` that is never closed, at the node that opened it: the innermost block whose
+next line comes back to the block's own indentation without a `}`.
+
+## Why
+The parser only notices at the end of the file and blames the outermost block; the node that
+lost its `}` is where the indentation says it is.
+
+## Example
+    pool \"workers\" count=2 {
+        addresses \"192.168.1.61\" \"192.168.1.62\"
+    sealed \"talos-secrets\"
+
+## Instead
+    pool \"workers\" count=2 {
+        addresses \"192.168.1.61\" \"192.168.1.62\"
+    }
+    sealed \"talos-secrets\"
+";
+
+    UPGRADE_KUBERNETES_DOWNGRADE = "fleet::upgrade::kubernetes-downgrade", Error, Some("R26"), None,
+"## What it does
+With `fleetc check --base REV`: reports a cluster (or a worker pool) whose Kubernetes version is
+lower than at revision REV.
+
+## Why (R26)
+Kubernetes supports upgrades only: its version skew policy describes no way back, and etcd
+data written by a newer API server is not promised to be readable by an older one. `fleetc diff`
+calls it DANGER; the CI gate refuses it.
+
+## Example
+    // at REV
+    kubernetes \"1.36.3\"
+    // now
+    kubernetes \"1.34.2\"
+
+## Instead
+    kubernetes \"1.36.3\"   // restore the cluster from backup into a new one to go back
+";
+
+    UPGRADE_TALOS_DOWNGRADE = "fleet::upgrade::talos-downgrade", Error, Some("F1"), None,
+"## What it does
+With `fleetc check --base REV`: reports a cluster whose Talos version is lower than at revision
+REV.
+
+## Why (F1)
+Talos tests upgrades between adjacent minors only, forward; the one way back it offers is
+`talosctl rollback`, which returns a node to the image it booted before the last upgrade. A
+lower version in fleet.kdl is not that: `fleetc upgrade` would install an older image over a
+newer one, node by node. `fleetc diff` reports the same change as a downgrade.
+
+## Example
+    // at REV
+    talos \"v1.13.9\"
+    // now
+    talos \"v1.12.6\"
+
+## Instead
+    talos \"v1.13.9\"
+";
+
+    UPGRADE_PROVIDER_DOWNGRADE = "fleet::upgrade::provider-downgrade", Error, Some("R24"), None,
+"## What it does
+With `fleetc check --base REV`: reports a management cluster whose pinned Cluster API provider
+version is lower than at revision REV.
+
+## Why (R24)
+Cluster API stores its objects in the newest API version its CRDs serve; clusterctl upgrades
+providers forward only (`clusterctl upgrade` has no downgrade, cluster-api docs
+\"clusterctl upgrade\"), and an older controller cannot read objects stored in a newer version.
+
+## Example
+    // at REV
+    core \"1.13.3\"
+    // now
+    core \"1.12.0\"
+
+## Instead
+    core \"1.13.3\"
+";
+
     INTERNAL = "fleet::internal::bug", Error, None,
     Some("this is a bug in fleetc; please report it with the fleet.kdl that triggers it"),
 "## What it does

@@ -308,12 +308,14 @@ impl Diagnostics {
     pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
         self.items.iter()
     }
-    /// Ordered by file, offset, then code.
+    /// Errors first, then warnings (a warning is never the cause of an error); each ordered by
+    /// file, offset, then code. Consequences of a mistake are not pushed at all (the stages
+    /// that know the relation skip them), so the first diagnostic is a cause.
     pub fn sorted(&self) -> Vec<&Diagnostic> {
         let mut v: Vec<&Diagnostic> = self.items.iter().collect();
         v.sort_by(|a, b| {
-            let ka = (a.span.map(|s| (s.file, s.start)), a.code.name, &a.message);
-            let kb = (b.span.map(|s| (s.file, s.start)), b.code.name, &b.message);
+            let ka = (a.severity, a.span.map(|s| (s.file, s.start)), a.code.name, &a.message);
+            let kb = (b.severity, b.span.map(|s| (s.file, s.start)), b.code.name, &b.message);
             ka.cmp(&kb)
         });
         v

@@ -6,6 +6,7 @@
 //! The model holds no KDL type; user-named values keep their [`Spanned`] place so that
 //! `check` can point at them.
 
+pub mod k8s;
 mod resolve;
 pub use resolve::MAX_CLUSTER_NODES;
 pub mod values;
@@ -29,6 +30,9 @@ pub struct Fleet {
     pub schematics: BTreeMap<String, Schematic>,
     pub addons: BTreeMap<String, Addon>,
     pub environments: Vec<Environment>,
+    /// Declarations written but not resolved, already reported at their cause (`add-on
+    /// cilium`, `schematic base`): references to them are not reported again as dangling.
+    pub unresolved: std::collections::BTreeSet<String>,
 }
 
 impl Fleet {
@@ -105,6 +109,8 @@ pub struct Addon {
 pub struct Schematic {
     pub name: Spanned<String>,
     pub spec: crate::schematic::Schematic,
+    /// The extensions as written, with their places (the spec holds them normalised).
+    pub extensions: Vec<Spanned<String>>,
     /// The exact bytes the factory hashes.
     pub canonical: String,
     /// Hex SHA-256 of `canonical`: the schematic ID.
@@ -325,6 +331,8 @@ pub struct Cluster {
     pub apply_mode: Spanned<ApplyMode>,
     /// The add-on that provides the CNI (e.g. `cilium`), or `None` for Talos's default.
     pub cni: Option<Spanned<String>>,
+    /// Where `cni "default"` was written, when it was (Talos's default CNI, stated).
+    pub cni_default: Option<Span>,
     /// Add-ons embedded in this cluster, in the order stated.
     pub addons: Vec<Spanned<String>>,
     pub runtimes: Vec<Spanned<Runtime>>,

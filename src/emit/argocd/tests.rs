@@ -36,7 +36,7 @@ fn fleet(gitops: &str, apps: &str, edge_apps: &str) -> String {
         }}
     }}
     environment "lab" {{
-        proxmox endpoint="https://pve.lab.example:8006" node="pve1" gateway="192.168.50.1" {{
+        proxmox endpoint="https://pve.lab.example:8006" node="pve1" router="192.168.50.1" {{
             size "medium" cores=8 memory="16GiB"
         }}
         state bucket="acme-lab" region="fr-par" endpoint="https://s3.fr-par.scw.cloud"

@@ -62,7 +62,7 @@ fn fleet_full(cilium_text: &str, ccm_text: &str, talos: &str, extra_cluster: &st
         }}
     }}
     environment "lab" {{
-        proxmox endpoint="https://pve:8006" node="pve1" gateway="192.168.50.1" {{
+        proxmox endpoint="https://pve:8006" node="pve1" router="192.168.50.1" {{
             dns "192.168.50.2" "192.168.50.3"
             size "m" cores=4 memory="8GiB" kvm=#true
         }}

@@ -49,6 +49,23 @@ impl<'n> Reader<'n> {
         self.prop_value(name).is_some()
     }
 
+    /// Whether the node has an unknown property whose "did you mean" is `name` (`cout=3` for
+    /// `count`): then a missing `name` is a consequence of that typo, already reported with
+    /// its fix, and is not reported again.
+    pub fn misspelt(&self, name: &str) -> bool {
+        self.node.props.iter().any(|p| {
+            !self.known_props.contains(&p.name.value.as_str())
+                && did_you_mean(&p.name.value, self.known_props.iter().copied()) == Some(name)
+        })
+    }
+
+    /// Reports that the property `name` is missing, unless a misspelling of it is there.
+    pub fn report_missing(&self, name: &str, diags: &mut Diagnostics) {
+        if !self.misspelt(name) {
+            diags.push(missing(self.node, &format!("property `{name}`")));
+        }
+    }
+
     pub fn prop_str(&self, name: &str, diags: &mut Diagnostics) -> Option<Spanned<String>> {
         self.prop_value(name).and_then(|v| expect_str(v, &format!("`{name}`"), diags))
     }
@@ -77,7 +94,7 @@ impl<'n> Reader<'n> {
     /// A required string property.
     pub fn require_str(&self, name: &str, diags: &mut Diagnostics) -> Option<Spanned<String>> {
         if !self.has_prop(name) {
-            diags.push(missing(self.node, &format!("property `{name}`")));
+            self.report_missing(name, diags);
             return None;
         }
         self.prop_str(name, diags)
@@ -85,7 +102,7 @@ impl<'n> Reader<'n> {
 
     pub fn require_parsed<T: FromStr<Err = String>>(&self, name: &str, diags: &mut Diagnostics) -> Option<Spanned<T>> {
         if !self.has_prop(name) {
-            diags.push(missing(self.node, &format!("property `{name}`")));
+            self.report_missing(name, diags);
             return None;
         }
         self.prop_parsed(name, diags)

@@ -233,7 +233,7 @@ fleet "t" {
         extension "siderolabs/qemu-guest-agent"
     }
     environment "lab" {
-        proxmox endpoint="https://pve.example:8006" node="pve1" gateway="10.10.0.1" {
+        proxmox endpoint="https://pve.example:8006" node="pve1" router="10.10.0.1" {
             size "small" cores=2 memory="4GiB"
         }
         state bucket="t-tofu-state" region="fr-par" endpoint="https://s3.fr-par.scw.cloud"

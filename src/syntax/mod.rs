@@ -7,6 +7,7 @@
 
 pub mod fmt;
 pub mod limits;
+mod recover;
 
 use crate::diag::{Diagnostic, Diagnostics, FileId, Span, Spanned, codes};
 
@@ -102,13 +103,46 @@ pub fn parse(file: FileId, text: &str) -> Result<Vec<Node>, Diagnostics> {
         }
         Err(err) => {
             let mut diags = Diagnostics::new();
+            // KDL v1 spellings are one diagnostic, and the parser's errors on their lines its
+            // consequences; an unclosed block is reported at the node that opened it.
+            let v1 = recover::kdl_v1(file, text);
+            let line_of = |o: usize| text[..o.min(text.len())].matches('\n').count();
+            let v1_lines: Vec<usize> = v1.iter().flat_map(|(_, r)| r.iter().map(|(s, _)| line_of(*s))).collect();
+            let mut unclosed_done = false;
+            if let Some((d, _)) = v1 {
+                diags.push(d);
+            }
             for d in &err.diagnostics {
                 let (start, len) = offending_token(text, d.span.offset(), d.span.len());
+                if v1_lines.contains(&line_of(start)) {
+                    continue;
+                }
+                let message = d.message.clone().unwrap_or_default();
+                if message.to_lowercase().contains("closing '}'") {
+                    if unclosed_done {
+                        continue;
+                    }
+                    if let Some(u) = recover::unclosed(file, text) {
+                        unclosed_done = true;
+                        diags.push(u);
+                        continue;
+                    }
+                }
                 let message = d.message.clone().unwrap_or_else(|| "invalid KDL".to_owned());
                 let mut diag = Diagnostic::new(&codes::SYNTAX, lowercase_first(&message))
                     .at(Span::new(file, start, len))
                     .label(d.label.clone().unwrap_or_else(|| "here".to_owned()));
                 diag.help = d.help.clone();
+                let token = &text[start..start + len];
+                if token.starts_with(|c: char| c.is_ascii_digit())
+                    && token.contains('.')
+                    && token.chars().all(|c| c.is_ascii_digit() || "./:-".contains(c))
+                {
+                    // An address, CIDR or version written bare: KDL reads it as a broken number.
+                    diag.help = Some(format!(
+                        "quote it: `\"{token}\"`; addresses, networks and versions are strings in fleet.kdl"
+                    ));
+                }
                 diags.push(diag);
             }
             if diags.is_empty() {

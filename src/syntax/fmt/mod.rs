@@ -17,7 +17,7 @@
 //! written.
 
 mod layout;
-mod lexer;
+pub(crate) mod lexer;
 mod printer;
 
 use crate::diag::{Diagnostic, Diagnostics, FileId, Span, codes};

@@ -23,6 +23,9 @@ pub struct Cli {
     /// When to use colour (NO_COLOR is honoured with `auto`).
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// How every command prints diagnostics (on stderr; `json` on stdout for check, build and fmt).
+    #[arg(long = "diagnostics-format", global = true, value_enum, value_name = "FORMAT")]
+    pub diagnostics_format: Option<DiagFormat>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -48,9 +51,10 @@ pub struct FleetArgs {
     /// The fleet description.
     #[arg(long, default_value = "fleet.kdl")]
     pub fleet: PathBuf,
-    /// How to print diagnostics.
-    #[arg(long, value_enum, default_value_t = DiagFormat::Human)]
-    pub format: DiagFormat,
+    /// The format of this command's output. For the commands whose output is diagnostics
+    /// (check, build, fmt, and the fleet checks of the others), this is `--diagnostics-format`.
+    #[arg(long, value_enum)]
+    pub format: Option<DiagFormat>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -139,7 +143,7 @@ pub enum Command {
         /// The fleet description.
         #[arg(long, default_value = "fleet.kdl")]
         fleet: PathBuf,
-        /// The graph language.
+        /// The format of this command's output: the graph language.
         #[arg(long, value_enum, default_value_t = GraphFormat::Mermaid)]
         format: GraphFormat,
     },
@@ -251,8 +255,8 @@ pub enum TalosCommand {
     },
 }
 
-/// `fleetc diff`. Diagnostics get their own flag (`--diagnostics-format`), so that
-/// `--format` is the diff's format, the option a reviewer reaches for.
+/// `fleetc diff`. `--format` is, in every command, the format of the command's output: here
+/// the diff; diagnostics follow the global `--diagnostics-format`.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
     /// The fleet description.
@@ -265,12 +269,10 @@ pub struct DiffArgs {
     /// memory) instead of out/.
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
-    /// How to print the diff.
+    /// The format of this command's output: the diff. Diagnostics follow the global
+    /// `--diagnostics-format` (always on stderr).
     #[arg(long, value_enum, default_value_t = DiffFormat::Unified)]
     pub format: DiffFormat,
-    /// How to print diagnostics (always on stderr).
-    #[arg(long = "diagnostics-format", value_enum, default_value_t = DiagFormat::Human)]
-    pub diagnostics_format: DiagFormat,
     /// With `--format markdown`: the most characters the comment may have.
     #[arg(long, value_name = "CHARS", default_value_t = crate::review::render::markdown::DEFAULT_CAP)]
     pub max_chars: usize,

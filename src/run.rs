@@ -79,6 +79,8 @@ fn upgrade_plan(ui: &Ui, args: &FleetArgs, cluster: &str, kubernetes: &str, talo
 }
 
 struct Ui {
+    /// The global `--diagnostics-format`, when given.
+    diagnostics_format: Option<DiagFormat>,
     quiet: bool,
     verbose: bool,
     color: bool,
@@ -96,7 +98,13 @@ impl Ui {
         };
         let color = choose(std::io::stderr().is_terminal());
         let stdout_color = choose(std::io::stdout().is_terminal());
-        Ui { quiet: cli.quiet, verbose: cli.verbose, color, stdout_color }
+        Ui { diagnostics_format: cli.diagnostics_format, quiet: cli.quiet, verbose: cli.verbose, color, stdout_color }
+    }
+
+    /// How diagnostics are printed: a command's own `--format` (where its output is
+    /// diagnostics), else the global `--diagnostics-format`, else rendered for people.
+    fn diag_format(&self, args: &FleetArgs) -> DiagFormat {
+        args.format.or(self.diagnostics_format).unwrap_or_default()
     }
 
     fn info(&self, msg: &str) {
@@ -114,7 +122,13 @@ fn fail(msg: impl std::fmt::Display) -> i32 {
 /// Reads the fleet file as text. Bytes that are not UTF-8 are named by their byte offset,
 /// line and column (the column counts characters of the valid text before them).
 fn read_fleet(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = std::fs::read(path).map_err(|e| {
+        let mut msg = format!("cannot read {}: {e}", path.display());
+        if e.kind() == std::io::ErrorKind::NotFound {
+            msg.push_str(&not_found_hint(path));
+        }
+        msg
+    })?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let valid = std::str::from_utf8(&e.as_bytes()[..at]).unwrap_or_default();
@@ -128,13 +142,35 @@ fn read_fleet(path: &Path) -> Result<String, String> {
     })
 }
 
+/// What to do when the fleet file is not there: the nearest fleet.kdl in a parent directory,
+/// if any, then `--fleet` and `fleetc init`.
+fn not_found_hint(path: &Path) -> String {
+    let name = path.file_name().map_or_else(|| "fleet.kdl".into(), |n| n.to_string_lossy().into_owned());
+    let nearest = std::env::current_dir().ok().and_then(|cwd| {
+        let start = cwd.join(path.parent().unwrap_or(Path::new("")));
+        start.ancestors().skip(1).map(|d| d.join(&name)).find(|p| p.is_file())
+    });
+    let mut hint = String::from("\n  hint: fleetc reads fleet.kdl from the current directory; ");
+    if let Some(p) = nearest {
+        hint.push_str(&format!(
+            "there is one at {}: run fleetc there, or pass `--fleet {}`; ",
+            p.display(),
+            p.display()
+        ));
+    } else {
+        hint.push_str("pass `--fleet PATH` for another one; ");
+    }
+    hint.push_str("`fleetc init` writes a starter");
+    hint
+}
+
 /// Reads and compiles the fleet; prints its diagnostics.
 fn load(ui: &Ui, args: &FleetArgs) -> Result<Compilation, i32> {
     let text = read_fleet(&args.fleet).map_err(fail)?;
     let dir = fleet_dir(&args.fleet);
     let name = args.fleet.file_name().map_or_else(|| "fleet.kdl".to_owned(), |n| n.to_string_lossy().into_owned());
     let c = compile(&name, &text, &FsLoader::new(dir));
-    print_diagnostics(ui, args.format, &c);
+    print_diagnostics(ui, ui.diag_format(args), &c);
     Ok(c)
 }
 
@@ -156,7 +192,7 @@ fn load_against(ui: &Ui, args: &FleetArgs, rev: &str) -> Result<Compilation, i32
     if let Some(new_fleet) = &c.fleet {
         crate::check::check_upgrade_path(&old_fleet, new_fleet, &mut c.diags);
     }
-    print_diagnostics(ui, args.format, &c);
+    print_diagnostics(ui, ui.diag_format(args), &c);
     Ok(c)
 }
 
@@ -269,7 +305,7 @@ fn check(ui: &Ui, args: &FleetArgs, base: Option<&str>) -> i32 {
     match loaded {
         Ok(c) if c.diags.has_errors() => EXIT_PROBLEMS,
         Ok(c) => {
-            if args.format == DiagFormat::Human {
+            if ui.diag_format(args) == DiagFormat::Human {
                 ui.info(&format!("{}: {}", args.fleet.display(), render::summary(&c.diags)));
             }
             EXIT_OK
@@ -308,10 +344,11 @@ fn diff(ui: &Ui, args: &DiffArgs) -> i32 {
         Ok(t) => t,
         Err(e) => return fail(e),
     };
-    let (new_set, new_fleet) = match compile_for_diff(ui, args.diagnostics_format, &name, &text, &FsLoader::new(&dir)) {
-        Ok(v) => v,
-        Err(code) => return code,
-    };
+    let (new_set, new_fleet) =
+        match compile_for_diff(ui, ui.diagnostics_format.unwrap_or_default(), &name, &text, &FsLoader::new(&dir)) {
+            Ok(v) => v,
+            Err(code) => return code,
+        };
     let (base, old_set, old_fleet) = match &args.base {
         Some(rev) => {
             let loader = match crate::git_loader::GitLoader::open(&dir, rev) {
@@ -322,7 +359,13 @@ fn diff(ui: &Ui, args: &DiffArgs) -> i32 {
                 Ok(t) => t,
                 Err(e) => return fail(format_args!("cannot read {name} at `{rev}`: {e}")),
             };
-            match compile_for_diff(ui, args.diagnostics_format, &format!("{rev}:{name}"), &old_text, &loader) {
+            match compile_for_diff(
+                ui,
+                ui.diagnostics_format.unwrap_or_default(),
+                &format!("{rev}:{name}"),
+                &old_text,
+                &loader,
+            ) {
                 Ok((set, fleet)) => (rev.clone(), set, Some(fleet)),
                 Err(code) => return code,
             }
@@ -371,7 +414,27 @@ fn explain(code: Option<&str>) -> i32 {
                 print!("{}", c.explanation);
                 EXIT_OK
             }
-            None => fail(format_args!("no diagnostic code `{name}`; `fleetc explain` lists them")),
+            None => match crate::diag::rules::lookup(name) {
+                Some(r) => {
+                    println!("{}: {}", r.id, r.text);
+                    if let Some(why) = r.why {
+                        println!("\nWhy: {why}");
+                    }
+                    let enforced: Vec<&str> =
+                        codes::ALL.iter().filter(|c| c.rule == Some(r.id)).map(|c| c.name).collect();
+                    if !enforced.is_empty() {
+                        println!("\nDiagnostics that enforce it (`fleetc explain <code>`):");
+                        for c in enforced {
+                            println!("  {c}");
+                        }
+                    }
+                    println!("\ndocs/rules.md lists every rule and upstream fact.");
+                    EXIT_OK
+                }
+                None => fail(format_args!(
+                    "no diagnostic code or rule `{name}`; `fleetc explain` lists the codes, docs/rules.md the rules (R1–R29, F1–F13)"
+                )),
+            },
         },
     }
 }
@@ -597,7 +660,7 @@ fn fmt(ui: &Ui, args: &FleetArgs, check_only: bool) -> i32 {
             let mut sources = crate::diag::Sources::default();
             sources.add(name, text);
             let c = Compilation { sources, fleet: None, diags, artifacts: None };
-            print_diagnostics(ui, args.format, &c);
+            print_diagnostics(ui, ui.diag_format(args), &c);
             return EXIT_PROBLEMS;
         }
     };
@@ -651,7 +714,7 @@ fn init(ui: &Ui, dir: &Path) -> i32 {
 }
 
 fn graph(ui: &Ui, fleet: PathBuf, format: GraphFormat) -> i32 {
-    let args = FleetArgs { fleet, format: DiagFormat::Human };
+    let args = FleetArgs { fleet, format: None };
     let c = match load(ui, &args) {
         Ok(c) => c,
         Err(code) => return code,

@@ -6,6 +6,7 @@
 
 pub mod codes;
 pub mod render;
+pub mod rules;
 
 use std::fmt;
 

@@ -102,18 +102,22 @@ pub fn json(diags: &Diagnostics, sources: &Sources) -> String {
 }
 
 /// One line per diagnostic: `file:line:column: severity[code]: message`, for `--quiet` logs
-/// and editors.
+/// and editors; its help (why, and what to write) follows on a line of its own at the same
+/// place, `file:line:column: help: …`, the way compilers print notes.
 pub fn short(diags: &Diagnostics, sources: &Sources) -> String {
     let mut out = String::new();
     for d in diags.sorted() {
-        match d.span {
+        let place = match d.span {
             Some(s) => {
                 let (line, col) = sources.line_col(s.file, s.start);
-                let _ = write!(out, "{}:{line}:{col}: ", sources.get(s.file).name);
+                format!("{}:{line}:{col}: ", sources.get(s.file).name)
             }
-            None => out.push_str("fleetc: "),
+            None => "fleetc: ".to_owned(),
+        };
+        let _ = writeln!(out, "{place}{}[{}]: {}", d.severity.as_str(), d.code.name, d.message);
+        if let Some(help) = &d.help {
+            let _ = writeln!(out, "{place}help: {}", help.replace('\n', " "));
         }
-        let _ = writeln!(out, "{}[{}]: {}", d.severity.as_str(), d.code.name, d.message);
     }
     out
 }

@@ -3,11 +3,15 @@
 //! printed as Mermaid ([`mermaid`]) or Graphviz DOT ([`dot`]). Pure and deterministic: the
 //! same fleet gives the same bytes.
 //!
-//! The apply order is the one `fleetc apply` follows (R13, R19, F2, F3, F7, R22): the
-//! bootstrap root (the state bucket, once), the Image Factory schematics and images, the cloud
-//! root, the Talos API switch opened, each cluster built by OpenTofu with its control-plane
-//! nodes one at a time and then its workers, the switch closed, then Argo CD on each; a
-//! cluster managed by Cluster API comes after its management cluster.
+//! The apply order is the one `fleetc apply` follows (R13, R19, F2, F3, F7, R22), and only the
+//! steps it runs for the environment's platform: the Image Factory schematics and images, the
+//! cloud root, the Talos API switch opened (Scaleway only: a Proxmox cloud root has no switch,
+//! its nodes are reached on the operator's network; `apply/tofu.rs` `has_switches`), each
+//! cluster built by OpenTofu with its control-plane nodes one at a time and then its workers,
+//! the switch closed, then Argo CD on each when the fleet pins it (`apply/argocd.rs` does
+//! nothing otherwise); a cluster managed by Cluster API comes after its management cluster.
+//! The bootstrap root (the state bucket) is never drawn: `fleetc apply` does not run it
+//! (docs/apply.md, "bootstrap"), it is created once by hand.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -92,7 +96,7 @@ pub fn build(fleet: &Fleet) -> Graph {
                 });
             }
         }
-        g.apply.push(apply_order(env, &mut ids));
+        g.apply.push(apply_order(env, fleet.argocd.is_some(), &mut ids));
     }
     g
 }
@@ -107,9 +111,10 @@ fn pool_label(pool: &Pool) -> Vec<String> {
     vec![name, format!("{count} {nodes} of size {}", pool.size.value)]
 }
 
-fn apply_order(env: &Environment, ids: &mut Ids) -> ApplyOrder {
+fn apply_order(env: &Environment, argocd: bool, ids: &mut Ids) -> ApplyOrder {
     let e = &env.name.value;
-    let mut labels = vec![format!("tofu {e}/bootstrap: state bucket")];
+    let mut labels = Vec::new();
+    let switch = matches!(env.provider, crate::model::Provider::Scaleway(_));
     let images: BTreeSet<String> = env
         .clusters
         .iter()
@@ -120,18 +125,24 @@ fn apply_order(env: &Environment, ids: &mut Ids) -> ApplyOrder {
     // Clusters built by OpenTofu, in written order, through the Talos API switch (R13);
     // then Argo CD on each; then the clusters Cluster API manages.
     let (built, managed): (Vec<&Cluster>, Vec<&Cluster>) = env.clusters.iter().partition(|c| !c.is_managed());
-    labels.push(format!("tofu {e}/cloud: open the Talos API switch"));
+    if switch {
+        labels.push(format!("tofu {e}/cloud: open the Talos API switch"));
+    }
     for c in &built {
         node_steps(&mut labels, &format!("tofu {e}/cluster"), c);
     }
-    labels.push(format!("tofu {e}/cloud: close the Talos API switch"));
-    for c in &built {
+    if switch {
+        labels.push(format!("tofu {e}/cloud: close the Talos API switch"));
+    }
+    for c in built.iter().filter(|_| argocd) {
         labels.push(format!("Argo CD: cluster {}", c.name.value));
     }
     for c in managed {
         let mgmt = c.managed_by.as_ref().map_or("", |m| m.value.as_str());
         node_steps(&mut labels, &format!("Cluster API on {mgmt}"), c);
-        labels.push(format!("Argo CD: cluster {}", c.name.value));
+        if argocd {
+            labels.push(format!("Argo CD: cluster {}", c.name.value));
+        }
     }
     let id = ids.make(&["apply", e]);
     let steps = labels

@@ -50,23 +50,37 @@ fn steps(g: &Graph, env: &str) -> Vec<String> {
 }
 
 #[test]
-fn apply_order_bootstrap_images_cloud_control_plane_one_at_a_time_workers_argocd() {
+fn apply_order_images_cloud_switch_control_plane_one_at_a_time_workers_argocd() {
     let g = reference();
     assert_eq!(
         steps(&g, "staging"),
         [
-            "1. tofu staging/bootstrap: state bucket",
-            "2. Image Factory: isolated at Talos v1.13.9",
-            "3. tofu staging/cloud",
-            "4. tofu staging/cloud: open the Talos API switch",
-            "5. tofu staging/cluster: main-cp-1 (control plane)",
-            "6. tofu staging/cluster: main-cp-2 (control plane)",
-            "7. tofu staging/cluster: main-cp-3 (control plane)",
-            "8. tofu staging/cluster: workers main-system-1, main-system-2",
-            "9. tofu staging/cloud: close the Talos API switch",
-            "10. Argo CD: cluster main",
+            "1. Image Factory: isolated at Talos v1.13.9",
+            "2. tofu staging/cloud",
+            "3. tofu staging/cloud: open the Talos API switch",
+            "4. tofu staging/cluster: main-cp-1 (control plane)",
+            "5. tofu staging/cluster: main-cp-2 (control plane)",
+            "6. tofu staging/cluster: main-cp-3 (control plane)",
+            "7. tofu staging/cluster: workers main-system-1, main-system-2",
+            "8. tofu staging/cloud: close the Talos API switch",
+            "9. Argo CD: cluster main",
         ]
     );
+}
+
+/// The graph draws only what `fleetc apply` runs: never the bootstrap root (apply does not
+/// run it), no Talos API switch on Proxmox (its cloud root has none), no Argo CD step when
+/// the fleet pins no Argo CD.
+#[test]
+fn only_the_steps_apply_runs_for_the_platform() {
+    let lab = steps(&reference(), "lab");
+    assert!(lab.iter().all(|s| !s.contains("bootstrap") && !s.contains("switch")), "{lab:?}");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("fleet.kdl"), fleetc::init::STARTER).unwrap();
+    let c = common::compile_file(&dir.path().join("fleet.kdl"));
+    let g = graph::build(c.fleet.as_ref().unwrap());
+    let staging = steps(&g, "staging");
+    assert!(c.fleet.as_ref().unwrap().argocd.is_some() || staging.iter().all(|s| !s.contains("Argo CD")), "{staging:?}");
 }
 
 #[test]

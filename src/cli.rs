@@ -132,11 +132,14 @@ pub enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// Write a commented starter fleet.kdl that builds (never overwrites one).
+    /// Write a commented starter fleet (fleet.kdl, its vendored Argo CD stand-in, one app) that builds and plans as written; never overwrites.
     Init {
-        /// The directory to write fleet.kdl in (created if needed).
+        /// The directory to write the starter in (created if needed).
         #[arg(long, default_value = ".")]
         dir: PathBuf,
+        /// The platform of the starter's environment.
+        #[arg(long, value_enum, default_value_t = PlatformArg::Scaleway)]
+        platform: PlatformArg,
     },
     /// Print environments, clusters, pools and nodes, and each environment's apply order.
     Graph {
@@ -304,4 +307,12 @@ pub enum GraphFormat {
 pub enum SchematicCommand {
     /// Print the ID the Image Factory computes for a schematic file (YAML or JSON; `-` reads stdin).
     Id { file: PathBuf },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum PlatformArg {
+    /// Scaleway Instances.
+    Scaleway,
+    /// A Proxmox VE host.
+    Proxmox,
 }

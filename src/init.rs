@@ -1,16 +1,50 @@
-//! `fleetc init`: a commented starter fleet.kdl that builds as written (one Scaleway
-//! environment, one cluster, no vendored add-on, so no other file is needed). It never
-//! overwrites: an existing fleet.kdl is left alone and reported.
+//! `fleetc init`: a commented starter fleet per platform that builds and plans as written: a
+//! cluster, Talos's default CNI (with the way to Cilium in a comment), an Argo CD pin with one
+//! app, the sealed input `fleetc apply` needs, and what to run next. Beside fleet.kdl it writes
+//! the files the fleet names: a stand-in for Argo CD's install manifest (pinned, saying how to
+//! replace it) and the app's directory. It never overwrites: when any of them exists, nothing
+//! is written and the first one is reported.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The starter fleet, in the canonical layout of `fleetc fmt`.
-pub const STARTER: &str = include_str!("init/starter.kdl");
+/// The platforms a starter exists for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Platform {
+    Scaleway,
+    Proxmox,
+}
+
+/// The Scaleway starter, in the canonical layout of `fleetc fmt`.
+pub const STARTER: &str = include_str!("init/scaleway.kdl");
+/// The Proxmox starter.
+pub const PROXMOX_STARTER: &str = include_str!("init/proxmox.kdl");
+/// The stand-in for Argo CD's install manifest that the starters pin.
+pub const ARGOCD_STAND_IN: &str = include_str!("init/argocd-install.yaml");
+/// Where the starters pin it.
+pub const ARGOCD_PATH: &str = "vendor/argocd-3.2.1-install.yaml";
+
+/// The starter of a platform.
+pub fn starter(platform: Platform) -> &'static str {
+    match platform {
+        Platform::Scaleway => STARTER,
+        Platform::Proxmox => PROXMOX_STARTER,
+    }
+}
+
+/// Every file a starter writes, relative to its directory, in writing order.
+pub fn files(platform: Platform) -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("fleet.kdl", starter(platform)),
+        (ARGOCD_PATH, ARGOCD_STAND_IN),
+        ("apps/hello/kustomization.yaml", include_str!("init/hello/kustomization.yaml")),
+        ("apps/hello/configmap.yaml", include_str!("init/hello/configmap.yaml")),
+    ]
+}
 
 #[derive(Debug)]
 pub enum InitError {
-    /// `fleet.kdl` is already there.
+    /// A file the starter would write is already there.
     Exists(PathBuf),
     Io(PathBuf, std::io::Error),
 }
@@ -18,22 +52,46 @@ pub enum InitError {
 impl std::fmt::Display for InitError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            InitError::Exists(p) => write!(f, "{} already exists; `fleetc init` never overwrites it", p.display()),
+            InitError::Exists(p) => {
+                write!(f, "{} already exists; `fleetc init` never overwrites, and wrote nothing", p.display())
+            }
             InitError::Io(p, e) => write!(f, "cannot write {}: {e}", p.display()),
         }
     }
 }
 
-/// Writes `dir/fleet.kdl` (creating `dir` if needed) and returns its path.
-pub fn write(dir: &Path) -> Result<PathBuf, InitError> {
-    let path = dir.join("fleet.kdl");
-    std::fs::create_dir_all(dir).map_err(|e| InitError::Io(dir.to_owned(), e))?;
-    // `create_new` makes the refusal atomic: a file appearing meanwhile is not overwritten.
-    let mut file = match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(InitError::Exists(path)),
-        Err(e) => return Err(InitError::Io(path, e)),
-    };
-    file.write_all(STARTER.as_bytes()).map_err(|e| InitError::Io(path.clone(), e))?;
-    Ok(path)
+/// Writes the starter of `platform` into `dir` (created if needed) and returns the path of
+/// its fleet.kdl.
+pub fn write(dir: &Path, platform: Platform) -> Result<PathBuf, InitError> {
+    let files = files(platform);
+    if let Some((rel, _)) = files.iter().find(|(rel, _)| dir.join(rel).exists()) {
+        return Err(InitError::Exists(dir.join(rel)));
+    }
+    for (rel, content) in files {
+        let path = dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| InitError::Io(parent.to_owned(), e))?;
+        }
+        // `create_new` makes the refusal atomic: a file appearing meanwhile is not overwritten.
+        let mut file = match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(InitError::Exists(path)),
+            Err(e) => return Err(InitError::Io(path, e)),
+        };
+        file.write_all(content.as_bytes()).map_err(|e| InitError::Io(path.clone(), e))?;
+    }
+    Ok(dir.join("fleet.kdl"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_starters_pin_the_stand_in_they_write() {
+        let sha = crate::digest::sha256_hex(ARGOCD_STAND_IN.as_bytes());
+        for p in [Platform::Scaleway, Platform::Proxmox] {
+            assert!(starter(p).contains(&format!("manifest=\"{ARGOCD_PATH}\" sha256=\"{sha}\"")), "{p:?}");
+        }
+    }
 }

@@ -44,7 +44,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Upgrade(args) => upgrade_command(&ui, &args),
         Command::Talos { command } => talos_command(&ui, command),
         Command::Fmt { fleet, check } => fmt(&ui, &fleet, check),
-        Command::Init { dir } => init(&ui, &dir),
+        Command::Init { dir, platform } => init(&ui, &dir, platform),
         Command::Graph { fleet, format } => graph(&ui, fleet, format),
         Command::Completions { shell } => completions(shell),
         Command::Man => man(),
@@ -700,12 +700,17 @@ fn replace_file(path: &Path, content: &str) -> std::io::Result<()> {
     })
 }
 
-fn init(ui: &Ui, dir: &Path) -> i32 {
-    match crate::init::write(dir) {
+fn init(ui: &Ui, dir: &Path, platform: crate::cli::PlatformArg) -> i32 {
+    let platform = match platform {
+        crate::cli::PlatformArg::Scaleway => crate::init::Platform::Scaleway,
+        crate::cli::PlatformArg::Proxmox => crate::init::Platform::Proxmox,
+    };
+    match crate::init::write(dir, platform) {
         Ok(path) => {
             ui.info(&format!(
-                "wrote {}: replace the placeholders marked CHANGE, then run `fleetc build`",
-                path.display()
+                "wrote {} (with {} and apps/hello/): replace the placeholders marked CHANGE, then run `fleetc build`; its first lines say what a first `fleetc apply` needs",
+                path.display(),
+                crate::init::ARGOCD_PATH
             ));
             EXIT_OK
         }

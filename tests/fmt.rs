@@ -91,6 +91,7 @@ fn the_reference_fleet_and_the_starter_are_in_the_canonical_layout() {
     let reference = fs::read_to_string(common::root().join("fleet.kdl")).unwrap();
     assert_eq!(assert_round_trip("fleet.kdl", &reference), reference);
     assert_eq!(assert_round_trip("starter", fleetc::init::STARTER), fleetc::init::STARTER);
+    assert_eq!(assert_round_trip("proxmox starter", fleetc::init::PROXMOX_STARTER), fleetc::init::PROXMOX_STARTER);
 }
 
 /// A small deterministic generator (no dependency): the same sequence on every run.

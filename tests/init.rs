@@ -15,24 +15,43 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Each starter builds, checks clean, is formatted, draws its graph, and `fleetc apply <env>
+/// --plan` prints a complete plan (every step through Argo CD, nothing run) as written. The
+/// bare-metal starter lands with the bare-metal platform.
 #[test]
-fn init_writes_a_starter_that_builds_checks_clean_and_is_formatted() {
-    let tmp = tempfile::tempdir().unwrap();
-    let o = fleetc(tmp.path(), &["init", "--dir", "new"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let dir = tmp.path().join("new");
-    assert_eq!(fs::read_to_string(dir.join("fleet.kdl")).unwrap(), fleetc::init::STARTER);
+fn every_starter_builds_checks_clean_and_plans() {
+    for (platform, starter, env) in
+        [("scaleway", fleetc::init::STARTER, "staging"), ("proxmox", fleetc::init::PROXMOX_STARTER, "home")]
+    {
+        let tmp = tempfile::tempdir().unwrap();
+        let o = fleetc(tmp.path(), &["init", "--dir", "new", "--platform", platform]);
+        assert_eq!(o.status.code(), Some(0), "{platform}: {}", stderr(&o));
+        let dir = tmp.path().join("new");
+        assert_eq!(fs::read_to_string(dir.join("fleet.kdl")).unwrap(), starter);
+        assert!(dir.join(fleetc::init::ARGOCD_PATH).is_file() && dir.join("apps/hello").is_dir());
 
-    let o = fleetc(&dir, &["check"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stderr(&o).contains("no problems"), "no warning either: {}", stderr(&o));
-    let o = fleetc(&dir, &["build"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(dir.join("out/MANIFEST.sha256").exists());
-    let o = fleetc(&dir, &["fmt", "--check"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let o = fleetc(&dir, &["graph"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let o = fleetc(&dir, &["check"]);
+        assert_eq!(o.status.code(), Some(0), "{platform}: {}", stderr(&o));
+        assert!(stderr(&o).contains("no problems"), "{platform}: no warning either: {}", stderr(&o));
+        let o = fleetc(&dir, &["build"]);
+        assert_eq!(o.status.code(), Some(0), "{platform}: {}", stderr(&o));
+        assert!(dir.join("out/MANIFEST.sha256").exists());
+        assert!(
+            dir.join(format!("out/argocd/{env}/main/apps")).is_dir(),
+            "{platform}: the starter has Argo CD and an app"
+        );
+        let o = fleetc(&dir, &["fmt", "--check"]);
+        assert_eq!(o.status.code(), Some(0), "{platform}: {}", stderr(&o));
+        let o = fleetc(&dir, &["graph"]);
+        assert_eq!(o.status.code(), Some(0), "{platform}: {}", stderr(&o));
+        let o = fleetc(&dir, &["apply", env, "--plan"]);
+        assert_eq!(o.status.code(), Some(0), "{platform}: {}", stderr(&o));
+        let plan = String::from_utf8_lossy(&o.stdout);
+        for step in ["== 1.", "== 3. cloud root", "== 5.", "Argo CD", "installing it from"] {
+            assert!(plan.contains(step), "{platform}: the plan lacks `{step}`:\n{plan}");
+        }
+        assert!(!plan.contains("nothing to do"), "{platform}: {plan}");
+    }
 }
 
 #[test]
@@ -52,6 +71,7 @@ fn init_never_overwrites() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
     assert_eq!(fs::read_to_string(tmp.path().join("fleet.kdl")).unwrap(), "mine\n");
+    assert!(!tmp.path().join("vendor").exists(), "nothing written when one file is there");
     let o = fleetc(tmp.path(), &["init", "--quiet", "--dir", "other"]);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(stderr(&o), "", "--quiet prints nothing on success");

@@ -43,7 +43,7 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                 }
             }
             if let Some(cni) = &cluster.cni
-                && cni.value != "none"
+                && cni.value != crate::model::CNI_NONE
                 && !cluster.addons.iter().any(|a| a.value == cni.value)
             {
                 diags.push(

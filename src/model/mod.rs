@@ -329,7 +329,8 @@ pub struct Cluster {
     pub cert_sans: Vec<Spanned<String>>,
     pub discovery: Spanned<bool>,
     pub apply_mode: Spanned<ApplyMode>,
-    /// The add-on that provides the CNI (e.g. `cilium`), or `None` for Talos's default.
+    /// The add-on that provides the CNI (e.g. `cilium`), [`CNI_NONE`] for a CNI the user
+    /// installs (Talos deploys none), or `None` for Talos's default.
     pub cni: Option<Spanned<String>>,
     /// Where `cni "default"` was written, when it was (Talos's default CNI, stated).
     pub cni_default: Option<Span>,
@@ -372,6 +373,9 @@ impl Cluster {
         format!("https://{}:{}", self.endpoint.address.value, self.endpoint.port)
     }
 }
+
+/// `cni "none"`: the cluster gets no CNI from Talos nor from an add-on; the user installs one.
+pub const CNI_NONE: &str = "none";
 
 /// Where the Kubernetes API is reached: a private load balancer on Scaleway (R12), a shared
 /// virtual IP on Proxmox.

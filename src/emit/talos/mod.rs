@@ -121,6 +121,9 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
     let dir = format!("talos/{}/{}", env.name, cluster.name);
     let kube_proxy = match &cluster.cni {
         None => KubeProxy::TalosDefault,
+        // `cni "none"`: Talos deploys no CNI (`cni: none` below) and keeps kube-proxy; the
+        // user installs the CNI (docs/fleet-language.md).
+        Some(cni) if cni.value == crate::model::CNI_NONE => KubeProxy::TalosDefault,
         Some(cni) => match fleet.addons.get(&cni.value) {
             Some(addon) => addons::kube_proxy(addon),
             None => return Err(EmitError(format!("the CNI add-on `{}` is not declared", cni.value))),

@@ -158,6 +158,16 @@ pub enum Command {
     },
     /// Print fleetc's man page (roff).
     Man,
+    /// Print the fleet's environments or `<env>/<cluster>` names, one a line, for the shell
+    /// completions (`fleetc completions` calls it); prints nothing when there is no fleet.
+    #[command(hide = true, name = "__targets")]
+    Targets {
+        /// `environments` or `clusters`.
+        what: String,
+        /// The fleet description.
+        #[arg(long, default_value = "fleet.kdl")]
+        fleet: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]

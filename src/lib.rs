@@ -10,6 +10,7 @@ pub mod artifacts;
 pub mod check;
 pub mod cli;
 pub mod compile;
+pub mod completions;
 pub mod diag;
 pub mod digest;
 pub mod emit;

@@ -48,6 +48,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Graph { fleet, format } => graph(&ui, fleet, format),
         Command::Completions { shell } => completions(shell),
         Command::Man => man(),
+        Command::Targets { what, fleet } => targets(&what, &fleet),
     }
 }
 
@@ -737,6 +738,31 @@ fn graph(ui: &Ui, fleet: PathBuf, format: GraphFormat) -> i32 {
 fn completions(shell: clap_complete::Shell) -> i32 {
     let mut cmd = <Cli as clap::CommandFactory>::command();
     clap_complete::generate(shell, &mut cmd, "fleetc", &mut std::io::stdout());
+    // clap's scripts are static; what follows completes the fleet's own names (environments,
+    // `<env>/<cluster>`) by asking `fleetc __targets` in the directory the shell is in.
+    if let Some(extra) = crate::completions::fleet_names(shell) {
+        print!("{extra}");
+    }
+    EXIT_OK
+}
+
+/// `fleetc __targets`: the names the completions offer. Silent on any problem: a completion
+/// prints candidates or nothing.
+fn targets(what: &str, fleet: &Path) -> i32 {
+    let Ok(text) = std::fs::read_to_string(fleet) else { return EXIT_OK };
+    let c = compile("fleet.kdl", &text, &FsLoader::new(fleet_dir(fleet)));
+    let Some(f) = c.fleet else { return EXIT_OK };
+    for env in &f.environments {
+        match what {
+            "environments" => println!("{}", env.name.value),
+            "clusters" => {
+                for cl in &env.clusters {
+                    println!("{}/{}", env.name.value, cl.name.value);
+                }
+            }
+            _ => {}
+        }
+    }
     EXIT_OK
 }
 

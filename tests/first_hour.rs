@@ -77,3 +77,29 @@ fn short_diagnostics_keep_the_help_and_the_global_format_is_accepted_everywhere(
     assert_eq!(o.status.code(), Some(1));
     assert!(all(&o).contains("\"code\": \"fleet::model::unknown-property\""), "{}", all(&o));
 }
+
+/// The bash completion offers the fleet's environments after `apply` and `<env>/<cluster>`
+/// after `upgrade-plan` and `secrets import`, from the fleet.kdl of the current directory.
+#[test]
+fn bash_completion_knows_the_fleets_environments_and_clusters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = fleetc(tmp.path(), &["init", "--platform", "proxmox"]);
+    assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    let script = fleetc(tmp.path(), &["completions", "bash"]);
+    fs::write(tmp.path().join("c.bash"), &script.stdout).unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_fleetc")).parent().unwrap().display().to_string();
+    let probe = format!(
+        "source ./c.bash\nPATH={bin}:$PATH\n\
+         COMP_WORDS=(fleetc apply ''); COMP_CWORD=2; _fleetc_fleet_names; echo \"apply: ${{COMPREPLY[*]}}\"\n\
+         COMP_WORDS=(fleetc upgrade-plan h); COMP_CWORD=2; _fleetc_fleet_names; echo \"upgrade-plan: ${{COMPREPLY[*]}}\"\n\
+         COMP_WORDS=(fleetc secrets import ''); COMP_CWORD=3; _fleetc_fleet_names; echo \"secrets: ${{COMPREPLY[*]}}\"\n"
+    );
+    let o = Command::new("bash").arg("-c").arg(probe).current_dir(tmp.path()).output().expect("bash runs");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("apply: home\n"), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("upgrade-plan: home/main\n") && out.contains("secrets: home/main\n"), "{out}");
+    for shell in ["zsh", "fish"] {
+        let o = fleetc(tmp.path(), &["completions", shell]);
+        assert!(String::from_utf8_lossy(&o.stdout).contains("__targets"), "{shell}");
+    }
+}

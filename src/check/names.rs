@@ -9,11 +9,23 @@ use crate::model::values::is_dns_label;
 
 fn label(name: &Spanned<String>, what: &str, diags: &mut Diagnostics) {
     if !is_dns_label(&name.value) {
-        diags.push(
+        let mut d =
             Diagnostic::new(&codes::INVALID_NAME, format!("{what} name `{}` is not a DNS-1123 label", name.value))
                 .at(name.span)
-                .label("not a DNS label"),
-        );
+                .label("not a DNS label");
+        let suggestion: String = name
+            .value
+            .to_ascii_lowercase()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect::<String>()
+            .trim_matches('-')
+            .to_owned();
+        if suggestion != name.value && is_dns_label(&suggestion) {
+            let why = d.help.take().unwrap_or_default();
+            d.help = Some(format!("write `{suggestion}`; {why}"));
+        }
+        diags.push(d);
     }
 }
 

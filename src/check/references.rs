@@ -53,10 +53,14 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                     )
                     .at(cni.span)
                     .label("not in `addons`")
-                    .help(format!(
-                        "add `{}` to the cluster's `addons`: nodes become Ready only with a CNI (R25)",
-                        cni.value
-                    )),
+                    .help(if cni.value == "flannel" {
+                        "Talos's default CNI is flannel: write `cni \"default\"` (or leave `cni` out)".to_owned()
+                    } else {
+                        format!(
+                            "add `{}` to the cluster's `addons` (and declare it with `addon \"{}\" …`, docs/addons.md): nodes become Ready only with a CNI (R25)",
+                            cni.value, cni.value
+                        )
+                    }),
                 );
             }
             if let Some(mgmt) = &cluster.managed_by {

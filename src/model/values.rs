@@ -176,7 +176,15 @@ impl FromStr for Bytes {
     fn from_str(s: &str) -> Result<Self, String> {
         let digits = s.bytes().take_while(u8::is_ascii_digit).count();
         let (num, unit) = s.split_at(digits);
-        let err = || format!("`{s}` is not a size such as `100GB` or `8GiB`");
+        let err = || match unit {
+            "G" | "M" | "T" | "Gi" | "Mi" | "Ti" | "g" | "m" | "t" | "gb" | "mb" | "tb" | "gib" | "mib" | "tib" => {
+                let base = unit.trim_end_matches(['i', 'b', 'B']).to_ascii_uppercase();
+                format!(
+                    "`{s}` has no unit fleetc reads: write `{num}{base}iB` (powers of two, as memory is usually meant) or `{num}{base}B` (powers of ten)"
+                )
+            }
+            _ => format!("`{s}` is not a size such as `100GB` or `8GiB`"),
+        };
         let n: u64 = num.parse().map_err(|_| err())?;
         let mult: u64 = match unit {
             "MB" => 1_000_000,

@@ -260,9 +260,13 @@ impl Resolver<'_> {
                 Diagnostic::new(&codes::DANGLING_REFERENCE, format!("no environment `{base_name}` to inherit from"))
                     .at(from.value.span)
                     .label("unknown environment");
-            if let Some(m) = crate::diag::did_you_mean(base_name, names.iter().map(String::as_str)) {
-                d.help = Some(format!("did you mean `{m}`?"));
-            }
+            d.help = Some(match crate::diag::did_you_mean(base_name, names.iter().map(String::as_str)) {
+                Some(m) => format!("did you mean `{m}`?"),
+                None => format!(
+                    "`from=` names another environment of this fleet: {}",
+                    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                ),
+            });
             self.diags.push(d);
             return None;
         };
@@ -1229,6 +1233,10 @@ impl Resolver<'_> {
                 )
                 .at(count.span)
                 .label("node count")
+                .related(
+                    node.children().iter().find(|c| c.name.value == "addresses").map_or(head, Node::head_span),
+                    "the addresses",
+                )
                 .help("give one address per node, in node order"),
             );
         }
@@ -1312,7 +1320,14 @@ impl Resolver<'_> {
                 None
             }
         };
-        let namespace = r.require_str("namespace", d);
+        let namespace = if r.has_prop("namespace") || r.misspelt("namespace") {
+            r.require_str("namespace", d)
+        } else {
+            d.push(missing(node, "property `namespace`").help(
+                "the namespace Argo CD syncs the app into (created for it: `CreateNamespace=true`), e.g. `namespace=\"hello\"` (R23)",
+            ));
+            None
+        };
         let mut after: Vec<Spanned<String>> = r.prop_str("after", d).into_iter().collect();
         let wave = r.prop_int::<i64>("wave", d);
         let auto_sync = match r.prop_str("sync", d) {

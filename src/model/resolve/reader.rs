@@ -260,9 +260,10 @@ pub(crate) fn unknown_child(child: &Node, parent: &str, known: &[&str], diags: &
         );
         return;
     }
-    let help = match did_you_mean(name, known.iter().copied()) {
-        Some(s) => format!("did you mean `{s}`?"),
-        None => format!("`{parent}` takes: {}", list(known)),
+    let help = match (did_you_mean(name, known.iter().copied()), scope_hint(name, parent)) {
+        (_, Some(hint)) => format!("{hint}; `{parent}` takes: {}", list(known)),
+        (Some(s), None) => format!("did you mean `{s}`?"),
+        (None, None) => format!("`{parent}` takes: {}", list(known)),
     };
     diags.push(
         Diagnostic::new(&codes::UNKNOWN_NODE, format!("unknown node `{name}` in `{parent}`"))
@@ -270,6 +271,26 @@ pub(crate) fn unknown_child(child: &Node, parent: &str, known: &[&str], diags: &
             .label("unknown node")
             .help(help),
     );
+}
+
+/// What a node that fleet.kdl has no place for means, where a newcomer writes it: the
+/// feature is elsewhere, or out of fleetc's scope (README, "Scope").
+fn scope_hint(name: &str, parent: &str) -> Option<&'static str> {
+    match (name, parent) {
+        ("kernel-arg" | "extension" | "meta" | "overlay", "pool" | "control-plane" | "cluster") => Some(
+            "kernel arguments and extensions live in a `schematic` at the fleet level; a pool runs one with `schematic=\"<name>\"`",
+        ),
+        ("flux" | "fluxcd" | "kustomization", _) => {
+            Some("fleetc's GitOps engine is Argo CD (`gitops`, `argocd`, `app`); Flux is not supported")
+        }
+        ("patch" | "patches" | "config-patch" | "machine-config", _) => Some(
+            "fleetc has no free-form Talos patches: every emitted field comes from a node of fleet.kdl (docs/talos.md)",
+        ),
+        ("node" | "nodes" | "machine", "pool" | "control-plane") => {
+            Some("a pool is `count` identical nodes: there are no per-node settings (static addresses are `addresses`)")
+        }
+        _ => None,
+    }
 }
 
 fn is_iam_word(name: &str) -> bool {

@@ -4,7 +4,7 @@
 //! - Kubernetes (control plane or a pinned worker pool): its version skew policy describes
 //!   upgrades only (R26);
 //! - Talos: upgrades are tested forward, between adjacent minors; `talosctl rollback` is the only
-//!   way back, and it needs no change in fleet.kdl's history to be a downgrade (F1);
+//!   way back, and it is a command on a node, not a lower version in fleet.kdl (F1);
 //! - the Cluster API providers a management cluster pins: `clusterctl upgrade` moves providers
 //!   forward only, and an older controller cannot read objects its successor stored (R24).
 
@@ -66,7 +66,7 @@ pub(super) fn check(old: &Fleet, new: &Fleet, diags: &mut Diagnostics) {
                     .at(c.talos.span)
                     .label(format!("was {} at the base revision", before.talos.value.v()))
                     .help(
-                        "Talos tests upgrades forward only; `talosctl rollback` returns a node to the image it booted before, and is not a change of fleet.kdl (F1); keep the version",
+                        "Talos tests upgrades forward only (F1): keep the version in fleet.kdl; to take a node back after a failed upgrade, `talosctl rollback` returns it to the image it booted before",
                     ),
                 );
             }

@@ -106,7 +106,8 @@ pub fn parse(file: FileId, text: &str) -> Result<Vec<Node>, Diagnostics> {
             // KDL v1 spellings are one diagnostic, and the parser's errors on their lines its
             // consequences; an unclosed block is reported at the node that opened it.
             let v1 = recover::kdl_v1(file, text);
-            let line_of = |o: usize| text[..o.min(text.len())].matches('\n').count();
+            let line_of =
+                |o: usize| text[..crate::diag::floor_char_boundary(text, o.min(text.len()))].matches('\n').count();
             let v1_lines: Vec<usize> = v1.iter().flat_map(|(_, r)| r.iter().map(|(s, _)| line_of(*s))).collect();
             let mut unclosed_done = false;
             if let Some((d, _)) = v1 {
@@ -133,7 +134,7 @@ pub fn parse(file: FileId, text: &str) -> Result<Vec<Node>, Diagnostics> {
                     .at(Span::new(file, start, len))
                     .label(d.label.clone().unwrap_or_else(|| "here".to_owned()));
                 diag.help = d.help.clone();
-                let token = &text[start..start + len];
+                let token = text.get(start..start + len).unwrap_or_default();
                 if token.starts_with(|c: char| c.is_ascii_digit())
                     && token.contains('.')
                     && token.chars().all(|c| c.is_ascii_digit() || "./:-".contains(c))

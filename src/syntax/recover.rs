@@ -89,7 +89,7 @@ pub(super) fn unclosed(file: FileId, text: &str) -> Option<Diagnostic> {
         }
         if at_line_start {
             at_line_start = false;
-            let column = text[line_start..t.start].chars().count();
+            let column = text.get(line_start..t.start).map_or(0, |l| l.chars().count());
             line_first = Some((t.start, column));
             if t.kind != Kind::RBrace
                 && let Some(&(brace, opener, col)) = open.last()

@@ -478,21 +478,26 @@ disk as large as the minimum, no disk is smaller, and the install selector match
     KUBE_PROXY_KEPT = "fleet::talos::kube-proxy-kept", Warning, Some("F12"),
     Some("kube-proxy may be disabled only when the CNI replaces it and reaches the API through KubePrism on localhost:7445 (F12); otherwise fleetc keeps it"),
 "## What it does
-Warns when the CNI add-on's manifest turns Cilium's kube-proxy replacement on, but its
-`k8s-service-host`/`k8s-service-port` do not point at KubePrism (`localhost:7445`). fleetc
-then keeps kube-proxy (`cluster.proxy.disabled: false`) and says so.
+Warns when the CNI add-on's manifest turns Cilium's kube-proxy replacement on
+(`kube-proxy-replacement: \"true\"` in `cilium-config`), but the Cilium agent or operator does
+not reach the API server through KubePrism (`localhost:7445`). fleetc then keeps kube-proxy
+(`cluster.proxy.disabled: false`) and says so.
 
 ## Why (F12)
 Without kube-proxy, Services work only once the CNI runs, and the CNI must reach the API
 server without a Service: through KubePrism, the load balancer Talos runs on every node.
 Pointing Cilium at an external address works until that address is the one that fails.
-fleetc reads the vendored manifest's `cilium-config` ConfigMap and disables kube-proxy only
-when both hold.
+fleetc reads the vendored manifest as the Cilium chart renders it: `k8sServiceHost` and
+`k8sServicePort` become the `KUBERNETES_SERVICE_HOST`/`_PORT` environment of the `cilium`
+DaemonSet's agent and of the `cilium-operator` Deployment (`k8s.apiServerURLs`, rendered as
+`k8s-api-server-urls` in `cilium-config`, comes first when set), and disables kube-proxy only
+when both point at KubePrism.
 
 ## Example
-    # vendor/cilium.yaml, cilium-config
-    kube-proxy-replacement: \"true\"
-    k8s-service-host: \"10.10.0.10\"
+    # vendor/cilium.yaml, DaemonSet cilium, container cilium-agent
+    env:
+    - name: KUBERNETES_SERVICE_HOST
+      value: \"10.10.0.10\"
 
 ## Instead
 Render Cilium with `--set kubeProxyReplacement=true --set k8sServiceHost=localhost

@@ -56,20 +56,125 @@ fn config_value(data: &Value, key: &str) -> Option<String> {
     }
 }
 
-/// Reads the `cilium-config` ConfigMap of the CNI add-on's manifest: kube-proxy may be disabled
-/// only when `kube-proxy-replacement` is `"true"` and `k8s-service-host`/`k8s-service-port`
-/// point at KubePrism (`localhost` or `127.0.0.1`, port 7445). Anything else keeps kube-proxy,
-/// with the reason.
+/// The object of `kind` named `name` in a manifest.
+fn find<'a>(objects: &'a [Value], kind: &str, name: &str) -> Option<&'a Value> {
+    objects.iter().find(|o| {
+        o.get("kind").and_then(Value::as_str) == Some(kind)
+            && o.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
+    })
+}
+
+/// Where one Cilium component reaches the Kubernetes API, as its client decides it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ApiEndpoint {
+    /// `host` and `port` (either may be unknown when only one is given).
+    At { host: Option<String>, port: Option<String> },
+    /// Something fleetc cannot resolve from the manifest alone (a kubeconfig file, an env
+    /// value taken from another object), in words.
+    Unresolved(String),
+}
+
+impl ApiEndpoint {
+    fn is_kubeprism(&self) -> bool {
+        match self {
+            ApiEndpoint::At { host, port } => {
+                matches!(host.as_deref(), Some("localhost" | "127.0.0.1"))
+                    && port.as_deref() == Some(&KUBEPRISM_PORT.to_string())
+            }
+            ApiEndpoint::Unresolved(_) => false,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            ApiEndpoint::At { host, port } => {
+                format!("`{}:{}`", host.as_deref().unwrap_or("?"), port.as_deref().unwrap_or("?"))
+            }
+            ApiEndpoint::Unresolved(why) => why.clone(),
+        }
+    }
+}
+
+/// `host` and `port` of an API server URL as Cilium reads `k8s-api-server-urls`: a URL without
+/// a scheme is `https://`, a URL without a port is 443 for https.
+fn url_endpoint(url: &str) -> ApiEndpoint {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("https", url));
+    let authority = rest.split('/').next().unwrap_or_default();
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(v6) => {
+            let (h, p) = v6.split_once(']').unwrap_or((v6, ""));
+            (h, p.strip_prefix(':'))
+        }
+        None => match authority.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        },
+    };
+    let default_port = if scheme == "http" { "80" } else { "443" };
+    ApiEndpoint::At { host: Some(host.to_owned()), port: Some(port.unwrap_or(default_port).to_owned()) }
+}
+
+/// Where the container `container` of `workload` reaches the API server, with the precedence of
+/// Cilium's client (cilium/cilium v1.18.4 `pkg/k8s/client/rest_config_provider.go`,
+/// `createConfig`): a kubeconfig path, then `k8s-api-server`, then the first of
+/// `k8s-api-server-urls` (all from `cilium-config`, which the agent and the operator both read),
+/// then the in-cluster config, which is the container's `KUBERNETES_SERVICE_HOST`/`_PORT`
+/// environment. The chart renders `k8sServiceHost`/`k8sServicePort` only as that environment
+/// (`install/kubernetes/cilium/templates/cilium-agent/daemonset.yaml` and
+/// `cilium-operator/deployment.yaml`), never into `cilium-config`
+/// (`templates/cilium-configmap.yaml` writes `k8s-api-server-urls` only from
+/// `k8s.apiServerURLs`). Without the environment, Kubernetes injects the `kubernetes` Service's
+/// ClusterIP, which only kube-proxy (or Cilium itself, once running) serves.
+fn api_endpoint(config: &Value, workload: &Value, container: &str) -> ApiEndpoint {
+    if let Some(path) = config_value(config, "k8s-kubeconfig-path").filter(|p| !p.is_empty()) {
+        return ApiEndpoint::Unresolved(format!("the kubeconfig `{path}`"));
+    }
+    if let Some(url) = config_value(config, "k8s-api-server").filter(|u| !u.is_empty()) {
+        // `parseConfig`: this deprecated key defaults to http, the list below to https.
+        return url_endpoint(&if url.starts_with("http") { url } else { format!("http://{url}") });
+    }
+    if let Some(urls) = config_value(config, "k8s-api-server-urls")
+        && let Some(first) = urls.split([' ', ',']).find(|u| !u.is_empty())
+    {
+        return url_endpoint(first);
+    }
+    let containers = workload.pointer("/spec/template/spec/containers").and_then(Value::as_array);
+    let Some(c) = containers.into_iter().flatten().find(|c| c.get("name").and_then(Value::as_str) == Some(container))
+    else {
+        return ApiEndpoint::Unresolved(format!("no container `{container}`"));
+    };
+    let env = c.get("env").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let var = |name: &str| -> Result<Option<String>, String> {
+        // The last entry of a name wins, as the kubelet builds the environment.
+        match env.iter().rev().find(|e| e.get("name").and_then(Value::as_str) == Some(name)) {
+            None => Ok(None),
+            Some(e) => match e.get("value") {
+                Some(v) => Ok(config_value(&serde_json::json!({ "v": v }), "v")),
+                None => Err(format!("`{name}` taken from another object")),
+            },
+        }
+    };
+    match (var("KUBERNETES_SERVICE_HOST"), var("KUBERNETES_SERVICE_PORT")) {
+        (Err(why), _) | (_, Err(why)) => ApiEndpoint::Unresolved(why),
+        (Ok(None), _) => ApiEndpoint::Unresolved("the `kubernetes` Service (no `KUBERNETES_SERVICE_HOST`)".into()),
+        (Ok(host), Ok(port)) => ApiEndpoint::At { host, port },
+    }
+}
+
+/// Reads the CNI add-on's manifest as the real Cilium chart renders it: kube-proxy may be
+/// disabled only when `cilium-config` has `kube-proxy-replacement: "true"` and both the agent
+/// (container `cilium-agent` of the DaemonSet `cilium`) and, when present, the operator
+/// (container `cilium-operator` of the Deployment `cilium-operator`) reach the API through
+/// KubePrism (`localhost` or `127.0.0.1`, port 7445), as Talos' Cilium guide sets with
+/// `k8sServiceHost=localhost` and `k8sServicePort=7445`. Anything else keeps kube-proxy, with the
+/// reason.
 pub fn kube_proxy(cni: &Addon) -> KubeProxy {
     let kept = |reason: String| KubeProxy::Kept { reason, intended: false };
     let objects = match objects(&cni.manifest.content) {
         Ok(o) => o,
         Err(e) => return kept(format!("its manifest cannot be read as YAML ({e})")),
     };
-    let Some(config) = objects.iter().find(|o| {
-        o.get("kind").and_then(Value::as_str) == Some("ConfigMap")
-            && o.pointer("/metadata/name").and_then(Value::as_str) == Some("cilium-config")
-    }) else {
+    let Some(config) = find(&objects, "ConfigMap", "cilium-config") else {
         return kept("its manifest has no `cilium-config` ConfigMap".to_owned());
     };
     let data = config.get("data").cloned().unwrap_or(Value::Null);
@@ -80,21 +185,22 @@ pub fn kube_proxy(cni: &Addon) -> KubeProxy {
             replacement.map_or_else(|| "not set".to_owned(), |v| format!("`{v}`, not `true`"))
         ));
     }
-    let host = config_value(&data, "k8s-service-host");
-    let port = config_value(&data, "k8s-service-port");
-    let port_ok = port.as_deref() == Some(&KUBEPRISM_PORT.to_string());
-    let host_ok = matches!(host.as_deref(), Some("localhost" | "127.0.0.1"));
-    if host_ok && port_ok {
-        KubeProxy::Replaced
-    } else {
-        KubeProxy::Kept {
+    let Some(agent) = find(&objects, "DaemonSet", "cilium") else {
+        return KubeProxy::Kept { intended: true, reason: "its manifest has no `cilium` DaemonSet".to_owned() };
+    };
+    let mut components = vec![("agent", api_endpoint(&data, agent, "cilium-agent"))];
+    if let Some(operator) = find(&objects, "Deployment", "cilium-operator") {
+        components.push(("operator", api_endpoint(&data, operator, "cilium-operator")));
+    }
+    match components.into_iter().find(|(_, e)| !e.is_kubeprism()) {
+        None => KubeProxy::Replaced,
+        Some((component, endpoint)) => KubeProxy::Kept {
             intended: true,
             reason: format!(
-                "it replaces kube-proxy but reaches the API at `{}:{}`, not KubePrism (`localhost:{KUBEPRISM_PORT}`)",
-                host.unwrap_or_else(|| "?".into()),
-                port.unwrap_or_else(|| "?".into())
+                "it replaces kube-proxy but its {component} reaches the API at {}, not KubePrism (`localhost:{KUBEPRISM_PORT}`)",
+                endpoint.describe()
             ),
-        }
+        },
     }
 }
 
@@ -235,25 +341,76 @@ mod tests {
     const CONFIG: &str =
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cilium-config\n  namespace: kube-system\ndata:\n";
 
+    /// The objects fleetc reads, in the shape `helm template` of the cilium/cilium v1.18.4 chart
+    /// renders them with `kubeProxyReplacement=true k8sServiceHost=localhost k8sServicePort=7445`
+    /// (`templates/cilium-configmap.yaml`, `cilium-agent/daemonset.yaml`,
+    /// `cilium-operator/deployment.yaml`): the endpoint is container environment, and
+    /// `cilium-config` has no `k8s-service-host`/`k8s-service-port`.
+    const REAL: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cilium-config\n  namespace: kube-system\ndata:\n  kube-proxy-replacement: \"true\"\n  kube-proxy-replacement-healthz-bind-address: \"\"\n---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: cilium\n  namespace: kube-system\nspec:\n  template:\n    spec:\n      containers:\n      - name: cilium-agent\n        env:\n        - name: K8S_NODE_NAME\n          valueFrom:\n            fieldRef:\n              apiVersion: v1\n              fieldPath: spec.nodeName\n        - name: KUBERNETES_SERVICE_HOST\n          value: \"localhost\"\n        - name: KUBERNETES_SERVICE_PORT\n          value: \"7445\"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: cilium-operator\n  namespace: kube-system\nspec:\n  template:\n    spec:\n      containers:\n      - name: cilium-operator\n        env:\n        - name: KUBERNETES_SERVICE_HOST\n          value: \"localhost\"\n        - name: KUBERNETES_SERVICE_PORT\n          value: \"7445\"\n";
+
     #[test]
-    fn kube_proxy_replaced_only_through_kubeprism() {
-        let ok = format!(
+    fn kube_proxy_replaced_only_through_kubeprism_as_the_real_chart_renders_it() {
+        // D4: the real render is Replaced (the old reading of `k8s-service-host` in
+        // `cilium-config` kept kube-proxy here, "reaches the API at `?:?`").
+        assert_eq!(kube_proxy(&addon(REAL)), KubeProxy::Replaced);
+        let agent_only = &REAL[..REAL.find("---\napiVersion: apps/v1\nkind: Deployment").unwrap()];
+        assert_eq!(kube_proxy(&addon(agent_only)), KubeProxy::Replaced);
+        let other_host = REAL.replacen("\"localhost\"", "\"10.0.0.1\"", 1);
+        assert!(matches!(kube_proxy(&addon(&other_host)),
+            KubeProxy::Kept { reason, intended: true } if reason.contains("agent reaches the API at `10.0.0.1:7445`")));
+        let operator_port = format!("{}\"6443\"\n", REAL.trim_end().strip_suffix("\"7445\"").unwrap());
+        assert!(matches!(kube_proxy(&addon(&operator_port)),
+            KubeProxy::Kept { reason, intended: true } if reason.contains("operator reaches the API at `localhost:6443`")));
+        // No environment: the in-cluster config is the `kubernetes` Service, which needs kube-proxy.
+        let no_env = REAL.replace("KUBERNETES_SERVICE_HOST", "X").replace("KUBERNETES_SERVICE_PORT", "Y");
+        assert!(matches!(kube_proxy(&addon(&no_env)),
+            KubeProxy::Kept { reason, intended: true } if reason.contains("`kubernetes` Service")));
+        // `k8sServiceHostRef`: the host comes from another object.
+        let by_ref = REAL.replacen(
+            "value: \"localhost\"",
+            "valueFrom:\n            configMapKeyRef:\n              name: api\n              key: host",
+            1,
+        );
+        assert!(matches!(kube_proxy(&addon(&by_ref)),
+            KubeProxy::Kept { reason, .. } if reason.contains("taken from another object")));
+        // `k8s.apiServerURLs` (`k8s-api-server-urls`) comes before the environment.
+        let urls = REAL.replace(
+            "  kube-proxy-replacement-healthz",
+            "  k8s-api-server-urls: \"https://127.0.0.1:7445 https://10.0.0.2:6443\"\n  kube-proxy-replacement-healthz",
+        );
+        assert_eq!(kube_proxy(&addon(&urls)), KubeProxy::Replaced);
+        let urls_elsewhere = urls.replace("https://127.0.0.1:7445 ", "");
+        assert!(matches!(kube_proxy(&addon(&urls_elsewhere)),
+            KubeProxy::Kept { reason, .. } if reason.contains("`10.0.0.2:6443`")));
+        let kubeconfig = REAL
+            .replace("  kube-proxy-replacement-healthz", "  k8s-kubeconfig-path: /k\n  kube-proxy-replacement-healthz");
+        assert!(matches!(kube_proxy(&addon(&kubeconfig)),
+            KubeProxy::Kept { reason, .. } if reason.contains("kubeconfig `/k`")));
+        let off = REAL.replace("kube-proxy-replacement: \"true\"", "kube-proxy-replacement: \"false\"");
+        assert!(matches!(kube_proxy(&addon(&off)),
+            KubeProxy::Kept { reason, intended: false } if reason.contains("`false`")));
+        assert!(matches!(kube_proxy(&addon("kind: ServiceAccount\n")),
+            KubeProxy::Kept { reason, .. } if reason.contains("cilium-config")));
+        // The shape the old stand-in had (keys in `cilium-config`, no environment) is not how
+        // the chart renders it: kube-proxy is kept.
+        let old_stand_in = format!(
             "{CONFIG}  kube-proxy-replacement: \"true\"\n  k8s-service-host: localhost\n  k8s-service-port: \"7445\"\n"
         );
-        assert_eq!(kube_proxy(&addon(&ok)), KubeProxy::Replaced);
-        let other_host = ok.replace("localhost", "10.0.0.1");
-        assert!(
-            matches!(kube_proxy(&addon(&other_host)), KubeProxy::Kept { reason, intended: true } if reason.contains("10.0.0.1:7445"))
-        );
-        let other_port = ok.replace("\"7445\"", "\"6443\"");
-        assert!(matches!(kube_proxy(&addon(&other_port)), KubeProxy::Kept { .. }));
-        let off = ok.replace("\"true\"", "\"false\"");
-        assert!(
-            matches!(kube_proxy(&addon(&off)), KubeProxy::Kept { reason, intended: false } if reason.contains("`false`"))
-        );
-        assert!(
-            matches!(kube_proxy(&addon("kind: ServiceAccount\n")), KubeProxy::Kept { reason, .. } if reason.contains("cilium-config"))
-        );
+        assert!(matches!(kube_proxy(&addon(&old_stand_in)), KubeProxy::Kept { intended: true, .. }));
+    }
+
+    /// The committed vendor/cilium-1.18.4.yaml is the real `helm template` render (oracles/renders
+    /// checks it byte for byte): kube-proxy is replaced through KubePrism, which the old reading of
+    /// `k8s-service-host` in `cilium-config` got wrong (D4).
+    #[test]
+    fn the_real_cilium_render_replaces_kube_proxy_through_kubeprism() {
+        let real = include_str!("../../../vendor/cilium-1.18.4.yaml");
+        let config = objects(real).unwrap().into_iter().find(|o| describe(o) == "ConfigMap kube-system/cilium-config");
+        let data = config.unwrap()["data"].clone();
+        assert!(data.get("k8s-service-host").is_none() && data.get("k8s-service-port").is_none());
+        assert_eq!(kube_proxy(&addon(real)), KubeProxy::Replaced);
+        assert!(key_material(real).is_empty());
+        assert!(cloud_controllers(real).is_empty());
     }
 
     #[test]

@@ -5,7 +5,7 @@ use super::*;
 use crate::compile::{MapLoader, compile};
 use crate::diag::render::{Style, text};
 
-const CILIUM: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cilium-config\n  namespace: kube-system\ndata:\n  kube-proxy-replacement: \"true\"\n  k8s-service-host: \"localhost\"\n  k8s-service-port: \"7445\"\n";
+const CILIUM: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cilium-config\n  namespace: kube-system\ndata:\n  kube-proxy-replacement: \"true\"\n---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: cilium\n  namespace: kube-system\nspec:\n  template:\n    spec:\n      containers:\n      - name: cilium-agent\n        env:\n        - name: KUBERNETES_SERVICE_HOST\n          value: \"localhost\"\n        - name: KUBERNETES_SERVICE_PORT\n          value: \"7445\"\n";
 const CCM: &str = "# a comment, kept byte for byte\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ccm\n  namespace: kube-system\n";
 
 fn sha(s: &str) -> String {

@@ -1,0 +1,106 @@
+"""Each vendored add-on manifest against its real render: one line per add-on.
+
+A vendored file byte-identical to its render is the real render. Otherwise it is a stand-in,
+and it must invent nothing: every object it holds (apiVersion, kind, namespace, name) is in the
+render, and every field it sets has the render's value (a stand-in may leave fields out; a list
+element of the stand-in must be a subset of some element of the render's list). So the kinds,
+names and fields fleetc reads are exactly upstream's.
+
+    compare.py REPO TABLE CITED   TABLE: name, vendored path, render path (tab-separated);
+                                  CITED: oracles/renders/cited.tsv
+"""
+import hashlib
+import os
+import sys
+
+import yaml
+
+
+def docs(path):
+    with open(path) as f:
+        return [d for d in yaml.safe_load_all(f) if d]
+
+
+def key(o):
+    m = o.get("metadata") or {}
+    return (o.get("apiVersion"), o.get("kind"), m.get("namespace"), m.get("name"))
+
+
+def where(k):
+    api, kind, ns, name = k
+    return f"{kind} {ns + '/' if ns else ''}{name} ({api})"
+
+
+def subset(s, r, path):
+    """The first path where stand-in value s is not in render value r, or None."""
+    if isinstance(s, dict):
+        if not isinstance(r, dict):
+            return path
+        for k, v in s.items():
+            if k not in r:
+                return f"{path}.{k}"
+            bad = subset(v, r[k], f"{path}.{k}")
+            if bad:
+                return bad
+        return None
+    if isinstance(s, list):
+        if not isinstance(r, list):
+            return path
+        for i, e in enumerate(s):
+            if all(subset(e, x, "") is not None for x in r):
+                # name the deepest mismatch against the element of the same name, if any
+                same = [x for x in r if isinstance(e, dict) and isinstance(x, dict) and x.get("name") == e.get("name")]
+                return subset(e, same[0], f"{path}[{i}]") if same else f"{path}[{i}]"
+        return None
+    return None if s == r else f"{path} ({s!r}, upstream {r!r})"
+
+
+def cited(repo, path):
+    """Vendored copies of upstream files no registry serves: unchanged but for their header."""
+    for line in open(path):
+        if line.startswith("#") or not line.strip():
+            continue
+        name, vendored, sha, upstream, ours, source = line.rstrip("\n").split("\t")
+        text = open(os.path.join(repo, vendored), "rb").read().decode()
+        lines = text.splitlines(keepends=True)
+        body = "".join(l for l in lines if not l.startswith("# fleetc: "))
+        if upstream != "-":
+            body = body.replace(ours, upstream)
+        got = hashlib.sha256(body.encode()).hexdigest()
+        if got == sha:
+            print(f"ok renders: {name}: {vendored} is {source} unchanged (sha256 {sha}); "
+                  "no registry serves it, so it is not re-rendered here")
+        else:
+            print(f"FAIL renders: {name}: {vendored} is not {source} as cited: sha256 {got}, upstream {sha}")
+
+
+def main():
+    repo, table, cited_table = sys.argv[1:]
+    cited(repo, cited_table)
+    for line in open(table):
+        name, vendored, render = line.rstrip("\n").split("\t")
+        vpath = os.path.join(repo, vendored)
+        vbytes, rbytes = open(vpath, "rb").read(), open(render, "rb").read()
+        if vbytes == rbytes:
+            sha = hashlib.sha256(rbytes).hexdigest()
+            print(f"ok renders: {name}: {vendored} is the real render, byte for byte (sha256 {sha})")
+            continue
+        real = {key(o): o for o in docs(render)}
+        problems = []
+        stand_in = docs(vpath)
+        for o in stand_in:
+            k = key(o)
+            if k not in real:
+                problems.append(f"{where(k)} is not in the real render")
+                continue
+            bad = subset(o, real[k], "")
+            if bad:
+                problems.append(f"{where(k)}: {bad.lstrip('.')} is not as upstream renders it")
+        if problems:
+            print(f"FAIL renders: {name}: stand-in {vendored} differs from the real render: {'; '.join(problems)}")
+        else:
+            print(f"ok renders: {name}: stand-in {vendored}: its {len(stand_in)} objects and every field they set "
+                  f"are as in the real render ({len(real)} objects)")
+
+
+main()

@@ -134,7 +134,16 @@ impl Schematic {
     pub fn image_name(&self, talos: Version) -> String {
         format!("talos-{}-{}", talos.v(), &self.id[..12])
     }
+    /// The schematic carries the QEMU guest agent extension, so a Proxmox VM booted from it
+    /// runs the agent and its VM gets `agent { enabled = true }` (bpg/proxmox waits for an
+    /// agent only when it is enabled).
+    pub fn has_guest_agent(&self) -> bool {
+        self.has_extension(QEMU_GUEST_AGENT)
+    }
 }
+
+/// The Image Factory extension of the QEMU guest agent.
+pub const QEMU_GUEST_AGENT: &str = "siderolabs/qemu-guest-agent";
 
 #[derive(Debug, Clone)]
 pub struct Environment {

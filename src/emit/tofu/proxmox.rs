@@ -12,6 +12,9 @@ use crate::model::{Cluster, Provider, Role};
 
 pub(super) const CLOUD_MODULE: &str = "proxmox-cloud";
 
+/// The VM resource type.
+const VM: &str = "proxmox_virtual_environment_vm";
+
 /// The image download resource: the short name bpg/proxmox has from v0.100.0, the
 /// `proxmox_virtual_environment_*` one being deprecated (v0.111.1
 /// `fwprovider/nodes/resource_download_file.go`, `DeprecationMessage`).
@@ -169,7 +172,7 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
 }
 
 fn vm(main: &mut Body, name: &str, node: &dyn Fn(&str) -> Expr, role: Role, each: bool, after: Option<String>) {
-    main.block("resource", &["proxmox_virtual_environment_vm", name], |b| {
+    main.block("resource", &[VM, name], |b| {
         if each {
             b.attr("for_each", r("var.workers"));
         }
@@ -178,7 +181,13 @@ fn vm(main: &mut Body, name: &str, node: &dyn Fn(&str) -> Expr, role: Role, each
             .attr("tags", Expr::list(["talos", role.as_str()]))
             .attr("on_boot", true)
             .attr("stop_on_destroy", true)
-            .blank()
+            .comment(
+                "A new PVE node migrates the VM live instead of replacing it; a change that needs a reboot\n\
+                 waits for the VM's next one (`fleetc upgrade` reboots one node at a time) rather than\n\
+                 rebooting every VM of the apply at once (emit::tofu::arguments).",
+            );
+        super::arguments::write_settings(b, VM);
+        b.blank()
             .block("cpu", &[], |c| {
                 c.attr("cores", node("cores")).attr("type", "host");
             })
@@ -229,16 +238,12 @@ fn vm(main: &mut Body, name: &str, node: &dyn Fn(&str) -> Expr, role: Role, each
                         d.attr("servers", r("var.dns_servers"));
                     });
             });
-        b.blank()
-            .comment(
-                "F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS\n\
+        b.blank().comment(
+            "F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS\n\
                  changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before\n\
-                 `import_from` were built with.",
-            )
-            .block("lifecycle", &[], |l| {
-                let disk = |a: &str| Expr::from(crate::emit::hcl::Traversal::path("disk").index(0).attr(a));
-                l.attr("ignore_changes", Expr::list([disk("file_id"), disk("import_from")]));
-            });
+                 `import_from` were built with. One table, emit::tofu::arguments, which `fleetc diff` reads too.",
+        );
+        super::arguments::lifecycle(b, VM);
         if let Some(prev) = &after {
             b.blank().attr("depends_on", Expr::list([r(prev)]));
         }

@@ -263,6 +263,10 @@ fn pool_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, cluster: &Cluster
         })),
     );
     put(f, &s, "addresses", join(pool.machines.iter().filter_map(|m| m.address.as_ref().map(|a| a.value))));
+    if matches!(env.provider, Provider::Proxmox(_)) {
+        let agent = fleet.schematic(&pool.schematic.value).is_some_and(crate::model::Schematic::has_guest_agent);
+        put(f, &s, "guest-agent", if agent { "enabled" } else { "disabled" });
+    }
 }
 
 fn cluster_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, c: &Cluster) {

@@ -8,6 +8,11 @@ resource "proxmox_virtual_environment_vm" "cp_1" {
   tags            = ["talos", "controlplane"]
   on_boot         = true
   stop_on_destroy = true
+  # A new PVE node migrates the VM live instead of replacing it; a change that needs a reboot
+  # waits for the VM's next one (`fleetc upgrade` reboots one node at a time) rather than
+  # rebooting every VM of the apply at once (emit::tofu::arguments).
+  migrate             = true
+  reboot_after_update = false
 
   cpu {
     cores = var.control_plane[0].cores
@@ -54,9 +59,9 @@ resource "proxmox_virtual_environment_vm" "cp_1" {
 
   # F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS
   # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
-  # `import_from` were built with.
+  # `import_from` were built with. One table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
-    ignore_changes = [disk[0].file_id, disk[0].import_from]
+    ignore_changes = [disk[0].import_from, disk[0].file_id]
   }
 }
 
@@ -66,6 +71,11 @@ resource "proxmox_virtual_environment_vm" "cp_2" {
   tags            = ["talos", "controlplane"]
   on_boot         = true
   stop_on_destroy = true
+  # A new PVE node migrates the VM live instead of replacing it; a change that needs a reboot
+  # waits for the VM's next one (`fleetc upgrade` reboots one node at a time) rather than
+  # rebooting every VM of the apply at once (emit::tofu::arguments).
+  migrate             = true
+  reboot_after_update = false
 
   cpu {
     cores = var.control_plane[1].cores
@@ -112,9 +122,9 @@ resource "proxmox_virtual_environment_vm" "cp_2" {
 
   # F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS
   # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
-  # `import_from` were built with.
+  # `import_from` were built with. One table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
-    ignore_changes = [disk[0].file_id, disk[0].import_from]
+    ignore_changes = [disk[0].import_from, disk[0].file_id]
   }
 
   depends_on = [proxmox_virtual_environment_vm.cp_1]
@@ -126,6 +136,11 @@ resource "proxmox_virtual_environment_vm" "cp_3" {
   tags            = ["talos", "controlplane"]
   on_boot         = true
   stop_on_destroy = true
+  # A new PVE node migrates the VM live instead of replacing it; a change that needs a reboot
+  # waits for the VM's next one (`fleetc upgrade` reboots one node at a time) rather than
+  # rebooting every VM of the apply at once (emit::tofu::arguments).
+  migrate             = true
+  reboot_after_update = false
 
   cpu {
     cores = var.control_plane[2].cores
@@ -172,9 +187,9 @@ resource "proxmox_virtual_environment_vm" "cp_3" {
 
   # F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS
   # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
-  # `import_from` were built with.
+  # `import_from` were built with. One table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
-    ignore_changes = [disk[0].file_id, disk[0].import_from]
+    ignore_changes = [disk[0].import_from, disk[0].file_id]
   }
 
   depends_on = [proxmox_virtual_environment_vm.cp_2]
@@ -187,6 +202,11 @@ resource "proxmox_virtual_environment_vm" "worker" {
   tags            = ["talos", "worker"]
   on_boot         = true
   stop_on_destroy = true
+  # A new PVE node migrates the VM live instead of replacing it; a change that needs a reboot
+  # waits for the VM's next one (`fleetc upgrade` reboots one node at a time) rather than
+  # rebooting every VM of the apply at once (emit::tofu::arguments).
+  migrate             = true
+  reboot_after_update = false
 
   cpu {
     cores = each.value.cores
@@ -233,8 +253,8 @@ resource "proxmox_virtual_environment_vm" "worker" {
 
   # F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS
   # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
-  # `import_from` were built with.
+  # `import_from` were built with. One table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
-    ignore_changes = [disk[0].file_id, disk[0].import_from]
+    ignore_changes = [disk[0].import_from, disk[0].file_id]
   }
 }

@@ -161,3 +161,27 @@ fn a_talos_bump_of_the_reference_fleet_replaces_no_machine_and_the_review_says_s
         assert!(hits.iter().all(|i| i.effect.starts_with("no machine is replaced")), "{hits:#?}");
     }
 }
+
+/// C6: the cluster root's kubeconfig points at the operator's path to the API (the public
+/// gateway and the cluster's PAT port on Scaleway, the one `kubernetes_api_open` opens), not at
+/// the private load balancer only the nodes reach: the cluster root's value is the cloud
+/// root's `kubernetes_api` (`emit::tofu::kubernetes_api`), and the module's output uses it.
+#[test]
+fn the_kubeconfig_server_is_the_operators_path_the_cloud_root_opens() {
+    let (fleet, set) = reference();
+    for (env, cluster) in fleet.clusters().filter(|(_, c)| !c.is_managed()) {
+        let e = &env.name.value;
+        let tfvars = text(&set, &format!("tofu/{e}/cluster/{e}.auto.tfvars"));
+        let api = fleetc::emit::tofu::kubernetes_api(&fleet, env, cluster).unwrap();
+        assert!(tfvars.contains(&format!("kubernetes_api     = \"https://{api}\"")), "{e}: {tfvars}");
+        if let Some(gateway) = &env.gateway {
+            assert!(api.starts_with(&format!("{}:", gateway.value)), "{api}");
+            let cloud = text(&set, &format!("tofu/{e}/cloud/{e}.auto.tfvars"));
+            let port = api.rsplit(':').next().unwrap();
+            assert!(cloud.contains(&format!("kubernetes_api_port = {port}")), "{cloud}");
+        }
+    }
+    let outputs = text(&set, "tofu/modules/talos-cluster-cp3/outputs.tf");
+    assert!(outputs.contains("server                     = var.kubernetes_api"), "{outputs}");
+    assert!(!outputs.contains("kubeconfig_raw"), "{outputs}");
+}

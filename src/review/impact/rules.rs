@@ -16,7 +16,7 @@ pub use talos_fields::{Reach, TABLE as TALOS_FIELDS};
 
 use super::facts::{self, CONTROL_PLANE, EXISTS, FactChange, Scope};
 use super::{Ctx, Impact, Outcome, Severity};
-use crate::model::{Fleet, Provider, Role, Version};
+use crate::model::{Fleet, Role, Version};
 use crate::review::files::Status;
 use crate::review::object::hcl_attribute;
 

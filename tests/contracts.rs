@@ -185,3 +185,40 @@ fn the_kubeconfig_server_is_the_operators_path_the_cloud_root_opens() {
     assert!(outputs.contains("server                     = var.kubernetes_api"), "{outputs}");
     assert!(!outputs.contains("kubeconfig_raw"), "{outputs}");
 }
+
+/// capi-argocd R2: the VM template every ProxmoxMachineTemplate selects is one the lab cloud
+/// root creates, with exactly the tags selected (`model::Schematic::vm_template`; CAPMOX v0.9.0
+/// `FindVMTemplateByTags` with `matchPolicy: exact` wants one template with that tag set).
+#[test]
+fn every_proxmox_machine_template_selects_a_template_the_cloud_root_creates() {
+    let (_, set) = reference();
+    let tfvars = text(&set, "tofu/lab/cloud/lab.auto.tfvars");
+    let mut selected = 0;
+    for (path, bytes) in set.iter().filter(|(p, _)| p.starts_with("capi/") && p.ends_with(".yaml")) {
+        let yaml = std::str::from_utf8(bytes).unwrap();
+        for doc in yaml.split("\n---\n") {
+            if !doc.contains("kind: ProxmoxMachineTemplate") || !doc.contains("matchTags:") {
+                continue;
+            }
+            let tags: Vec<&str> = doc
+                .split("matchTags:")
+                .nth(1)
+                .unwrap()
+                .lines()
+                .skip(1)
+                .take_while(|l| l.trim_start().starts_with("- "))
+                .map(|l| l.trim_start().trim_start_matches("- ").trim_matches('"'))
+                .collect();
+            assert!(doc.contains("matchPolicy: exact"), "{path}");
+            let listed =
+                format!("tags        = [{}]", tags.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(", "));
+            assert!(tfvars.contains(&listed), "{path}: {tags:?} is no template of the cloud root:\n{tfvars}");
+            selected += 1;
+        }
+    }
+    assert!(selected >= 2, "{selected}");
+    // The template is made from an image the cloud module downloads to the template's node.
+    let module = text(&set, "tofu/modules/proxmox-cloud/main.tf");
+    assert!(module.contains("resource \"proxmox_virtual_environment_vm\" \"template\""), "{module}");
+    assert!(module.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["template", "=", "true"]), "{module}");
+}

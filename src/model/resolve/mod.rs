@@ -746,6 +746,8 @@ impl Resolver<'_> {
         let d = &mut *self.diags;
         let mut sizes = BTreeMap::new();
         let mut dns = Vec::new();
+        let mut pve_nodes: Vec<Spanned<String>> = Vec::new();
+        let mut nodes_written = None;
         let is_scaleway = node.name.value == "scaleway";
         for child in node.children() {
             match child.name.value.as_str() {
@@ -787,7 +789,32 @@ impl Resolver<'_> {
                     dns = r.rest_str(d, "DNS server addresses").iter().filter_map(|s| parse_ip(s, d)).collect();
                     r.finish(false, d);
                 }
-                _ => unknown_child(child, &node.name.value, if is_scaleway { &["size"] } else { &["size", "dns"] }, d),
+                "nodes" if !is_scaleway => {
+                    let mut r = Reader::new(child, &[], d);
+                    let listed = r.rest_str(d, "Proxmox VE node names");
+                    r.finish(false, d);
+                    for n in listed {
+                        if let Some(prev) = pve_nodes.iter().find(|p: &&Spanned<String>| p.value == n.value) {
+                            d.push(
+                                Diagnostic::new(
+                                    &codes::DUPLICATE_NAME,
+                                    format!("Proxmox VE node `{}` is listed twice", n.value),
+                                )
+                                .at(n.span)
+                                .related(prev.span, "first listed here"),
+                            );
+                            continue;
+                        }
+                        pve_nodes.push(n);
+                    }
+                    nodes_written = Some(child.head_span());
+                }
+                _ => unknown_child(
+                    child,
+                    &node.name.value,
+                    if is_scaleway { &["size"] } else { &["size", "dns", "nodes"] },
+                    d,
+                ),
             }
         }
         if is_scaleway {
@@ -804,16 +831,44 @@ impl Resolver<'_> {
                 span: node.head_span(),
             }))
         } else {
-            let r = Reader::new(node, &["endpoint", "node", "bridge", "datastore", "gateway"], d);
+            let r = Reader::new(
+                node,
+                &["endpoint", "node", "bridge", "datastore", "gateway", "insecure", "image-datastore"],
+                d,
+            );
             let endpoint = r.require_str("endpoint", d);
             let pnode = r.require_str("node", d);
             let bridge = r.prop_str("bridge", d).unwrap_or_else(|| Spanned::new("vmbr0".into(), r.span()));
             let datastore = r.prop_str("datastore", d).unwrap_or_else(|| Spanned::new("local-lvm".into(), r.span()));
+            let image_datastore =
+                r.prop_str("image-datastore", d).unwrap_or_else(|| Spanned::new("local".into(), r.span()));
+            let insecure = r.prop_bool("insecure", d).is_some_and(|b| b.value);
             let gateway = r.require_str("gateway", d).and_then(|s| parse_ip(&s, d));
             r.finish(true, d);
+            let pnode = pnode?;
+            if let Some(list_span) = nodes_written
+                && !pve_nodes.is_empty()
+                && !pve_nodes.iter().any(|n| n.value == pnode.value)
+            {
+                d.push(
+                    Diagnostic::new(
+                        &codes::PVE_NODE_UNLISTED,
+                        format!("Proxmox VE node `{}` is not one of the listed `nodes`", pnode.value),
+                    )
+                    .at(pnode.span)
+                    .label("holds the images and VM templates")
+                    .related(list_span, "the nodes VMs are spread over"),
+                );
+            }
+            if pve_nodes.is_empty() {
+                pve_nodes.push(pnode.clone());
+            }
             Some(Provider::Proxmox(Proxmox {
                 endpoint: endpoint?,
-                node: pnode?,
+                node: pnode,
+                nodes: pve_nodes,
+                insecure,
+                image_datastore,
                 bridge,
                 datastore,
                 gateway: gateway?,

@@ -80,6 +80,19 @@ fn hosts(ms: &[(String, bool)]) -> String {
 
 /// The machines whose own value changed, for a field that is per machine (`addresses`).
 fn per_machine(old: &Fleet, new: &Fleet, c: &FactChange, ms: Vec<(String, bool)>) -> Vec<(String, bool)> {
+    if c.field == "pve-nodes" {
+        // `host@node …`
+        let at = |v: &Option<String>| -> std::collections::BTreeMap<String, String> {
+            v.as_deref()
+                .unwrap_or_default()
+                .split_whitespace()
+                .filter_map(|e| e.split_once('@'))
+                .map(|(h, n)| (h.to_owned(), n.to_owned()))
+                .collect()
+        };
+        let (o, n) = (at(&c.old), at(&c.new));
+        return ms.into_iter().filter(|(h, _)| o.get(h) != n.get(h)).collect();
+    }
     if c.field != "addresses" {
         return ms;
     }
@@ -217,6 +230,10 @@ pub(super) fn machine_arguments(ctx: &Ctx<'_>, out: &mut Outcome) {
         }
         let ms = per_machine(old, ctx.new, c, machines(old, ctx.new, &c.scope));
         if ms.is_empty() {
+            // Only machines added or removed moved (a scale-up): the count rules say which.
+            if c.field == "pve-nodes" {
+                out.claim(i);
+            }
             continue;
         }
         let rows: Vec<&Argument> = ARGUMENTS

@@ -582,3 +582,25 @@ fn an_unknown_talos_field_stays_an_unknown_impact() {
     assert!(!i.iter().any(|x| x.rule == "talos-fields"), "{i:#?}");
     assert!(i.iter().any(|x| x.rule == "unknown" && x.subject == "talos/staging/main"), "{i:#?}");
 }
+
+#[test]
+fn a_new_proxmox_node_migrates_the_vms_it_takes_and_a_scale_up_moves_none() {
+    let spread = PROXMOX.replace(
+        "proxmox endpoint=\"https://pve.example:8006\" node=\"pve1\" gateway=\"10.10.0.1\" {",
+        "proxmox endpoint=\"https://pve.example:8006\" node=\"pve1\" gateway=\"10.10.0.1\" {\n            nodes \"pve1\" \"pve2\"",
+    );
+    assert_ne!(spread, PROXMOX);
+    let i = impacts_with(RULES, PROXMOX, &spread);
+    let hit = find(&i, "machine-arguments", Severity::Warning, "the Proxmox VE node of `main-cp-2` → migrated live");
+    assert!(hit.is_some(), "{i:#?}");
+    assert!(!i.iter().any(|x| x.change.contains("`main-cp-1`") && x.rule == "machine-arguments"), "{i:#?}");
+    assert!(!i.iter().any(|x| x.rule == "unknown" && x.change.contains("pve-nodes")), "{i:#?}");
+    // A scale-up places the new machine and moves no other.
+    let up = spread.replace(
+        "pool \"system\" count=2 {\n                addresses \"10.10.0.21\" \"10.10.0.22\"",
+        "pool \"system\" count=3 {\n                addresses \"10.10.0.21\" \"10.10.0.22\" \"10.10.0.23\"",
+    );
+    assert_ne!(up, spread);
+    let i = impacts_with(RULES, &spread, &up);
+    assert!(i.iter().all(|x| x.rule != "unknown" && x.rule != "machine-arguments"), "{i:#?}");
+}

@@ -1098,6 +1098,37 @@ API itself, and passes the rest as patches (docs/capi.md, \"Known limitations\")
 Check the machines' bootstrap on a test cluster after a provider or Talos upgrade.
 ";
 
+    TOFU_SHARED_STATE = "fleet::tofu::shared-state", Warning, Some("R1"), None,
+"## What it does
+Warns when an environment's OpenTofu roots build two or more clusters: their machines live in
+one cloud-root state and their Talos configs in one cluster-root state.
+
+## Why (R1)
+A state is the unit OpenTofu plans and locks: with two clusters in it, every plan of one is a
+plan of the other, an apply meant for one can change the other, and a lock held for one blocks
+both. An environment is a directory of roots with its own state keys (R1), so one cluster per
+environment gives each cluster its own plan.
+
+## Example
+    environment \"lab\" {
+        cluster \"mgmt\" { … }
+        cluster \"tools\" { … }
+    }
+
+## Instead
+    environment \"lab\" {
+        cluster \"mgmt\" { … }
+    }
+    environment \"lab-tools\" from=\"lab\" {
+        network \"192.168.60.0/24\"
+        cluster \"tools\" { … }
+    }
+and move the existing resources: in `tofu/lab/cloud` and `tofu/lab/cluster`,
+`tofu state pull > old.tfstate`, `tofu state mv -state=old.tfstate -state-out=new.tfstate
+module.tools module.tools`, then `tofu state push` each into its root (the new environment's
+roots read `lab-tools/cloud.tfstate` and `lab-tools/cluster.tfstate`).
+";
+
     TOFU_NO_GATEWAY = "fleet::tofu::missing-gateway", Error, Some("R16"),
     Some("the Talos API switch opens on the public gateway's reserved address, and every node's certificate SANs must carry it before the first apply (R13, R16)"),
 "## What it does

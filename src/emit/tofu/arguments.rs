@@ -143,17 +143,6 @@ pub static ARGUMENTS: &[Argument] = &[
     Argument {
         cloud: Cloud::Proxmox,
         resource: "proxmox_virtual_environment_vm",
-        argument: "disk[0].import_from",
-        on_change: OnChange::CreateOnly,
-        ignored: true,
-        settings: &[],
-        from: &["talos", "schematic-id"],
-        part: "system disk image",
-        source: "bpg/terraform-provider-proxmox v0.111.1 proxmoxtf/resource/vm/disk/schema.go mkDiskImportFrom (\"only used during initial creation\")",
-    },
-    Argument {
-        cloud: Cloud::Proxmox,
-        resource: "proxmox_virtual_environment_vm",
         argument: "disk[0].file_id",
         on_change: OnChange::Replace,
         ignored: true,
@@ -161,6 +150,17 @@ pub static ARGUMENTS: &[Argument] = &[
         from: &[],
         part: "system disk image of a VM created before `import_from`",
         source: "bpg/terraform-provider-proxmox v0.111.1 proxmoxtf/resource/vm/disk/schema.go mkDiskFileID (ForceNew)",
+    },
+    Argument {
+        cloud: Cloud::Proxmox,
+        resource: "proxmox_virtual_environment_vm",
+        argument: "disk[0].import_from",
+        on_change: OnChange::CreateOnly,
+        ignored: true,
+        settings: &[],
+        from: &["talos", "schematic-id"],
+        part: "system disk image",
+        source: "bpg/terraform-provider-proxmox v0.111.1 proxmoxtf/resource/vm/disk/schema.go mkDiskImportFrom (\"only used during initial creation\")",
     },
     Argument {
         cloud: Cloud::Proxmox,
@@ -355,7 +355,7 @@ mod tests {
             }
         }
         assert_eq!(ignored("scaleway_instance_server"), vec!["image"]);
-        assert_eq!(ignored("proxmox_virtual_environment_vm"), vec!["disk[0].import_from", "disk[0].file_id"]);
+        assert_eq!(ignored("proxmox_virtual_environment_vm"), vec!["disk[0].file_id", "disk[0].import_from"]);
         assert_eq!(settings("proxmox_virtual_environment_vm"), vec![("migrate", true), ("reboot_after_update", false)]);
     }
 

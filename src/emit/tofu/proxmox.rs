@@ -366,20 +366,10 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
             .attr("templates", r("var.templates"));
     })
     .blank();
-    // Images were keyed by name alone before they were downloaded per node: the ones of the
-    // template node keep their state.
+    // Images were keyed by name alone before they were downloaded per node; the new keys
+    // download each once more (a running VM keeps its disk: `import_from` is ignored), and no
+    // `moved` block is emitted without a `was=` (docs/tofu.md).
     let images = images(env);
-    for (key, (node, image, _)) in &images {
-        if *node == px.node.value {
-            let at = |k: &str| {
-                Expr::from(crate::emit::hcl::Traversal::path(&format!("module.cloud.{DOWNLOAD_FILE}.image")).index(k))
-            };
-            main.block("moved", &[], |m| {
-                m.attr("from", at(image)).attr("to", at(key));
-            })
-            .blank();
-        }
-    }
     for c in &env.clusters {
         let key = c.name.value.as_str();
         let cv = |attr: &str| idx("var.clusters", key, &[attr]);

@@ -19,16 +19,6 @@ module "cloud" {
   templates          = var.templates
 }
 
-moved {
-  from = module.cloud.proxmox_download_file.image["talos-v1.12.6-bc9d9abefb95"]
-  to   = module.cloud.proxmox_download_file.image["pve1/talos-v1.12.6-bc9d9abefb95"]
-}
-
-moved {
-  from = module.cloud.proxmox_download_file.image["talos-v1.13.9-bc9d9abefb95"]
-  to   = module.cloud.proxmox_download_file.image["pve1/talos-v1.13.9-bc9d9abefb95"]
-}
-
 module "mgmt" {
   source = "../../modules/proxmox-cluster-cp1"
 

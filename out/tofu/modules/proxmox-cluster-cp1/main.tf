@@ -66,7 +66,7 @@ resource "proxmox_virtual_environment_vm" "cp_1" {
   # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
   # `import_from` were built with. One table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
-    ignore_changes = [disk[0].import_from, disk[0].file_id]
+    ignore_changes = [disk[0].file_id, disk[0].import_from]
   }
 }
 
@@ -135,6 +135,6 @@ resource "proxmox_virtual_environment_vm" "worker" {
   # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
   # `import_from` were built with. One table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
-    ignore_changes = [disk[0].import_from, disk[0].file_id]
+    ignore_changes = [disk[0].file_id, disk[0].import_from]
   }
 }

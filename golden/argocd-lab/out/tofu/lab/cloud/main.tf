@@ -19,11 +19,6 @@ module "cloud" {
   templates          = var.templates
 }
 
-moved {
-  from = module.cloud.proxmox_download_file.image["talos-v1.13.9-d9ff89777e24"]
-  to   = module.cloud.proxmox_download_file.image["pve1/talos-v1.13.9-d9ff89777e24"]
-}
-
 module "mgmt" {
   source = "../../modules/proxmox-cluster-cp1"
 

@@ -65,6 +65,6 @@ resource "proxmox_virtual_environment_vm" "template" {
   }
 
   lifecycle {
-    ignore_changes = [disk[0].import_from, disk[0].file_id]
+    ignore_changes = [disk[0].file_id, disk[0].import_from]
   }
 }

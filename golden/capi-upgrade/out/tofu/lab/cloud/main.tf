@@ -19,11 +19,6 @@ module "cloud" {
   templates          = var.templates
 }
 
-moved {
-  from = module.cloud.proxmox_download_file.image["talos-v1.12.6-ce4c980550dd"]
-  to   = module.cloud.proxmox_download_file.image["pve1/talos-v1.12.6-ce4c980550dd"]
-}
-
 module "mgmt" {
   source = "../../modules/proxmox-cluster-cp3"
 

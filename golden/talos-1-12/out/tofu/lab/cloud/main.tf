@@ -19,11 +19,6 @@ module "cloud" {
   templates          = var.templates
 }
 
-moved {
-  from = module.cloud.proxmox_download_file.image["talos-v1.12.4-bc9d9abefb95"]
-  to   = module.cloud.proxmox_download_file.image["pve1/talos-v1.12.4-bc9d9abefb95"]
-}
-
 module "lab" {
   source = "../../modules/proxmox-cluster-cp3"
 

@@ -66,7 +66,7 @@ resource "proxmox_virtual_environment_vm" "cp_1" {
   # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
   # `import_from` were built with. One table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
-    ignore_changes = [disk[0].import_from, disk[0].file_id]
+    ignore_changes = [disk[0].file_id, disk[0].import_from]
   }
 }
 
@@ -134,7 +134,7 @@ resource "proxmox_virtual_environment_vm" "cp_2" {
   # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
   # `import_from` were built with. One table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
-    ignore_changes = [disk[0].import_from, disk[0].file_id]
+    ignore_changes = [disk[0].file_id, disk[0].import_from]
   }
 
   depends_on = [proxmox_virtual_environment_vm.cp_1]
@@ -204,7 +204,7 @@ resource "proxmox_virtual_environment_vm" "cp_3" {
   # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
   # `import_from` were built with. One table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
-    ignore_changes = [disk[0].import_from, disk[0].file_id]
+    ignore_changes = [disk[0].file_id, disk[0].import_from]
   }
 
   depends_on = [proxmox_virtual_environment_vm.cp_2]
@@ -275,6 +275,6 @@ resource "proxmox_virtual_environment_vm" "worker" {
   # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
   # `import_from` were built with. One table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
-    ignore_changes = [disk[0].import_from, disk[0].file_id]
+    ignore_changes = [disk[0].file_id, disk[0].import_from]
   }
 }

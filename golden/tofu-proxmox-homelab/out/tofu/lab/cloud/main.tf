@@ -19,11 +19,6 @@ module "cloud" {
   templates          = var.templates
 }
 
-moved {
-  from = module.cloud.proxmox_download_file.image["talos-v1.13.9-8e8827b5b914"]
-  to   = module.cloud.proxmox_download_file.image["pve1/talos-v1.13.9-8e8827b5b914"]
-}
-
 module "main" {
   source = "../../modules/proxmox-cluster-cp3"
 

@@ -119,6 +119,21 @@ fn report(out: &mut Outcome, c: &FactChange, a: &Argument, ms: &[(String, bool)]
     let arg = format!("`{}`", a.name());
     let cp = ms.iter().any(|(_, cp)| *cp);
     let replace = |out: &mut Outcome| {
+        // The endpoint is the cluster's, not a node's: one impact, every node's kubelet and
+        // kubeconfig pointing at it.
+        if c.field == "endpoint" {
+            out.push(
+                Severity::Danger,
+                c.scope.subject(),
+                format!("{what} {vals}: replaces the {}", a.part),
+                format!(
+                    "{arg} forces a new resource ({}): the API load balancer moves to the new address while {} and every kubeconfig still name the old one until their configs are applied (R12, R16)",
+                    a.source,
+                    hosts(ms)
+                ),
+            );
+            return;
+        }
         for (h, is_cp) in ms {
             out.push(
                 Severity::Danger,

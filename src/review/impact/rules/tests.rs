@@ -125,6 +125,13 @@ const CASES: &[(&str, &str, &str, Severity, &str)] = &[
         "replaces the data volume (EPHEMERAL, and etcd's data on a control-plane node) of `main-cp-2` → `scaleway_block_volume.size_in_gb` forces a new resource",
     ),
     (
+        "machine-arguments",
+        "endpoint address=\"10.10.0.10\"",
+        "endpoint address=\"10.10.0.9\"",
+        Severity::Danger,
+        "replaces the Kubernetes API address → `scaleway_ipam_ip.address` forces a new resource",
+    ),
+    (
         "size-class",
         "control-plane count=3 size=\"cp\"",
         "control-plane count=3 size=\"cp2\"",

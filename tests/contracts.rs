@@ -73,3 +73,152 @@ fn external_secrets_ask_for_the_secret_the_cloud_root_creates() {
     }
     assert!(checked >= 2, "staging and production both read a password");
 }
+
+/// The top-level `resource "<ty>" "<name>" { … }` blocks of an HCL file as fleetc writes it.
+fn resource_blocks<'a>(hcl: &'a str, ty: &str) -> Vec<&'a str> {
+    let open = format!("resource \"{ty}\" ");
+    let mut out = Vec::new();
+    let mut rest = hcl;
+    while let Some(i) = rest.find(&open) {
+        let block = &rest[i..];
+        let end = block.find("\n}\n").map_or(block.len(), |e| e + 3);
+        out.push(&block[..end]);
+        rest = &block[end..];
+    }
+    out
+}
+
+/// Upgrades never replace a machine by accident (F1): what the roots ignore on existing
+/// machines and the settings that keep a change in place are one table,
+/// `emit::tofu::arguments::ARGUMENTS`, and every machine resource of every emitted module
+/// carries exactly that table's `ignore_changes` and settings; `fleetc diff`'s
+/// `machine-arguments` rule reads the same rows (below).
+#[test]
+fn the_roots_ignore_exactly_what_the_arguments_table_says_on_every_machine() {
+    use fleetc::emit::tofu::arguments::{ARGUMENTS, ignored, settings};
+    let (_, set) = reference();
+    let types: std::collections::BTreeSet<&str> = ARGUMENTS.iter().map(|a| a.resource).collect();
+    let mut seen = 0;
+    for (path, bytes) in set.iter() {
+        if !(path.starts_with("tofu/modules/") && path.ends_with("/main.tf")) {
+            continue;
+        }
+        let hcl = std::str::from_utf8(bytes).unwrap();
+        for ty in &types {
+            for block in resource_blocks(hcl, ty) {
+                seen += 1;
+                let ignore = ignored(ty);
+                let line = block.lines().find(|l| l.trim_start().starts_with("ignore_changes"));
+                if ignore.is_empty() {
+                    assert!(line.is_none(), "{path}: {ty} ignores what the table does not:\n{block}");
+                } else {
+                    let line = line.unwrap_or_else(|| panic!("{path}: {ty} has no ignore_changes:\n{block}"));
+                    let list = line.split_once('=').unwrap().1.trim();
+                    assert_eq!(list, format!("[{}]", ignore.join(", ")), "{path}: {block}");
+                }
+                for (name, value) in settings(ty) {
+                    let want = format!("{name} = {value}");
+                    assert!(
+                        block.lines().any(|l| l.split_whitespace().collect::<Vec<_>>().join(" ") == want),
+                        "{path}: {ty} lacks `{want}`:\n{block}"
+                    );
+                }
+            }
+        }
+    }
+    // The reference fleet builds Scaleway servers and volumes and Proxmox VMs.
+    assert!(seen >= 4, "only {seen} machine blocks");
+}
+
+/// A Talos version bump of the reference fleet replaces nothing, and `fleetc diff` says so for
+/// every environment the roots build, from the same rows the emitter ignored (F1).
+#[test]
+fn a_talos_bump_of_the_reference_fleet_replaces_no_machine_and_the_review_says_so() {
+    use fleetc::emit::tofu::arguments::ARGUMENTS;
+    use fleetc::review::impact::Severity;
+    let root = common::root();
+    let text = std::fs::read_to_string(root.join("fleet.kdl")).unwrap();
+    assert!(text.contains("    talos \"v1.13.9\"\n"));
+    let base_text = text.replacen("    talos \"v1.13.9\"\n", "    talos \"v1.13.8\"\n", 1);
+    let base = compile("fleet.kdl", &base_text, &FsLoader::new(&root));
+    assert!(!base.diags.has_errors());
+    let (new_fleet, new_set) = reference();
+    let r = fleetc::review::review(
+        "base".into(),
+        base.artifacts.as_ref().unwrap(),
+        base.fleet.as_ref(),
+        &new_set,
+        &new_fleet,
+    );
+    assert!(!r.impacts.iter().any(|i| i.severity == Severity::Danger), "{:#?}", r.impacts);
+    for a in ARGUMENTS.iter().filter(|a| a.ignored && a.from.contains(&"talos")) {
+        let hits: Vec<_> = r
+            .impacts
+            .iter()
+            .filter(|i| i.rule == "machine-arguments" && i.effect.contains(&format!("the roots ignore `{}`", a.name())))
+            .collect();
+        assert!(!hits.is_empty(), "{}: {:#?}", a.name(), r.impacts);
+        assert!(hits.iter().all(|i| i.effect.starts_with("no machine is replaced")), "{hits:#?}");
+    }
+}
+
+/// C6: the cluster root's kubeconfig points at the operator's path to the API (the public
+/// gateway and the cluster's PAT port on Scaleway, the one `kubernetes_api_open` opens), not at
+/// the private load balancer only the nodes reach: the cluster root's value is the cloud
+/// root's `kubernetes_api` (`emit::tofu::kubernetes_api`), and the module's output uses it.
+#[test]
+fn the_kubeconfig_server_is_the_operators_path_the_cloud_root_opens() {
+    let (fleet, set) = reference();
+    for (env, cluster) in fleet.clusters().filter(|(_, c)| !c.is_managed()) {
+        let e = &env.name.value;
+        let tfvars = text(&set, &format!("tofu/{e}/cluster/{e}.auto.tfvars"));
+        let api = fleetc::emit::tofu::kubernetes_api(&fleet, env, cluster).unwrap();
+        assert!(tfvars.contains(&format!("kubernetes_api     = \"https://{api}\"")), "{e}: {tfvars}");
+        if let Some(gateway) = &env.gateway {
+            assert!(api.starts_with(&format!("{}:", gateway.value)), "{api}");
+            let cloud = text(&set, &format!("tofu/{e}/cloud/{e}.auto.tfvars"));
+            let port = api.rsplit(':').next().unwrap();
+            assert!(cloud.contains(&format!("kubernetes_api_port = {port}")), "{cloud}");
+        }
+    }
+    let outputs = text(&set, "tofu/modules/talos-cluster-cp3/outputs.tf");
+    assert!(outputs.contains("server                     = var.kubernetes_api"), "{outputs}");
+    assert!(!outputs.contains("kubeconfig_raw"), "{outputs}");
+}
+
+/// capi-argocd R2: the VM template every ProxmoxMachineTemplate selects is one the lab cloud
+/// root creates, with exactly the tags selected (`model::Schematic::vm_template`; CAPMOX v0.9.0
+/// `FindVMTemplateByTags` with `matchPolicy: exact` wants one template with that tag set).
+#[test]
+fn every_proxmox_machine_template_selects_a_template_the_cloud_root_creates() {
+    let (_, set) = reference();
+    let tfvars = text(&set, "tofu/lab/cloud/lab.auto.tfvars");
+    let mut selected = 0;
+    for (path, bytes) in set.iter().filter(|(p, _)| p.starts_with("capi/") && p.ends_with(".yaml")) {
+        let yaml = std::str::from_utf8(bytes).unwrap();
+        for doc in yaml.split("\n---\n") {
+            if !doc.contains("kind: ProxmoxMachineTemplate") || !doc.contains("matchTags:") {
+                continue;
+            }
+            let tags: Vec<&str> = doc
+                .split("matchTags:")
+                .nth(1)
+                .unwrap()
+                .lines()
+                .skip(1)
+                .take_while(|l| l.trim_start().starts_with("- "))
+                .map(|l| l.trim_start().trim_start_matches("- ").trim_matches('"'))
+                .collect();
+            assert!(doc.contains("matchPolicy: exact"), "{path}");
+            let listed =
+                format!("tags        = [{}]", tags.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(", "));
+            assert!(tfvars.contains(&listed), "{path}: {tags:?} is no template of the cloud root:\n{tfvars}");
+            selected += 1;
+        }
+    }
+    assert!(selected >= 2, "{selected}");
+    // The template is made from an image the cloud module downloads to the template's node.
+    let module = text(&set, "tofu/modules/proxmox-cloud/main.tf");
+    assert!(module.contains("resource \"proxmox_virtual_environment_vm\" \"template\""), "{module}");
+    assert!(module.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["template", "=", "true"]), "{module}");
+}

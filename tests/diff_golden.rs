@@ -76,6 +76,7 @@ fn diff_golden_cases() {
         "diff-rename-moved",
         "diff-rename-destroy",
         "diff-sealed",
+        "diff-data-disk-shrink",
     ] {
         assert!(names.iter().any(|n| n == required), "golden case {required} is missing");
     }
@@ -107,7 +108,25 @@ fn each_case_shows_the_impact_it_is_for() {
         ("diff-rename-destroy", "lifecycle", "danger", "bucket `app` removed and bucket `assets` added"),
         ("diff-sealed", "sealed-inputs", "danger", "a new cluster identity"),
         ("diff-schematic", "install-image", "warning", "no effect on running nodes until they are upgraded"),
-        ("diff-control-plane", "instance-type", "danger", "etcd loses quorum"),
+        ("diff-control-plane", "machine-arguments", "danger", "etcd loses quorum"),
+        (
+            "diff-talos-upgrade",
+            "machine-arguments",
+            "info",
+            "no machine is replaced: the roots ignore `scaleway_instance_server.image`",
+        ),
+        (
+            "diff-data-disk-shrink",
+            "machine-arguments",
+            "danger",
+            "replaces the data volume (EPHEMERAL, and etcd's data on a control-plane node) of `main-cp-1`",
+        ),
+        (
+            "diff-data-disk-shrink",
+            "machine-arguments",
+            "danger",
+            "of `main-system-2` → `scaleway_block_volume.size_in_gb` forces a new resource",
+        ),
         ("diff-control-plane", "control-plane-count", "warning", "etcd quorum changes"),
         ("diff-apply-reboot", "apply-mode", "danger", "the reboots overlap"),
         ("diff-apply-reboot", "ephemeral-volume", "warning", "only at first provisioning"),

@@ -108,8 +108,10 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
             }
             kubernetes(cluster, capi, mgmt_name.span, diags);
             super::capi_versions::managed(cluster, capi, mgmt_name.span, diags);
+            // The lab cloud root creates the template (emit::tofu, model::VmTemplate) unless the
+            // cluster says it is made by hand: then the manual step is repeated here.
             let manual = cluster.vm_template_manual.as_ref().is_some_and(|m| m.value);
-            if let (Provider::Proxmox(proxmox), false) = (&env.provider, manual) {
+            if let (Provider::Proxmox(proxmox), true) = (&env.provider, manual) {
                 template_not_created(fleet, env, cluster, proxmox, diags);
             }
             sealed(
@@ -281,13 +283,13 @@ fn template_not_created(
     diags.push(
         Diagnostic::new(
             &codes::CAPI_TEMPLATE_NOT_CREATED,
-            format!("nothing fleetc emits creates the Proxmox VM template `{first}` that `{}`'s machines clone", cluster.name),
+            format!("the Proxmox VM template `{first}` that `{}`'s machines clone is made by hand (`vm-template-manual`)", cluster.name),
         )
         .at(cluster.talos.span)
         .label("its machines clone a template of this Talos version")
         .related(cluster.name.span, "managed cluster")
         .help(format!(
-            "before the first sync, create on Proxmox node `{}` {}: import the disk image into a VM, convert it to a template, and give it only that tag (CAPMOX selects with `matchPolicy: exact`; R22); then say so with `vm-template-manual #true` in the cluster",
+            "before the first sync, create on Proxmox node `{}` {}: import the disk image into a VM, convert it to a template, and give it only that tag (CAPMOX selects with `matchPolicy: exact`; R22); or remove `vm-template-manual` and the environment's cloud root creates it",
             proxmox.node.value,
             how.join(", and ")
         )),

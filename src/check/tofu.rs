@@ -7,6 +7,7 @@ use crate::model::{Fleet, Provider};
 
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     for env in &fleet.environments {
+        shared_state(env, diags);
         match &env.provider {
             Provider::Scaleway(s) => {
                 if env.gateway.is_none() {
@@ -58,4 +59,29 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
             }
         }
     }
+}
+
+/// One state per cluster: an environment's cloud and cluster roots each hold every cluster the
+/// roots build there, so two such clusters share a plan (a change to one is planned, and can be
+/// applied, with the other). Say so, and how to give each its own state.
+fn shared_state(env: &crate::model::Environment, diags: &mut Diagnostics) {
+    let built: Vec<&crate::model::Cluster> = env.clusters.iter().filter(|c| !c.is_managed()).collect();
+    let [first, second, ..] = built.as_slice() else { return };
+    let e = &env.name.value;
+    let c = &second.name.value;
+    diags.push(
+        Diagnostic::new(
+            &codes::TOFU_SHARED_STATE,
+            format!(
+                "clusters `{}` and `{c}` of environment `{e}` share one OpenTofu state: a plan of one is a plan of both",
+                first.name.value
+            ),
+        )
+        .at(second.name.span)
+        .label("planned with the other clusters of the environment")
+        .related(first.name.span, "in the same cloud and cluster roots")
+        .help(format!(
+            "give `{c}` its own environment (`environment \"{e}-{c}\" from=\"{e}\"`, its own `network`), so that its roots have their own state; move what exists with `tofu state mv -state-out=<new state> module.{c} module.{c}` in `tofu/{e}/cloud` and `tofu/{e}/cluster`, then push each state to its new key (R1)",
+        )),
+    );
 }

@@ -258,6 +258,28 @@ one name would overwrite each other.
 Give each its own name, or merge them.
 ";
 
+    PVE_NODE_UNLISTED = "fleet::model::pve-node-unlisted", Error, None,
+        Some("`node` holds the Talos images and the VM templates that Cluster API clones; list it among `nodes`, or point `node` at one of them"),
+"## What it does
+Reports a `proxmox` block whose `node` is not one of the Proxmox VE nodes it lists in `nodes`.
+
+## Why
+fleetc spreads the VMs over `nodes` (round robin, in machine order) and downloads each image to
+every node that runs VMs from it; `node` is where the VM templates live that Cluster API
+clones, and it must be a node fleetc knows. A name outside the list is a typo, or a node the
+templates would land on while no VM runs there.
+
+## Example
+    proxmox endpoint=\"https://pve.lab.example:8006\" node=\"pve0\" router=\"192.168.50.1\" {
+        nodes \"pve1\" \"pve2\"
+    }
+
+## Instead
+    proxmox endpoint=\"https://pve.lab.example:8006\" node=\"pve1\" router=\"192.168.50.1\" {
+        nodes \"pve1\" \"pve2\"
+    }
+";
+
     DANGLING_REFERENCE = "fleet::model::dangling-reference", Error, None, None,
 "## What it does
 Reports a reference to something that is not declared: a schematic, an add-on, a size, an
@@ -1047,20 +1069,22 @@ docs/capi.md (\"Version table\"); a later patch of a known minor inherits its ne
 
     CAPI_TEMPLATE_NOT_CREATED = "fleet::capi::template-not-created", Warning, Some("R22"), None,
 "## What it does
-Warns, for every managed cluster, that nothing fleetc emits creates the Proxmox VM template its
-ProxmoxMachineTemplates select, and says how to create it.
+Warns, for every managed cluster whose VM template is made by hand (`vm-template-manual #true`),
+that nothing fleetc emits creates the Proxmox VM template its ProxmoxMachineTemplates select,
+and says how to create it. Without `vm-template-manual`, the environment's cloud root creates
+the template (`proxmox_virtual_environment_vm.template`, tagged by `model::VmTemplate`).
 
 ## Why (R22)
 CAPMOX clones every machine from a VM template it finds by tags
 (`templateSelector.matchTags`, `matchPolicy: exact`): a VM with `template=1` whose tag set is
-exactly the one fleetc writes, `talos-<version>-<schematic id prefix>`. The lab's cloud root only
-downloads the Talos disk image; with no template, every ProxmoxMachine fails with \"found 0 VM
-templates\" and the cluster never starts. Until fleetc's apply step builds it, the template is
-a manual step per Talos version and schematic: import the nocloud disk image the help names
-into a VM on the Proxmox node, convert it to a template, and tag it.
+exactly the one fleetc writes, `talos-<version>-<schematic id prefix>`. With no template, every
+ProxmoxMachine fails with \"found 0 VM templates\" and the cluster never starts. A template made
+by hand is a manual step per Talos version and schematic: import the nocloud disk image the
+help names into a VM on the Proxmox node, convert it to a template, and tag it.
 
 ## Instead
-There is nothing to change in fleet.kdl: create the template before the cluster's first sync.
+Remove `vm-template-manual` and the cloud root creates the template; or create it by hand
+before the cluster's first sync.
 ";
 
     CAPI_MULTIDOC_PATCH = "fleet::capi::multidoc-patch", Warning, Some("R24"), None,
@@ -1077,6 +1101,37 @@ API itself, and passes the rest as patches (docs/capi.md, \"Known limitations\")
 
 ## Instead
 Check the machines' bootstrap on a test cluster after a provider or Talos upgrade.
+";
+
+    TOFU_SHARED_STATE = "fleet::tofu::shared-state", Warning, Some("R1"), None,
+"## What it does
+Warns when an environment's OpenTofu roots build two or more clusters: their machines live in
+one cloud-root state and their Talos configs in one cluster-root state.
+
+## Why (R1)
+A state is the unit OpenTofu plans and locks: with two clusters in it, every plan of one is a
+plan of the other, an apply meant for one can change the other, and a lock held for one blocks
+both. An environment is a directory of roots with its own state keys (R1), so one cluster per
+environment gives each cluster its own plan.
+
+## Example
+    environment \"lab\" {
+        cluster \"mgmt\" { … }
+        cluster \"tools\" { … }
+    }
+
+## Instead
+    environment \"lab\" {
+        cluster \"mgmt\" { … }
+    }
+    environment \"lab-tools\" from=\"lab\" {
+        network \"192.168.60.0/24\"
+        cluster \"tools\" { … }
+    }
+and move the existing resources: in `tofu/lab/cloud` and `tofu/lab/cluster`,
+`tofu state pull > old.tfstate`, `tofu state mv -state=old.tfstate -state-out=new.tfstate
+module.tools module.tools`, then `tofu state push` each into its root (the new environment's
+roots read `lab-tools/cloud.tfstate` and `lab-tools/cluster.tfstate`).
 ";
 
     TOFU_NO_GATEWAY = "fleet::tofu::missing-gateway", Error, Some("R16"),

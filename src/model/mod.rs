@@ -140,7 +140,47 @@ impl Schematic {
     pub fn image_name(&self, talos: Version) -> String {
         format!("talos-{}-{}", talos.v(), &self.id[..12])
     }
+    /// The schematic carries the QEMU guest agent extension, so a Proxmox VM booted from it
+    /// runs the agent and its VM gets `agent { enabled = true }` (bpg/proxmox waits for an
+    /// agent only when it is enabled).
+    pub fn has_guest_agent(&self) -> bool {
+        self.has_extension(QEMU_GUEST_AGENT)
+    }
 }
+
+impl Proxmox {
+    /// The Proxmox VE node of a pool's `index`-th machine (1-based): round robin over `nodes`,
+    /// so that a pool's machines spread over the nodes and a scale-up moves no running VM.
+    pub fn placement(&self, index: u32) -> &str {
+        let n = self.nodes.len().max(1);
+        let i = (index.max(1) as usize - 1) % n;
+        self.nodes.get(i).map_or(self.node.value.as_str(), |s| s.value.as_str())
+    }
+}
+
+/// A Proxmox VM template that Cluster API clones a managed cluster's machines from: its name,
+/// its tags (what the ProxmoxMachineTemplate's `templateSelector.matchTags` selects, with
+/// `matchPolicy: exact`) and the image it boots. One function for the lab cloud root that
+/// creates it and the Cluster API emitter that selects it (ARCHITECTURE.md, contracts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VmTemplate {
+    /// The VM's name, and its only tag: `talos-<version>-<schematic id prefix>` (R22).
+    pub name: String,
+    pub tags: Vec<String>,
+    /// The image it is imported from (`Schematic::image_name`).
+    pub image: String,
+}
+
+impl Schematic {
+    /// The VM template of this schematic at a Talos version.
+    pub fn vm_template(&self, talos: Version) -> VmTemplate {
+        let name = self.image_name(talos);
+        VmTemplate { name: name.clone(), tags: vec![name.clone()], image: name }
+    }
+}
+
+/// The Image Factory extension of the QEMU guest agent.
+pub const QEMU_GUEST_AGENT: &str = "siderolabs/qemu-guest-agent";
 
 #[derive(Debug, Clone)]
 pub struct Environment {
@@ -225,8 +265,19 @@ pub struct Scaleway {
 pub struct Proxmox {
     /// The Proxmox VE API URL (`https://pve.lab.example:8006`).
     pub endpoint: Spanned<String>,
-    /// The Proxmox node VMs are created on.
+    /// The Proxmox VE node that holds the VM templates Cluster API clones (and the default,
+    /// single placement of VMs when `nodes` is not written).
     pub node: Spanned<String>,
+    /// The Proxmox VE nodes the VMs are spread over, in fleet.kdl's order (`nodes "pve1"
+    /// "pve2"`); `[node]` when not written. `node` is one of them.
+    pub nodes: Vec<Spanned<String>>,
+    /// Accept the API's self-signed certificate (`insecure=#true`): bpg/proxmox's provider
+    /// argument `insecure` (TLS verification off). The alternative, a CA bundle, goes through
+    /// `SSL_CERT_FILE` (the provider's client uses Go's system roots).
+    pub insecure: bool,
+    /// The datastore the Talos disk images are downloaded to on each node that runs VMs
+    /// (`image-datastore`, default `local`): it must allow the `import` content type.
+    pub image_datastore: Spanned<String>,
     /// The bridge VMs' network interfaces attach to (`vmbr0`).
     pub bridge: Spanned<String>,
     /// The datastore for VM disks (`local-lvm`).

@@ -173,7 +173,8 @@ impl Ctx<'_> {
             template: ProxmoxMachineTemplateResource {
                 spec: ProxmoxMachineSpec {
                     template_selector: TemplateSelector {
-                        match_tags: vec![schematic.image_name(self.cluster.talos.value)],
+                        // One function with the lab cloud root that creates the template.
+                        match_tags: schematic.vm_template(self.cluster.talos.value).tags,
                         match_policy: "exact",
                     },
                     full: true,

@@ -7,6 +7,7 @@
 //! shape differ only in their values and their state key. docs/tofu.md maps every rule to
 //! the place it shows in the output.
 
+pub mod arguments;
 mod bootstrap;
 mod hclx;
 mod moved;

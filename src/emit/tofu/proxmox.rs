@@ -12,6 +12,9 @@ use crate::model::{Cluster, Provider, Role};
 
 pub(super) const CLOUD_MODULE: &str = "proxmox-cloud";
 
+/// The VM resource type.
+const VM: &str = "proxmox_virtual_environment_vm";
+
 /// The image download resource: the short name bpg/proxmox has from v0.100.0, the
 /// `proxmox_virtual_environment_*` one being deprecated (v0.111.1
 /// `fwprovider/nodes/resource_download_file.go`, `DeprecationMessage`).
@@ -20,9 +23,9 @@ const DOWNLOAD_FILE: &str = "proxmox_download_file";
 /// (`fwprovider/nodes/resource_download_file_short.go`, `MoveState`).
 const LEGACY_DOWNLOAD_FILE: &str = "proxmox_virtual_environment_download_file";
 
-/// The datastore images are downloaded to: it must allow the `import` content type (Proxmox VE
-/// 8.4+), which the VMs' disks import from through the API, without SSH.
-const IMAGE_DATASTORE: &str = "local";
+/// The VM templates' disk size: above the Talos disk image's virtual size; each clone's boot
+/// volume is resized by CAPMOX to its ProxmoxMachineTemplate's `bootVolume.sizeGb`.
+const TEMPLATE_DISK_GB: i64 = 10;
 
 pub(super) fn cluster_module(cp: usize) -> String {
     format!("proxmox-cluster-cp{cp}")
@@ -31,7 +34,9 @@ pub(super) fn cluster_module(cp: usize) -> String {
 fn node_ty() -> Expr {
     object_ty(&[
         ("hostname", ty("string")),
+        ("node_name", ty("string")),
         ("address", ty("string")),
+        ("guest_agent", ty("bool")),
         ("cores", ty("number")),
         ("memory_mib", ty("number")),
         ("image", ty("string")),
@@ -42,31 +47,49 @@ fn node_ty() -> Expr {
 
 pub(super) fn cloud_module() -> Module {
     let mut vars = file();
-    Var::new("node_name", ty("string"), "The Proxmox node that stores the images.").write(&mut vars);
     Var::new(
         "datastore",
         ty("string"),
-        "The datastore images are downloaded to (content type `import`, Proxmox VE 8.4+).",
+        "The datastore images are downloaded to on each node (content type `import`, Proxmox VE 8.4+).",
     )
     .write(&mut vars);
     Var::new(
         "images",
-        of("map", ty("string")),
-        "Image Factory disk images by name (R22: name = schematic + Talos version).",
+        of("map", object_ty(&[("node_name", ty("string")), ("image", ty("string")), ("url", ty("string"))])),
+        "Image Factory disk images per Proxmox VE node that needs them, keyed `<node>/<image name>` (R22: name = schematic + Talos version).",
     )
+    .write(&mut vars);
+    Var::new("template_datastore", ty("string"), "The datastore of the VM templates' disks.").write(&mut vars);
+    Var::new("bridge", ty("string"), "The bridge of the VM templates' network interface.").write(&mut vars);
+    Var::new(
+        "templates",
+        of(
+            "map",
+            object_ty(&[
+                ("node_name", ty("string")),
+                ("image", ty("string")),
+                ("tags", of("list", ty("string"))),
+                ("guest_agent", ty("bool")),
+            ]),
+        ),
+        "VM templates Cluster API clones, by name (model::VmTemplate: the ProxmoxMachineTemplates select them by these exact tags).",
+    )
+    .default(empty())
     .write(&mut vars);
     let mut main = file();
     main.comment(
         "R22: Proxmox downloads the schematic's image from the Image Factory at apply time (a network\n\
-         operation of tofu, not of fleetc); the name carries the schematic and the Talos version.",
+         operation of tofu, not of fleetc); the name carries the schematic and the Talos version.\n\
+         N3: the factory serves qcow2 (`nocloud-amd64.qcow2`) and the file is stored as `.qcow2` in the\n\
+         `import` content type, whose extension tells Proxmox VE the source format on import.",
     )
     .block("resource", &[DOWNLOAD_FILE, "image"], |b| {
         b.attr("for_each", r("var.images"))
             .attr("content_type", "import")
             .attr("datastore_id", r("var.datastore"))
-            .attr("node_name", r("var.node_name"))
-            .attr("url", r("each.value"))
-            .attr("file_name", tpl(vec![Part::E(r("each.key")), Part::L(".qcow2".into())]))
+            .attr("node_name", r("each.value.node_name"))
+            .attr("url", r("each.value.url"))
+            .attr("file_name", tpl(vec![Part::E(r("each.value.image")), Part::L(".qcow2".into())]))
             .attr("overwrite", false);
     })
     .blank()
@@ -76,24 +99,84 @@ pub(super) fn cloud_module() -> Module {
     )
     .block("moved", &[], |m| {
         m.attr("from", r(&format!("{LEGACY_DOWNLOAD_FILE}.image"))).attr("to", r(&format!("{DOWNLOAD_FILE}.image")));
+    })
+    .blank()
+    .block("locals", &[], |l| {
+        l.attr(
+            "image_ids",
+            Expr::for_object(
+                ("k", "f"),
+                r(&format!("{DOWNLOAD_FILE}.image")),
+                r("k"),
+                tpl(vec![
+                    Part::E(r("f.datastore_id")),
+                    Part::L(":".into()),
+                    Part::E(r("f.content_type")),
+                    Part::L("/".into()),
+                    Part::E(r("f.file_name")),
+                ]),
+            ),
+        );
+    })
+    .blank()
+    .comment(
+        "capi-argocd R2: the VM templates the ProxmoxMachineTemplates select (CAPMOX v0.9.0\n\
+         FindVMTemplateByTags: a VM with template=1 whose tag set is exactly these tags, one in the\n\
+         whole Proxmox VE cluster). Cluster API clones them; CAPMOX sets cores, memory, the boot\n\
+         volume's size and the NoCloud data of each clone.",
+    )
+    .block("resource", &[VM, "template"], |b| {
+        b.attr("for_each", r("var.templates"))
+            .attr("name", r("each.key"))
+            .attr("node_name", r("each.value.node_name"))
+            .attr("tags", r("each.value.tags"))
+            .attr("template", true)
+            .attr("started", false)
+            .attr("on_boot", false);
+        super::arguments::write_settings(b, VM);
+        b.blank()
+            .block("cpu", &[], |c| {
+                c.attr("cores", 1).attr("type", "host");
+            })
+            .block("memory", &[], |m| {
+                m.attr("dedicated", 2048);
+            })
+            .block("operating_system", &[], |o| {
+                o.attr("type", "l26");
+            })
+            .block("agent", &[], |a| {
+                a.attr("enabled", r("each.value.guest_agent"));
+            })
+            .block("network_device", &[], |n| {
+                n.attr("bridge", r("var.bridge"));
+            })
+            .block("disk", &[], |d| {
+                d.attr("datastore_id", r("var.template_datastore"))
+                    .attr(
+                        "import_from",
+                        idx_expr(
+                            "local.image_ids",
+                            tpl(vec![
+                                Part::E(r("each.value.node_name")),
+                                Part::L("/".into()),
+                                Part::E(r("each.value.image")),
+                            ]),
+                            &[],
+                        ),
+                    )
+                    .attr("interface", "scsi0")
+                    .attr("file_format", "raw")
+                    .attr("size", TEMPLATE_DISK_GB);
+            });
+        b.blank();
+        super::arguments::lifecycle(b, VM);
     });
     let mut outputs = file();
     output(
         &mut outputs,
         "image_ids",
-        "File ids of the downloaded images, by image name: `<datastore>:<content type>/<file name>`, as the provider builds the id (bpg v0.111.1 fwprovider/nodes/resource_download_file.go), known at plan.",
-        Expr::for_object(
-            ("k", "f"),
-            r(&format!("{DOWNLOAD_FILE}.image")),
-            r("k"),
-            tpl(vec![
-                Part::E(r("f.datastore_id")),
-                Part::L(":".into()),
-                Part::E(r("f.content_type")),
-                Part::L("/".into()),
-                Part::E(r("f.file_name")),
-            ]),
-        ),
+        "File ids of the downloaded images, keyed `<node>/<image name>`: `<datastore>:<content type>/<file name>`, as the provider builds the id (bpg v0.111.1 fwprovider/nodes/resource_download_file.go), known at plan.",
+        r("local.image_ids"),
         false,
     );
     Module::new(vec![("main.tf", main), ("variables.tf", vars), ("outputs.tf", outputs)])
@@ -101,13 +184,13 @@ pub(super) fn cloud_module() -> Module {
 
 pub(super) fn cluster_module_for(cp: usize) -> Module {
     let mut vars = file();
-    Var::new("node_name", ty("string"), "The Proxmox node VMs are created on.").write(&mut vars);
     Var::new("bridge", ty("string"), "The bridge the VMs' network interfaces attach to.").write(&mut vars);
     Var::new("datastore", ty("string"), "The datastore of the VM disks.").write(&mut vars);
     Var::new("network_prefix", ty("number"), "The private network's prefix length.").write(&mut vars);
     Var::new("gateway", ty("string"), "The private network's router.").write(&mut vars);
     Var::new("dns_servers", of("list", ty("string")), "DNS servers given to the nodes.").write(&mut vars);
-    Var::new("image_ids", of("map", ty("string")), "Downloaded image file ids by image name.").write(&mut vars);
+    Var::new("image_ids", of("map", ty("string")), "Downloaded image file ids, keyed `<node>/<image name>`.")
+        .write(&mut vars);
     Var::new("control_plane", of("list", node_ty()), "Control-plane nodes in order (structural: one block per node).")
         .validation(
             Expr::call("contains", [Expr::list([cp as i64]), Expr::call("length", [r("var.control_plane")])]),
@@ -169,16 +252,23 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
 }
 
 fn vm(main: &mut Body, name: &str, node: &dyn Fn(&str) -> Expr, role: Role, each: bool, after: Option<String>) {
-    main.block("resource", &["proxmox_virtual_environment_vm", name], |b| {
+    main.block("resource", &[VM, name], |b| {
         if each {
             b.attr("for_each", r("var.workers"));
         }
         b.attr("name", node("hostname"))
-            .attr("node_name", r("var.node_name"))
+            .comment("Placement: fleet.kdl's `nodes`, round robin in machine order (model::Proxmox::placement).")
+            .attr("node_name", node("node_name"))
             .attr("tags", Expr::list(["talos", role.as_str()]))
             .attr("on_boot", true)
             .attr("stop_on_destroy", true)
-            .blank()
+            .comment(
+                "A new PVE node migrates the VM live instead of replacing it; a change that needs a reboot\n\
+                 waits for the VM's next one (`fleetc upgrade` reboots one node at a time) rather than\n\
+                 rebooting every VM of the apply at once (emit::tofu::arguments).",
+            );
+        super::arguments::write_settings(b, VM);
+        b.blank()
             .block("cpu", &[], |c| {
                 c.attr("cores", node("cores")).attr("type", "host");
             })
@@ -187,6 +277,10 @@ fn vm(main: &mut Body, name: &str, node: &dyn Fn(&str) -> Expr, role: Role, each
             })
             .block("operating_system", &[], |o| {
                 o.attr("type", "l26");
+            })
+            .comment("On when the schematic carries siderolabs/qemu-guest-agent (model::Schematic::has_guest_agent).")
+            .block("agent", &[], |a| {
+                a.attr("enabled", node("guest_agent"));
             })
             .block("network_device", &[], |n| {
                 n.attr("bridge", r("var.bridge"));
@@ -197,7 +291,14 @@ fn vm(main: &mut Body, name: &str, node: &dyn Fn(&str) -> Expr, role: Role, each
             )
             .block("disk", &[], |d| {
                 d.attr("datastore_id", r("var.datastore"))
-                    .attr("import_from", idx_expr("var.image_ids", node("image"), &[]))
+                    .attr(
+                        "import_from",
+                        idx_expr(
+                            "var.image_ids",
+                            tpl(vec![Part::E(node("node_name")), Part::L("/".into()), Part::E(node("image"))]),
+                            &[],
+                        ),
+                    )
                     .attr("interface", "scsi0")
                     .attr("file_format", "raw")
                     .attr("size", node("system_disk_gb"));
@@ -229,16 +330,12 @@ fn vm(main: &mut Body, name: &str, node: &dyn Fn(&str) -> Expr, role: Role, each
                         d.attr("servers", r("var.dns_servers"));
                     });
             });
-        b.blank()
-            .comment(
-                "F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS\n\
+        b.blank().comment(
+            "F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS\n\
                  changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before\n\
-                 `import_from` were built with.",
-            )
-            .block("lifecycle", &[], |l| {
-                let disk = |a: &str| Expr::from(crate::emit::hcl::Traversal::path("disk").index(0).attr(a));
-                l.attr("ignore_changes", Expr::list([disk("file_id"), disk("import_from")]));
-            });
+                 `import_from` were built with. One table, emit::tofu::arguments, which `fleetc diff` reads too.",
+        );
+        super::arguments::lifecycle(b, VM);
         if let Some(prev) = &after {
             b.blank().attr("depends_on", Expr::list([r(prev)]));
         }
@@ -249,26 +346,36 @@ fn vm(main: &mut Body, name: &str, node: &dyn Fn(&str) -> Expr, role: Role, each
 pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
     let Provider::Proxmox(px) = &env.env.provider else { unreachable!("a Proxmox environment") };
     let mut main = file();
-    main.comment("Credentials come from the environment at apply time (PROXMOX_VE_API_TOKEN), never from files.")
-        .block("provider", &["proxmox"], |p| {
-            p.attr("endpoint", r("var.proxmox_endpoint"));
-        })
-        .blank()
-        .block("module", &["cloud"], |m| {
-            m.attr("source", format!("../../modules/{CLOUD_MODULE}"))
-                .blank()
-                .attr("node_name", r("var.node_name"))
-                .attr("datastore", r("var.image_datastore"))
-                .attr("images", r("var.images"));
-        })
-        .blank();
+    main.comment(
+        "Credentials come from the environment at apply time (PROXMOX_VE_API_TOKEN), never from files.\n\
+         A self-signed API certificate: `insecure` (fleet.kdl `insecure=#true`), or a CA bundle in\n\
+         SSL_CERT_FILE, which the provider's client honours through Go's system roots (bpg v0.111.1\n\
+         proxmox/api/client.go: a tls.Config with InsecureSkipVerify and no RootCAs of its own).",
+    )
+    .block("provider", &["proxmox"], |p| {
+        p.attr("endpoint", r("var.proxmox_endpoint")).attr("insecure", r("var.proxmox_insecure"));
+    })
+    .blank()
+    .block("module", &["cloud"], |m| {
+        m.attr("source", format!("../../modules/{CLOUD_MODULE}"))
+            .blank()
+            .attr("datastore", r("var.image_datastore"))
+            .attr("images", r("var.images"))
+            .attr("template_datastore", r("var.datastore"))
+            .attr("bridge", r("var.bridge"))
+            .attr("templates", r("var.templates"));
+    })
+    .blank();
+    // Images were keyed by name alone before they were downloaded per node; the new keys
+    // download each once more (a running VM keeps its disk: `import_from` is ignored), and no
+    // `moved` block is emitted without a `was=` (docs/tofu.md).
+    let images = images(env);
     for c in &env.clusters {
         let key = c.name.value.as_str();
         let cv = |attr: &str| idx("var.clusters", key, &[attr]);
         main.block("module", &[&ident(key)], |m| {
             m.attr("source", format!("../../modules/{}", cluster_module(c.control_plane.machines.len())))
                 .blank()
-                .attr("node_name", r("var.node_name"))
                 .attr("bridge", r("var.bridge"))
                 .attr("datastore", r("var.datastore"))
                 .attr("network_prefix", r("var.network_prefix"))
@@ -284,7 +391,12 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
 
     let mut vars = file();
     Var::new("proxmox_endpoint", ty("string"), "The Proxmox VE API URL.").write(&mut vars);
-    Var::new("node_name", ty("string"), "The Proxmox node VMs are created on.").write(&mut vars);
+    Var::new(
+        "proxmox_insecure",
+        ty("bool"),
+        "Accept the API's self-signed certificate (fleet.kdl `insecure`); else give its CA in SSL_CERT_FILE.",
+    )
+    .write(&mut vars);
     Var::new("bridge", ty("string"), "The bridge of the VMs' network interfaces.").write(&mut vars);
     Var::new("datastore", ty("string"), "The datastore of the VM disks.").write(&mut vars);
     Var::new("image_datastore", ty("string"), "The datastore images are downloaded to.").write(&mut vars);
@@ -292,7 +404,26 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
     Var::new("network_prefix", ty("number"), "The private network's prefix length.").write(&mut vars);
     Var::new("gateway", ty("string"), "The private network's router.").write(&mut vars);
     Var::new("dns_servers", of("list", ty("string")), "DNS servers.").write(&mut vars);
-    Var::new("images", of("map", ty("string")), "Image Factory disk image URLs by image name (R22).").write(&mut vars);
+    Var::new(
+        "images",
+        of("map", object_ty(&[("node_name", ty("string")), ("image", ty("string")), ("url", ty("string"))])),
+        "Image Factory disk images per node, keyed `<node>/<image name>` (R22).",
+    )
+    .write(&mut vars);
+    Var::new(
+        "templates",
+        of(
+            "map",
+            object_ty(&[
+                ("node_name", ty("string")),
+                ("image", ty("string")),
+                ("tags", of("list", ty("string"))),
+                ("guest_agent", ty("bool")),
+            ]),
+        ),
+        "The VM templates Cluster API clones, by name (model::VmTemplate).",
+    )
+    .write(&mut vars);
     Var::new(
         "clusters",
         of("map", object_ty(&[("control_plane", of("list", node_ty())), ("workers", of("map", node_ty()))])),
@@ -303,30 +434,54 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
 
     let mut values = file();
     let e = env.env;
-    let mut images: Vec<(String, Expr)> = Vec::new();
-    for c in &env.clusters {
-        for p in c.pools() {
-            if let Some(s) = env.fleet.schematic(&p.schematic.value) {
-                let name = s.image_name(c.talos.value);
-                if !images.iter().any(|(n, _)| *n == name) {
-                    images.push((name, Expr::from(s.image_url(e.platform(), c.talos.value, "qcow2"))));
-                }
-            }
-        }
-    }
-    images.sort_by(|a, b| a.0.cmp(&b.0));
     values
         .attr("proxmox_endpoint", px.endpoint.value.as_str())
-        .attr("node_name", px.node.value.as_str())
+        .attr("proxmox_insecure", px.insecure)
         .attr("bridge", px.bridge.value.as_str())
         .attr("datastore", px.datastore.value.as_str())
-        .attr("image_datastore", IMAGE_DATASTORE)
+        .attr("image_datastore", px.image_datastore.value.as_str())
         .attr("network_cidr", e.network.value.to_string())
         .attr("network_prefix", i64::from(e.network.value.prefix))
         .attr("gateway", px.gateway.value.to_string())
         .attr("dns_servers", Expr::list(px.dns.iter().map(|d| d.value.to_string())))
         .blank()
-        .attr("images", Expr::Object(images))
+        .attr(
+            "images",
+            Expr::Object(
+                images
+                    .iter()
+                    .map(|(k, (node, image, url))| {
+                        (
+                            k.clone(),
+                            Expr::object([
+                                ("node_name", Expr::from(node.as_str())),
+                                ("image", Expr::from(image.as_str())),
+                                ("url", Expr::from(url.as_str())),
+                            ]),
+                        )
+                    })
+                    .collect(),
+            ),
+        )
+        .attr(
+            "templates",
+            Expr::Object(
+                templates(env)
+                    .into_iter()
+                    .map(|(t, agent)| {
+                        (
+                            t.name.clone(),
+                            Expr::object([
+                                ("node_name", Expr::from(px.node.value.as_str())),
+                                ("image", Expr::from(t.image.as_str())),
+                                ("tags", Expr::list(t.tags.iter().map(String::as_str))),
+                                ("guest_agent", Expr::from(agent)),
+                            ]),
+                        )
+                    })
+                    .collect(),
+            ),
+        )
         .blank()
         .attr("clusters", Expr::object(env.clusters.iter().map(|c| (c.name.value.clone(), cluster_values(env, c)))));
 
@@ -352,6 +507,60 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
     RootFiles { main, variables: vars, outputs, values }
 }
 
+/// The VM templates the environment's cloud root creates: one per image a cluster managed by
+/// Cluster API clones (unless its template is made by hand, `vm-template-manual`), with whether
+/// its schematic runs the guest agent; by name.
+pub(crate) fn templates(env: &Env<'_>) -> Vec<(crate::model::VmTemplate, bool)> {
+    let mut out: Vec<(crate::model::VmTemplate, bool)> = Vec::new();
+    for c in env.env.clusters.iter().filter(|c| c.is_managed()) {
+        if c.vm_template_manual.as_ref().is_some_and(|m| m.value) {
+            continue;
+        }
+        for p in c.pools() {
+            if let Some(s) = env.fleet.schematic(&p.schematic.value) {
+                let t = s.vm_template(c.talos.value);
+                if !out.iter().any(|(o, _)| o.name == t.name) {
+                    out.push((t, s.has_guest_agent()));
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+    out
+}
+
+/// The images to download, keyed `<node>/<image name>`: (node, image name, URL), for every
+/// node a VM of the roots runs on and for the template node's templates.
+fn images(env: &Env<'_>) -> std::collections::BTreeMap<String, (String, String, String)> {
+    let Provider::Proxmox(px) = &env.env.provider else { return Default::default() };
+    let mut out = std::collections::BTreeMap::new();
+    let platform = env.env.platform();
+    let mut add = |node: &str, s: &crate::model::Schematic, talos: crate::model::Version| {
+        let name = s.image_name(talos);
+        out.entry(format!("{node}/{name}"))
+            .or_insert_with(|| (node.to_owned(), name, s.image_url(platform, talos, "qcow2")));
+    };
+    for c in &env.clusters {
+        for p in c.pools() {
+            if let Some(s) = env.fleet.schematic(&p.schematic.value) {
+                for m in &p.machines {
+                    add(px.placement(m.index), s, c.talos.value);
+                }
+            }
+        }
+    }
+    for c in
+        env.env.clusters.iter().filter(|c| c.is_managed() && !c.vm_template_manual.as_ref().is_some_and(|m| m.value))
+    {
+        for p in c.pools() {
+            if let Some(s) = env.fleet.schematic(&p.schematic.value) {
+                add(&px.node.value, s, c.talos.value);
+            }
+        }
+    }
+    out
+}
+
 /// The Kubernetes API endpoint (`<address>:<port>`): on Proxmox the operator reaches it directly.
 pub(super) fn kubernetes_api(c: &Cluster) -> String {
     format!("{}:{}", c.endpoint.address.value, c.endpoint.port)
@@ -361,9 +570,12 @@ fn cluster_values(env: &Env<'_>, c: &Cluster) -> Expr {
     let node = |pool: &crate::model::Pool, m: &crate::model::Machine| {
         let size = env.env.size(&pool.size.value);
         let schematic = env.fleet.schematic(&pool.schematic.value);
+        let Provider::Proxmox(px) = &env.env.provider else { unreachable!("a Proxmox environment") };
         Expr::object([
             ("hostname", Expr::from(m.hostname.as_str())),
+            ("node_name", Expr::from(px.placement(m.index))),
             ("address", Expr::from(m.address.as_ref().map(|a| a.value.to_string()).unwrap_or_default())),
+            ("guest_agent", Expr::from(schematic.is_some_and(crate::model::Schematic::has_guest_agent))),
             ("cores", Expr::from(size.and_then(|s| s.cores.as_ref()).map_or(0, |c| c.value))),
             (
                 "memory_mib",

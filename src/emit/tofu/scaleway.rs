@@ -538,9 +538,9 @@ fn server(
             .attr("type", node("type"))
             .attr("image", idx_expr("data.scaleway_instance_image.talos", node("image"), &["id"]))
             .attr("tags", Expr::list(["talos", role.as_str()]))
-            .comment("F4: a type change migrates (stop, change, start) rather than replaces the node.")
-            .attr("replace_on_type_change", false)
-            .comment("R12: no public address; egress goes through the public gateway.")
+            .comment("F4: a type change migrates (stop, change, start) rather than replaces the node.");
+        super::arguments::write_settings(b, "scaleway_instance_server");
+        b.comment("R12: no public address; egress goes through the public gateway.")
             .attr("enable_dynamic_ip", false)
             .attr("additional_volume_ids", Expr::list([volume_id]))
             .blank()
@@ -550,15 +550,13 @@ fn server(
             .block("private_network", &[], |p| {
                 p.attr("pn_id", r("var.private_network_id"));
             });
-        b.blank()
-            .comment(
-                "F1: the image only installs a new machine. A Talos upgrade or a new schematic changes the\n\
+        b.blank().comment(
+            "F1: the image only installs a new machine. A Talos upgrade or a new schematic changes the\n\
                  image id, which would replace the server (scaleway v2.81.0 customDiffInstanceServerImage,\n\
-                 ForceNew) and wipe its etcd member; running machines change OS through `fleetc upgrade`.",
-            )
-            .block("lifecycle", &[], |l| {
-                l.attr("ignore_changes", Expr::list([r("image")]));
-            });
+                 ForceNew) and wipe its etcd member; running machines change OS through `fleetc upgrade`.\n\
+                 The ignored arguments are one table, emit::tofu::arguments, which `fleetc diff` reads too.",
+        );
+        super::arguments::lifecycle(b, "scaleway_instance_server");
         let mut deps = vec![r("scaleway_ipam_ip.endpoint")];
         if let Some(prev) = &after {
             deps.push(r(prev));

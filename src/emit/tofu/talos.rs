@@ -61,6 +61,12 @@ pub(super) fn module_for(cp: usize) -> Module {
         "`https://<endpoint>:6443`: the private load balancer or shared address.",
     )
     .write(&mut vars);
+    Var::new(
+        "kubernetes_api",
+        ty("string"),
+        "The operator's path to the Kubernetes API (`https://<gateway>:<port>` on Scaleway, the endpoint on Proxmox): the kubeconfig output's server.",
+    )
+    .write(&mut vars);
     Var::new("talos_version", ty("string"), "The Talos version the secrets and configs are generated for (R14).")
         .write(&mut vars);
     Var::new("kubernetes_version", ty("string"), "The Kubernetes version.").write(&mut vars);
@@ -202,11 +208,56 @@ pub(super) fn module_for(cp: usize) -> Module {
     });
 
     let mut outputs = file();
+    // C6: the server is the operator's path, not the private endpoint the nodes use; the
+    // credentials are the provider's (base64 PEM, as kubeconfig's `*-data` fields take them:
+    // v0.11.0 talos_cluster_kubeconfig_resource.go, bytesToBase64).
+    let client = |a: &str| r(&format!("talos_cluster_kubeconfig.this.kubernetes_client_configuration.{a}"));
+    let user = tpl(vec![Part::L("admin@".into()), Part::E(r("var.cluster_name"))]);
     output(
         &mut outputs,
         "kubeconfig",
-        "The cluster's admin kubeconfig.",
-        r("talos_cluster_kubeconfig.this.kubeconfig_raw"),
+        "The cluster's admin kubeconfig, its server the operator's path to the API (`var.kubernetes_api`).",
+        Expr::call(
+            "yamlencode",
+            [Expr::object([
+                ("apiVersion", Expr::from("v1")),
+                ("kind", Expr::from("Config")),
+                (
+                    "clusters",
+                    Expr::list([Expr::object([
+                        ("name", r("var.cluster_name")),
+                        (
+                            "cluster",
+                            Expr::object([
+                                ("server", r("var.kubernetes_api")),
+                                ("certificate-authority-data", client("ca_certificate")),
+                            ]),
+                        ),
+                    ])]),
+                ),
+                (
+                    "users",
+                    Expr::list([Expr::object([
+                        ("name", user.clone()),
+                        (
+                            "user",
+                            Expr::object([
+                                ("client-certificate-data", client("client_certificate")),
+                                ("client-key-data", client("client_key")),
+                            ]),
+                        ),
+                    ])]),
+                ),
+                (
+                    "contexts",
+                    Expr::list([Expr::object([
+                        ("name", user.clone()),
+                        ("context", Expr::object([("cluster", r("var.cluster_name")), ("user", user.clone())])),
+                    ])]),
+                ),
+                ("current-context", user),
+            ])],
+        ),
         true,
     );
     output(
@@ -263,6 +314,7 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
                     .blank()
                     .attr("cluster_name", key)
                     .attr("cluster_endpoint", cv("endpoint"))
+                    .attr("kubernetes_api", cv("kubernetes_api"))
                     .attr("talos_version", cv("talos_version"))
                     .attr("kubernetes_version", cv("kubernetes_version"))
                     .attr("apply_mode", Expr::call("coalesce", [r("var.apply_mode"), cv("apply_mode")]))
@@ -337,6 +389,7 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
             "map",
             object_ty(&[
                 ("endpoint", ty("string")),
+                ("kubernetes_api", ty("string")),
                 ("talos_version", ty("string")),
                 ("kubernetes_version", ty("string")),
                 ("apply_mode", ty("string")),
@@ -398,6 +451,15 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
                     c.name.value.clone(),
                     Expr::object([
                         ("endpoint", Expr::from(c.endpoint_url())),
+                        // C6: one function with the cloud root's `kubernetes_api` output.
+                        (
+                            "kubernetes_api",
+                            Expr::from(
+                                super::kubernetes_api(env.fleet, env.env, c)
+                                    .map(|a| format!("https://{a}"))
+                                    .unwrap_or_else(|| c.endpoint_url()),
+                            ),
+                        ),
                         ("talos_version", Expr::from(c.talos.value.v())),
                         ("kubernetes_version", Expr::from(c.kubernetes.value.to_string())),
                         ("apply_mode", Expr::from(c.apply_mode.value.as_str())),

@@ -263,6 +263,16 @@ fn pool_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, cluster: &Cluster
         })),
     );
     put(f, &s, "addresses", join(pool.machines.iter().filter_map(|m| m.address.as_ref().map(|a| a.value))));
+    if let Provider::Proxmox(px) = &env.provider {
+        let agent = fleet.schematic(&pool.schematic.value).is_some_and(crate::model::Schematic::has_guest_agent);
+        put(f, &s, "guest-agent", if agent { "enabled" } else { "disabled" });
+        put(
+            f,
+            &s,
+            "pve-nodes",
+            join(pool.machines.iter().map(|m| format!("{}@{}", m.hostname, px.placement(m.index)))),
+        );
+    }
 }
 
 fn cluster_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, c: &Cluster) {
@@ -376,9 +386,12 @@ pub fn facts(fleet: &Fleet) -> BTreeMap<(Scope, String), String> {
                 &e,
                 "provider",
                 format!(
-                    "proxmox {} node {} bridge {} datastore {} gateway {} dns {}",
+                    "proxmox {}{} node {} nodes {} image-datastore {} bridge {} datastore {} gateway {} dns {}",
                     p.endpoint.value,
+                    if p.insecure { " (insecure)" } else { "" },
                     p.node.value,
+                    join(p.nodes.iter().map(|n| &n.value)),
+                    p.image_datastore.value,
                     p.bridge.value,
                     p.datastore.value,
                     p.gateway.value,

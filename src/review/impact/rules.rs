@@ -8,13 +8,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+mod machine_arguments;
 mod talos_fields;
+use machine_arguments::machine_arguments;
 use talos_fields::talos_fields;
 pub use talos_fields::{Reach, TABLE as TALOS_FIELDS};
 
 use super::facts::{self, CONTROL_PLANE, EXISTS, FactChange, Scope};
 use super::{Ctx, Impact, Outcome, Severity};
-use crate::model::{Fleet, Provider, Role, Version};
+use crate::model::{Fleet, Role, Version};
 use crate::review::files::Status;
 use crate::review::object::hcl_attribute;
 
@@ -48,10 +50,16 @@ pub static RULES: &[Rule] = &[
         check: kubernetes_version,
     },
     Rule {
-        name: "instance-type",
+        name: "machine-arguments",
+        cites: "F1, F4, R29",
+        covers: "a value the roots' machines are built from changed (image, instance type, disk sizes, addresses, Proxmox VE node, guest agent, Scaleway project or zone): what its provider does, from the table the emitter reads (emit::tofu::arguments)",
+        check: machine_arguments,
+    },
+    Rule {
+        name: "size-class",
         cites: "F4",
-        covers: "a pool's Scaleway instance type changed (its size class, or the class's type)",
-        check: instance_type,
+        covers: "a pool's size class, or a class no pool uses, changed without changing what the provider builds",
+        check: size_class,
     },
     Rule {
         name: "control-plane-count",
@@ -541,36 +549,13 @@ fn kubernetes_version(ctx: &Ctx<'_>, out: &mut Outcome) {
     }
 }
 
-/// F4: on Scaleway, a new instance type migrates the instance: stop, change, start. The
-/// control-plane instances are chained by `depends_on` (docs/tofu.md, R29/F3), so they migrate
-/// one after the other, but an apply returns before a restarted node is healthy (F3); the
-/// workers of a pool are one `for_each`, migrated in parallel.
-fn instance_type(ctx: &Ctx<'_>, out: &mut Outcome) {
-    let scaleway = |s: &Scope| env_of(ctx.new, s).is_some_and(|e| matches!(e.provider, Provider::Scaleway(_)));
-    for (i, c) in stable_changes(ctx, "instance-type") {
-        if !scaleway(&c.scope) {
-            continue;
-        }
-        out.claim(i);
-        let n = pool_of(ctx.new, &c.scope).map_or(0, |p| p.machines.len());
-        if is_control_plane(&c.scope) {
-            out.push(
-                Severity::Danger,
-                c.scope.subject(),
-                format!("control-plane instance type {}", c.values()),
-                format!("stop/migrate/start of every control-plane node ({n}) in the cloud root's apply, one after the other (`depends_on`) but with no health check between them: etcd loses quorum if a node has not rejoined when the next one stops; change it with one targeted apply per node and `talosctl health` between them"),
-            );
-        } else {
-            out.push(
-                Severity::Warning,
-                c.scope.subject(),
-                format!("{} instance type {}", c.scope.what(), c.values()),
-                format!("stop/migrate/start of the pool's {n} nodes at once (in parallel): its capacity is gone during the migration"),
-            );
-        }
-    }
+/// A size class is a name: what reaches the machines is its instance type (or VM shape),
+/// which `machine-arguments` reports. A pool moved to another class of the same type, or a
+/// class no pool uses, changes nothing.
+fn size_class(ctx: &Ctx<'_>, out: &mut Outcome) {
+    let known = |s: &Scope| env_of(ctx.new, s).is_some();
     for (i, c) in stable_changes(ctx, "size") {
-        if !scaleway(&c.scope) {
+        if !known(&c.scope) {
             continue;
         }
         out.claim(i);
@@ -586,7 +571,7 @@ fn instance_type(ctx: &Ctx<'_>, out: &mut Outcome) {
     }
     for (i, c) in ctx.changes.iter().enumerate() {
         if let (Scope::Env(e), true) = (&c.scope, c.field.starts_with("size ")) {
-            if !scaleway(&c.scope) {
+            if !known(&c.scope) {
                 continue;
             }
             out.claim(i);

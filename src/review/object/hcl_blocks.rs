@@ -96,6 +96,49 @@ pub(super) fn split(lines: &[&str]) -> Option<Vec<Segment>> {
     Some(segments)
 }
 
+/// A variables file (`.tfvars`) split into its top-level assignments, each named by the
+/// variable it sets (`clusters`, `images`): a line `name = …` at column 0 opens one, and it
+/// runs to the next such line. Blank and comment lines belong to the assignment that
+/// follows. `None` when the file has another shape.
+pub(super) fn split_values(lines: &[&str]) -> Option<Vec<Segment>> {
+    let mut segments: Vec<Segment> = Vec::new();
+    let mut trailing_trivia = 0;
+    for (i, line) in lines.iter().enumerate() {
+        if is_trivia(line) {
+            trailing_trivia += 1;
+            continue;
+        }
+        let opens = !line.starts_with(' ') && !line.starts_with('}') && !line.starts_with(']');
+        if opens {
+            let (name, _) = line.split_once('=')?;
+            let name = name.trim();
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+                return None;
+            }
+            let start = if segments.is_empty() { 0 } else { i - trailing_trivia };
+            if let Some(last) = segments.last_mut() {
+                last.end = start;
+            }
+            let ordinal = segments
+                .iter()
+                .filter(|s| matches!(&s.key, ObjectKey::Hcl { labels, .. } if labels[0] == name))
+                .count();
+            segments.push(Segment {
+                key: ObjectKey::Hcl { block: VALUE.to_owned(), labels: vec![name.to_owned()], ordinal },
+                start,
+                end: lines.len(),
+            });
+        } else if segments.is_empty() {
+            return None;
+        }
+        trailing_trivia = 0;
+    }
+    if segments.is_empty() { None } else { Some(segments) }
+}
+
+/// The block type under which a variables file's assignments are keyed.
+pub(super) const VALUE: &str = "value";
+
 /// The expression of a top-level attribute `name = …` of a block (indented two spaces, as
 /// `tofu fmt` writes it), e.g. the `from` of a `moved` block.
 pub fn attribute(block_lines: &[&str], name: &str) -> Option<String> {
@@ -139,6 +182,16 @@ mod tests {
     fn escaped_labels_and_trailing_comments() {
         let t = "module \"a\\\"b\" {\n}\n# trailing\n";
         assert_eq!(labels(t), vec![("module.a\"b".to_owned(), 0, 3)]);
+    }
+
+    #[test]
+    fn variables_files_are_split_by_the_variable_they_set() {
+        let t = "# header\n\nname = \"x\"\nclusters = {\n  main = {\n    a = 1\n  }\n}\n\n# images\nimages = [\n  \"a\",\n]\n";
+        let lines: Vec<&str> = t.lines().collect();
+        let got: Vec<(String, usize, usize)> =
+            split_values(&lines).unwrap().into_iter().map(|s| (s.key.label(), s.start, s.end)).collect();
+        assert_eq!(got, vec![("name".to_owned(), 0, 3), ("clusters".to_owned(), 3, 8), ("images".to_owned(), 8, 13)]);
+        assert!(split_values(&["  a = 1"]).is_none());
     }
 
     #[test]

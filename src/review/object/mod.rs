@@ -2,7 +2,8 @@
 //! documents, each named by kind and name (`Application/argocd/podinfo`, a Talos document by
 //! its kind and, where it has one, its name: `HostnameConfig`, `VolumeConfig/EPHEMERAL`, the
 //! legacy machine config `v1alpha1`); an OpenTofu file is a list of top-level blocks, each
-//! named by its labels (an address: `scaleway_rdb_instance.app`, `module.main`). Any other
+//! named by its labels (an address: `scaleway_rdb_instance.app`, `module.main`); a variables
+//! file (`.tfvars`) is a list of assignments, each named by the variable it sets. Any other
 //! file is one object, named by its path. Objects are matched across the old and new file by
 //! their [`ObjectKey`], so a change is reported as "this document changed", "this block was
 //! removed", not only as lines.
@@ -65,6 +66,7 @@ impl ObjectKey {
             ("module", [n]) => format!("module.{n}"),
             ("variable", [n]) => format!("var.{n}"),
             ("output", [n]) => format!("output.{n}"),
+            (hcl_blocks::VALUE, [n]) if *ordinal == 0 => n.clone(),
             ("locals", []) => format!("locals #{}", ordinal + 1),
             (b, []) if *ordinal > 0 || b == "moved" || b == "import" || b == "removed" => {
                 format!("{b} #{}", ordinal + 1)
@@ -144,6 +146,8 @@ pub fn split(path: &str, lines: &[&str]) -> Vec<Segment> {
         yaml_docs::split(path, lines)
     } else if path.ends_with(".tf") {
         hcl_blocks::split(lines)
+    } else if path.ends_with(".tfvars") {
+        hcl_blocks::split_values(lines)
     } else {
         None
     };

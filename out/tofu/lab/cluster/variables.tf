@@ -15,6 +15,7 @@ variable "clusters" {
   description = "Per cluster: versions, endpoint, default apply mode, the Talos documents' directory and each worker's pool."
   type = map(object({
     endpoint           = string
+    kubernetes_api     = string
     talos_version      = string
     kubernetes_version = string
     apply_mode         = string

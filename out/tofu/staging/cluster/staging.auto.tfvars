@@ -11,6 +11,7 @@ cloud_state = {
 clusters = {
   main = {
     endpoint           = "https://10.10.0.10:6443"
+    kubernetes_api     = "https://51.15.200.10:6443"
     talos_version      = "v1.13.9"
     kubernetes_version = "1.36.2"
     apply_mode         = "auto"

@@ -20,6 +20,7 @@ fleet "t" {
     environment "staging" {
         scaleway project="11111111-2222-3333-4444-555555555555" region="fr-par" zone="fr-par-2" {
             size "cp" type="PRO2-XS"
+            size "cp2" type="PRO2-XS"
             size "small" type="PRO2-S"
         }
         state bucket="t-tofu-state"
@@ -110,11 +111,32 @@ const CASES: &[(&str, &str, &str, Severity, &str)] = &[
         "`talosctl upgrade-k8s --to 1.35.2`",
     ),
     (
-        "instance-type",
+        "machine-arguments",
         "size \"cp\" type=\"PRO2-XS\"",
         "size \"cp\" type=\"PRO2-S\"",
         Severity::Danger,
         "every control-plane node (3) in the cloud root's apply, one after the other",
+    ),
+    (
+        "machine-arguments",
+        "data-disk-size=\"200GB\"",
+        "data-disk-size=\"150GB\"",
+        Severity::Danger,
+        "replaces the data volume (EPHEMERAL, and etcd's data on a control-plane node) of `main-cp-2` → `scaleway_block_volume.size_in_gb` forces a new resource",
+    ),
+    (
+        "machine-arguments",
+        "endpoint address=\"10.10.0.10\"",
+        "endpoint address=\"10.10.0.9\"",
+        Severity::Danger,
+        "replaces the Kubernetes API address → `scaleway_ipam_ip.address` forces a new resource",
+    ),
+    (
+        "size-class",
+        "control-plane count=3 size=\"cp\"",
+        "control-plane count=3 size=\"cp2\"",
+        Severity::Info,
+        "the same instance type: no effect",
     ),
     (
         "control-plane-count",
@@ -274,11 +296,49 @@ fn a_plain_scale_up_with_addresses_has_no_unknown_impact() {
     let i = impacts_with(RULES, PROXMOX, &cp);
     assert!(!i.iter().any(|i| i.rule == "unknown" && i.change.contains("`addresses`")), "{i:#?}");
     assert!(impacts_with(RULES, &up, PROXMOX).iter().all(|i| i.rule != "unknown"));
-    // A node that keeps its name but changes its address is still unexplained.
+    // A node that keeps its name but changes its address: that node, in place at its next
+    // reboot (emit::tofu::arguments).
     let moved =
         up.replace("\"10.10.0.21\" \"10.10.0.22\" \"10.10.0.23\"", "\"10.10.0.21\" \"10.10.0.32\" \"10.10.0.23\"");
-    let i = impacts_with(RULES, PROXMOX, &moved);
-    assert!(i.iter().any(|i| i.rule == "unknown" && i.change.contains("`addresses`")), "{i:#?}");
+    let i = impacts_with(RULES, &up, &moved);
+    assert!(!i.iter().any(|i| i.rule == "unknown" && i.change.contains("`addresses`")), "{i:#?}");
+    let hit = find(
+        &i,
+        "machine-arguments",
+        Severity::Warning,
+        "static address (NoCloud) of `main-system-2` → changed in place",
+    );
+    assert!(hit.is_some(), "{i:#?}");
+}
+
+#[test]
+fn a_talos_upgrade_replaces_no_machine_and_a_downgrade_refuses_to_replace_the_identity() {
+    let i = impacts_with(RULES, BASE, &edit("talos \"v1.12.6\"", "talos \"v1.13.9\""));
+    let hit = find(
+        &i,
+        "machine-arguments",
+        Severity::Info,
+        "no machine is replaced: the roots ignore `scaleway_instance_server.image`",
+    );
+    assert!(hit.is_some(), "{i:#?}");
+    assert!(
+        hit.unwrap().change.contains("`main-cp-1`, `main-cp-2`, `main-cp-3`, `main-system-1`, `main-system-2`"),
+        "{hit:?}"
+    );
+    assert!(!i.iter().any(|x| x.severity == Severity::Danger), "{i:#?}");
+    let up = edit("talos \"v1.12.6\"", "talos \"v1.13.9\"");
+    let i = impacts_with(RULES, &up, BASE);
+    assert!(
+        find(&i, "machine-arguments", Severity::Danger, "lowers `talos_machine_secrets.talos_version`").is_some(),
+        "{i:#?}"
+    );
+    // A grown data volume is updated in place.
+    let i = impacts_with(RULES, BASE, &edit("data-disk-size=\"200GB\"", "data-disk-size=\"300GB\""));
+    assert!(
+        find(&i, "machine-arguments", Severity::Info, "updated in place, no machine is replaced").is_some(),
+        "{i:#?}"
+    );
+    assert!(!i.iter().any(|x| x.rule == "unknown"), "{i:#?}");
 }
 
 #[test]
@@ -299,9 +359,9 @@ fn a_worker_instance_type_change_is_a_warning() {
     let i = impacts_with(RULES, BASE, &edit("size \"small\" type=\"PRO2-S\"", "size \"small\" type=\"PRO2-M\""));
     let hit = find(
         &i,
-        "instance-type",
+        "machine-arguments",
         Severity::Warning,
-        "worker pool `system` instance type PRO2-S → PRO2-M → stop/migrate/start",
+        "`instance-type` of worker pool `system` PRO2-S → PRO2-M: `scaleway_instance_server.type` of `main-system-1`, `main-system-2` → stop/migrate/start",
     );
     assert!(hit.is_some(), "{i:#?}");
 }
@@ -528,4 +588,26 @@ fn an_unknown_talos_field_stays_an_unknown_impact() {
     let i = artifact_impacts(RULES, &old, &new);
     assert!(!i.iter().any(|x| x.rule == "talos-fields"), "{i:#?}");
     assert!(i.iter().any(|x| x.rule == "unknown" && x.subject == "talos/staging/main"), "{i:#?}");
+}
+
+#[test]
+fn a_new_proxmox_node_migrates_the_vms_it_takes_and_a_scale_up_moves_none() {
+    let spread = PROXMOX.replace(
+        "proxmox endpoint=\"https://pve.example:8006\" node=\"pve1\" router=\"10.10.0.1\" {",
+        "proxmox endpoint=\"https://pve.example:8006\" node=\"pve1\" router=\"10.10.0.1\" {\n            nodes \"pve1\" \"pve2\"",
+    );
+    assert_ne!(spread, PROXMOX);
+    let i = impacts_with(RULES, PROXMOX, &spread);
+    let hit = find(&i, "machine-arguments", Severity::Warning, "the Proxmox VE node of `main-cp-2` → migrated live");
+    assert!(hit.is_some(), "{i:#?}");
+    assert!(!i.iter().any(|x| x.change.contains("`main-cp-1`") && x.rule == "machine-arguments"), "{i:#?}");
+    assert!(!i.iter().any(|x| x.rule == "unknown" && x.change.contains("pve-nodes")), "{i:#?}");
+    // A scale-up places the new machine and moves no other.
+    let up = spread.replace(
+        "pool \"system\" count=2 {\n                addresses \"10.10.0.21\" \"10.10.0.22\"",
+        "pool \"system\" count=3 {\n                addresses \"10.10.0.21\" \"10.10.0.22\" \"10.10.0.23\"",
+    );
+    assert_ne!(up, spread);
+    let i = impacts_with(RULES, &spread, &up);
+    assert!(i.iter().all(|x| x.rule != "unknown" && x.rule != "machine-arguments"), "{i:#?}");
 }

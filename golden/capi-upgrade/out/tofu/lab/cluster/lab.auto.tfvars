@@ -11,6 +11,7 @@ cloud_state = {
 clusters = {
   mgmt = {
     endpoint           = "https://192.168.50.10:6443"
+    kubernetes_api     = "https://192.168.50.10:6443"
     talos_version      = "v1.12.6"
     kubernetes_version = "1.34.3"
     apply_mode         = "auto"

@@ -33,6 +33,7 @@ module "mgmt" {
 
   cluster_name       = "mgmt"
   cluster_endpoint   = var.clusters["mgmt"].endpoint
+  kubernetes_api     = var.clusters["mgmt"].kubernetes_api
   talos_version      = var.clusters["mgmt"].talos_version
   kubernetes_version = var.clusters["mgmt"].kubernetes_version
   apply_mode         = coalesce(var.apply_mode, var.clusters["mgmt"].apply_mode)

@@ -10,6 +10,11 @@ variable "cluster_endpoint" {
   type        = string
 }
 
+variable "kubernetes_api" {
+  description = "The operator's path to the Kubernetes API (`https://<gateway>:<port>` on Scaleway, the endpoint on Proxmox): the kubeconfig output's server."
+  type        = string
+}
+
 variable "talos_version" {
   description = "The Talos version the secrets and configs are generated for (R14)."
   type        = string

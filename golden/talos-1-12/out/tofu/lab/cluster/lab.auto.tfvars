@@ -11,6 +11,7 @@ cloud_state = {
 clusters = {
   lab = {
     endpoint           = "https://10.20.0.10:6443"
+    kubernetes_api     = "https://10.20.0.10:6443"
     talos_version      = "v1.12.4"
     kubernetes_version = "1.35.0"
     apply_mode         = "auto"

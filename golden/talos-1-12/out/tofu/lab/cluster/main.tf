@@ -33,6 +33,7 @@ module "lab" {
 
   cluster_name       = "lab"
   cluster_endpoint   = var.clusters["lab"].endpoint
+  kubernetes_api     = var.clusters["lab"].kubernetes_api
   talos_version      = var.clusters["lab"].talos_version
   kubernetes_version = var.clusters["lab"].kubernetes_version
   apply_mode         = coalesce(var.apply_mode, var.clusters["lab"].apply_mode)

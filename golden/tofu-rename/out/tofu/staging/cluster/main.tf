@@ -33,6 +33,7 @@ module "prod" {
 
   cluster_name       = "prod"
   cluster_endpoint   = var.clusters["prod"].endpoint
+  kubernetes_api     = var.clusters["prod"].kubernetes_api
   talos_version      = var.clusters["prod"].talos_version
   kubernetes_version = var.clusters["prod"].kubernetes_version
   apply_mode         = coalesce(var.apply_mode, var.clusters["prod"].apply_mode)

@@ -2,7 +2,7 @@
 //! plain values. Everything else `apply` uses comes from the output directory, which it
 //! checks to be exactly what fleet.kdl builds before it starts.
 
-use crate::model::{Fleet, Provider, Role, Version};
+use crate::model::{ApplyMode, Fleet, Provider, Role, Version};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
@@ -45,7 +45,12 @@ pub struct ClusterTarget {
     pub kubernetes: Version,
     /// Managed by a Cluster API management cluster: not built by the tofu roots.
     pub managed: bool,
-    pub apply_mode: String,
+    /// fleet.kdl's apply mode: how `fleetc apply`'s health-gated path applies a change (R19).
+    pub apply_mode: ApplyMode,
+    /// The mode the cluster root's variables file gives a plain `tofu apply`, which never
+    /// reboots a running node ([`crate::emit::tofu::root_apply_mode`]): what `fleetc apply`
+    /// passes for a change that needs no reboot, so that both store the same mode.
+    pub root_mode: ApplyMode,
     pub endpoint_url: String,
     pub control_plane: Vec<NodeTarget>,
     pub workers: Vec<NodeTarget>,
@@ -53,6 +58,18 @@ pub struct ClusterTarget {
     /// The operator's path to the Kubernetes API (`host:port`) the cloud root's `clusters`
     /// output carries as `kubernetes_api`; what `--plan` shows before the root is read.
     pub kubernetes_api: Option<String>,
+    /// The ExternalSecrets that copy a database password into the cluster (R10), each with
+    /// the `password-version` that generated the password: `fleetc apply` marks each with it
+    /// so that a rotation reaches the cluster's Secret in the same apply.
+    pub database_secrets: Vec<DatabaseSecret>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatabaseSecret {
+    pub namespace: String,
+    /// The ExternalSecret's name (and its target Secret's): `postgres-<name>`.
+    pub name: String,
+    pub password_version: u32,
 }
 
 impl ClusterTarget {
@@ -88,6 +105,31 @@ pub struct ArgoCdTarget {
     pub version: String,
     /// The vendored install manifest, relative to the fleet's directory.
     pub manifest: String,
+}
+
+/// The ExternalSecrets of a cluster's apps that read a postgres password (Scaleway: the
+/// cloud root writes the password to Secret Manager; the Argo CD family emits one
+/// ExternalSecret `postgres-<name>` per app namespace, `src/emit/argocd/secrets.rs`).
+fn database_secrets(e: &crate::model::Environment, c: &crate::model::Cluster) -> Vec<DatabaseSecret> {
+    if !matches!(e.provider, Provider::Scaleway(_)) {
+        return Vec::new();
+    }
+    let mut out: Vec<DatabaseSecret> = Vec::new();
+    for a in &c.apps {
+        for p in &a.postgres {
+            let Some(pg) = e.postgres.iter().find(|x| x.name.value == p.value) else { continue };
+            let s = DatabaseSecret {
+                namespace: a.namespace.value.clone(),
+                name: format!("postgres-{}", p.value),
+                password_version: pg.password_version.value,
+            };
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    out.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    out
 }
 
 /// The environment `env` of `fleet`, or `None` when there is none of that name.
@@ -143,12 +185,14 @@ pub fn of(fleet: &Fleet, env: &str) -> Option<Target> {
                 talos,
                 kubernetes: c.kubernetes.value,
                 managed: c.is_managed(),
-                apply_mode: c.apply_mode.value.as_str().to_owned(),
+                apply_mode: c.apply_mode.value,
+                root_mode: crate::emit::tofu::root_apply_mode(c.apply_mode.value, talos),
                 endpoint_url: c.endpoint_url(),
                 control_plane,
                 workers,
                 sealed: c.sealed.iter().map(|s| s.value.clone()).collect(),
                 kubernetes_api: crate::emit::tofu::kubernetes_api(fleet, e, c),
+                database_secrets: database_secrets(e, c),
             }
         })
         .collect();

@@ -355,3 +355,38 @@ fn open_sealed(
     s.note(&format!("{} sealed inputs decrypted into memory and a private directory", ctx.sealed.len()));
     Ok(())
 }
+
+/// `fleetc apply <env> --plan --format json`: the plan as one JSON document for CI, from the
+/// same lines `--plan` prints (`== <step>`, `# <note>`, `$ <command>`): the environment,
+/// whether the plan is complete (`ok`), each step with its entries in order (`{"run": …}` a
+/// command as printed, secrets masked; `{"note": …}` a comment, among them `asks:` and
+/// `apply refuses:`), and the refusal, if any, with its step and next action.
+pub fn plan_json(env: &str, lines: &[String], result: &Result<(), Failure>) -> serde_json::Value {
+    use serde_json::{Value, json};
+    let mut steps: Vec<Value> = Vec::new();
+    let mut entries: Vec<Value> = Vec::new();
+    let mut title: Option<String> = None;
+    let mut flush = |title: &mut Option<String>, entries: &mut Vec<Value>| {
+        if title.is_some() || !entries.is_empty() {
+            steps.push(json!({"step": title.take().unwrap_or_default(), "entries": std::mem::take(entries)}));
+        }
+    };
+    for l in lines {
+        if let Some(t) = l.strip_prefix("== ") {
+            flush(&mut title, &mut entries);
+            title = Some(t.to_owned());
+        } else if let Some(c) = l.strip_prefix("$ ") {
+            entries.push(json!({"run": c}));
+        } else if let Some(n) = l.strip_prefix("# ") {
+            entries.push(json!({"note": n}));
+        } else {
+            entries.push(json!({"note": l}));
+        }
+    }
+    flush(&mut title, &mut entries);
+    let error = match result {
+        Ok(()) => Value::Null,
+        Err(f) => json!({"step": f.step.title(), "message": f.message, "next": f.step.next()}),
+    };
+    json!({"environment": env, "ok": result.is_ok(), "steps": steps, "error": error})
+}

@@ -56,7 +56,7 @@ pub fn root_apply_mode(mode: ApplyMode, talos: Version) -> ApplyMode {
 /// This one names no file, so there the provider's import fails loudly instead
 /// (terraform-provider-talos v0.11.0 `talos_machine_secrets_resource.go` l.603-610, `os.Stat`).
 fn missing_bundle_id(cluster: &str) -> String {
-    format!("no-bundle-given:talos_secrets_files[\"{cluster}\"] (R14: import the sealed bundle, `fleetc apply` does)")
+    format!("no bundle given for cluster {cluster} (R14: set talos_secrets_files, as fleetc apply does)")
 }
 
 fn node_ty() -> Expr {
@@ -414,4 +414,25 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
         );
     }
     RootFiles { main, variables: vars, outputs, values }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// B6/D8 (R19, F3): whatever fleet.kdl's mode and the Talos version, the mode of a plain
+    /// `tofu apply` of the cluster root is one that never reboots a running node (`auto` and
+    /// `reboot` may), and on Talos ≥ 1.13 it is `no_reboot`, which maintenance mode accepts.
+    #[test]
+    fn the_roots_own_apply_mode_never_reboots() {
+        for (_, mode) in ApplyMode::ALL {
+            for talos in [Version::new(1, 12, 4), Version::new(1, 13, 9), Version::new(1, 14, 0)] {
+                let root = root_apply_mode(mode, talos);
+                assert!(!matches!(root, ApplyMode::Auto | ApplyMode::Reboot), "{mode:?} on {talos:?} → {root:?}");
+                if talos >= NO_REBOOT_IN_MAINTENANCE && matches!(mode, ApplyMode::Auto | ApplyMode::Reboot) {
+                    assert_eq!(root, ApplyMode::NoReboot);
+                }
+            }
+        }
+    }
 }

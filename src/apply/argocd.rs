@@ -101,23 +101,15 @@ pub fn bootstrap(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
                 args.push(display(&ctx.out_dir.join(p)));
             }
             s.run(kubectl(&args.iter().map(String::as_str).collect::<Vec<_>>()))?;
-            for d in &c.database_secrets {
+            for (ns, name, version) in external_secrets(ctx, c) {
                 // ESO refreshes an ExternalSecret whose annotations changed (its `force-sync`
                 // recipe); the value is the version, so an unchanged version changes nothing.
-                let mark = format!("force-sync=password-version-{}", d.password_version);
-                let out = s.try_run(kubectl(&[
-                    "annotate",
-                    "externalsecret",
-                    &d.name,
-                    "-n",
-                    &d.namespace,
-                    &mark,
-                    "--overwrite",
-                ]))?;
+                let mark = format!("force-sync=password-version-{version}");
+                let out =
+                    s.try_run(kubectl(&["annotate", "externalsecret", &name, "-n", &ns, &mark, "--overwrite"]))?;
                 if !out.success() {
                     s.note(&format!(
-                        "ExternalSecret {}/{} is not there yet (Argo CD has not synced it): its first sync reads the newest password",
-                        d.namespace, d.name
+                        "ExternalSecret {ns}/{name} is not there yet (Argo CD has not synced it): its first sync reads the newest password"
                     ));
                 }
             }
@@ -149,4 +141,34 @@ fn repository_secret(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, ns: 
         "stringData": data,
     });
     Ok(secret.to_string())
+}
+
+/// The ExternalSecrets of the build, under `out/argocd/<env>/<cluster>/`, that read a database
+/// password (their `remoteRef.key` is `name:<Secret Manager secret>`, the name
+/// [`crate::model::Postgres::password_secret`] gives both families): `(namespace, name,
+/// password-version)`.
+pub fn external_secrets(ctx: &Ctx<'_>, c: &ClusterTarget) -> Vec<(String, String, u32)> {
+    let dir = format!("argocd/{}/{}/", ctx.target.env, c.name);
+    let mut out = Vec::new();
+    for p in ctx.out.paths().filter(|p| p.starts_with(&dir) && p.ends_with(".yaml")) {
+        let text = String::from_utf8_lossy(ctx.out.get(p).unwrap_or_default()).into_owned();
+        let docs: Vec<Value> = serde_saphyr::from_multiple(&text).unwrap_or_default();
+        for d in docs.iter().filter(|d| d.get("kind").and_then(Value::as_str) == Some("ExternalSecret")) {
+            let keys: Vec<&str> = d
+                .pointer("/spec/data")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(|x| x.pointer("/remoteRef/key").and_then(Value::as_str)).collect())
+                .unwrap_or_default();
+            let Some(db) = c.database_secrets.iter().find(|db| keys.contains(&format!("name:{}", db.secret).as_str()))
+            else {
+                continue;
+            };
+            let ns = d.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default").to_owned();
+            let name = d.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_owned();
+            out.push((ns, name, db.password_version));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }

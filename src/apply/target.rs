@@ -58,17 +58,18 @@ pub struct ClusterTarget {
     /// The operator's path to the Kubernetes API (`host:port`) the cloud root's `clusters`
     /// output carries as `kubernetes_api`; what `--plan` shows before the root is read.
     pub kubernetes_api: Option<String>,
-    /// The ExternalSecrets that copy a database password into the cluster (R10), each with
-    /// the `password-version` that generated the password: `fleetc apply` marks each with it
-    /// so that a rotation reaches the cluster's Secret in the same apply.
+    /// The database passwords the cluster's apps read (R10): each Secret Manager secret
+    /// (`Postgres::password_secret`, the name the cloud root writes and the ExternalSecret
+    /// asks for) with the `password-version` that generated it. `fleetc apply` marks every
+    /// ExternalSecret of the build that reads one with its version, so that a rotation reaches
+    /// the cluster's Secret in the same apply.
     pub database_secrets: Vec<DatabaseSecret>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DatabaseSecret {
-    pub namespace: String,
-    /// The ExternalSecret's name (and its target Secret's): `postgres-<name>`.
-    pub name: String,
+    /// The Secret Manager secret's name.
+    pub secret: String,
     pub password_version: u32,
 }
 
@@ -107,28 +108,20 @@ pub struct ArgoCdTarget {
     pub manifest: String,
 }
 
-/// The ExternalSecrets of a cluster's apps that read a postgres password (Scaleway: the
-/// cloud root writes the password to Secret Manager; the Argo CD family emits one
-/// ExternalSecret `postgres-<name>` per app namespace, `src/emit/argocd/secrets.rs`).
-fn database_secrets(e: &crate::model::Environment, c: &crate::model::Cluster) -> Vec<DatabaseSecret> {
+/// The postgres passwords a cluster's apps read (Scaleway: the cloud root writes each to
+/// Secret Manager), with their versions.
+fn database_secrets(fleet: &Fleet, e: &crate::model::Environment, c: &crate::model::Cluster) -> Vec<DatabaseSecret> {
     if !matches!(e.provider, Provider::Scaleway(_)) {
         return Vec::new();
     }
-    let mut out: Vec<DatabaseSecret> = Vec::new();
-    for a in &c.apps {
-        for p in &a.postgres {
-            let Some(pg) = e.postgres.iter().find(|x| x.name.value == p.value) else { continue };
-            let s = DatabaseSecret {
-                namespace: a.namespace.value.clone(),
-                name: format!("postgres-{}", p.value),
-                password_version: pg.password_version.value,
-            };
-            if !out.contains(&s) {
-                out.push(s);
-            }
-        }
-    }
-    out.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    let prefix = fleet.resource_prefix(e);
+    let mut out: Vec<DatabaseSecret> = e
+        .postgres
+        .iter()
+        .filter(|pg| c.apps.iter().any(|a| a.postgres.iter().any(|p| p.value == pg.name.value)))
+        .map(|pg| DatabaseSecret { secret: pg.password_secret(&prefix), password_version: pg.password_version.value })
+        .collect();
+    out.sort_by(|a, b| a.secret.cmp(&b.secret));
     out
 }
 
@@ -192,7 +185,7 @@ pub fn of(fleet: &Fleet, env: &str) -> Option<Target> {
                 workers,
                 sealed: c.sealed.iter().map(|s| s.value.clone()).collect(),
                 kubernetes_api: crate::emit::tofu::kubernetes_api(fleet, e, c),
-                database_secrets: database_secrets(e, c),
+                database_secrets: database_secrets(fleet, e, c),
             }
         })
         .collect();

@@ -186,11 +186,12 @@ impl Fake {
         let mut is_open = false;
         for c in self.calls.borrow().iter() {
             let line = format!("{} {}", c.program, c.args.join(" "));
-            if c.program == "tofu" && c.args.iter().any(|a| a == "apply") {
-                if let Some(v) = c.args.iter().find_map(|a| a.strip_prefix("-var=talos_api_open=")) {
-                    is_open = v == "true";
-                    continue;
-                }
+            if c.program == "tofu"
+                && c.args.iter().any(|a| a == "apply")
+                && let Some(v) = c.args.iter().find_map(|a| a.strip_prefix("-var=talos_api_open="))
+            {
+                is_open = v == "true";
+                continue;
             }
             if is_open { open.push(line) } else { closed.push(line) }
         }

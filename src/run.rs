@@ -590,7 +590,10 @@ fn finish(result: Result<(), crate::apply::Failure>) -> i32 {
 }
 
 fn apply_command(ui: &Ui, args: &crate::cli::ApplyArgs) -> i32 {
-    let (model, build) = match load_model(ui, &args.fleet) {
+    let json_plan = args.plan && args.fleet.format == DiagFormat::Json;
+    // With the plan as the one JSON document on stdout, diagnostics go to stderr, one a line.
+    let short = FleetArgs { fleet: args.fleet.fleet.clone(), format: DiagFormat::Short };
+    let (model, build) = match load_model(ui, if json_plan { &short } else { &args.fleet }) {
         Ok(m) => m,
         Err(code) => return code,
     };
@@ -607,6 +610,15 @@ fn apply_command(ui: &Ui, args: &crate::cli::ApplyArgs) -> i32 {
         mode: args.mode.map(mode_of),
         identity: args.identity.clone(),
     };
+    if json_plan {
+        // `--format json`, as for build and check: machine-readable output, here the plan.
+        let mut lines = Vec::new();
+        let mut sink = |l: &str| lines.push(l.to_owned());
+        let result = crate::apply::apply(&inputs, &opts, &mut crate::apply::SystemRunner::default(), &mut sink);
+        let doc = crate::apply::plan_json(&args.env, &lines, &result);
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        return if result.is_ok() { EXIT_OK } else { EXIT_PROBLEMS };
+    }
     let mut sink = log_sink(args.plan);
     finish(crate::apply::apply(&inputs, &opts, &mut crate::apply::SystemRunner::default(), &mut sink))
 }

@@ -32,6 +32,8 @@ fn the_steps_run_in_order() {
         at(&["tofu", "/cluster", "init"]),
         at(&["tofu", "/cluster", "-target=module.main.talos_machine_configuration_apply.cp_1"]),
         at(&["tofu", "/cluster", " apply ", "main-cp-1.tfplan"]),
+        at(&["talosctl", "kubeconfig"]),
+        at(&["kubectl", "apply --server-side --field-manager=fleetc -f -"]),
         at(&["talosctl", "health", "--control-plane-nodes <main-cp-1.address>"]),
         at(&["tofu", "/cluster", "-target=module.main.talos_machine_configuration_apply.cp_2"]),
         at(&["tofu", "/cluster", " apply ", "main-cp-2.tfplan"]),
@@ -43,12 +45,15 @@ fn the_steps_run_in_order() {
         ]),
         at(&["tofu", "/cluster", "-target=module.main.talos_machine_configuration_apply.cp_3"]),
         at(&["tofu", "/cluster", " apply ", "main-cp-3.tfplan"]),
+        at(&["tofu", "/cluster", "-target=module.main.talos_machine_configuration_apply.worker[\"main-system-1\"]"]),
+        at(&["talosctl", "health", "--worker-nodes <main-system-1.address>"]),
+        at(&["tofu", "/cluster", "-target=module.main.talos_machine_configuration_apply.worker[\"main-system-2\"]"]),
+        at(&["talosctl", "health", "--worker-nodes <main-system-1.address>,<main-system-2.address>"]),
         at(&["tofu", "/cluster", " apply ", "cluster-rest.tfplan"]),
-        at(&["talosctl", "health", "--worker-nodes"]),
         at(&["tofu", "/cloud", " apply ", "-auto-approve", "-var=talos_api_open=false -var=kubernetes_api_open=false"]),
-        at(&["tofu", "/cloud", " apply ", "-var=kubernetes_api_open=true"]),
-        at(&["kubectl", "apply --server-side -f -"]),
-        at(&["kubectl", "apply --server-side -f", "bootstrap"]),
+        at(&["tofu", "/cloud", " apply ", "-var=talos_api_open=false -var=kubernetes_api_open=true"]),
+        fake.calls.borrow().iter().position(|c| stdin_has(c, "argocd.argoproj.io/secret-type")).unwrap(),
+        at(&["kubectl", "apply --server-side --field-manager=fleetc -f", "bootstrap"]),
     ];
     for w in order.windows(2) {
         assert!(w[0] < w[1], "out of order at {w:?} in {order:?}:\n{}", fake.lines().join("\n"));
@@ -165,14 +170,25 @@ fn the_chosen_mode_reaches_every_cluster_root_plan() {
     let fake = Fake::new();
     let mut opts = fx.options();
     opts.mode = Some(fleetc::model::ApplyMode::Staged);
+    fake.on(
+        |c| has(c, "tofu", &["state", "list"]),
+        Output::ok(state_with(&[1, 2, 3], &["main-system-1", "main-system-2"])),
+    );
     run_apply(&fx, &fake, &opts).0.unwrap();
-    let plans: Vec<String> =
-        fake.lines().into_iter().filter(|l| l.contains("/cluster") && l.contains(" plan ")).collect();
+    let plans: Vec<String> = fake
+        .lines()
+        .into_iter()
+        .filter(|l| l.contains("/cluster") && l.contains(" plan ") && l.contains("-target="))
+        .collect();
     assert_eq!(plans.len(), 5, "{plans:#?}");
     assert!(plans.iter().all(|l| l.contains("-var=apply_mode=staged")), "{plans:#?}");
 }
 
 type Matcher = Box<dyn Fn(&fleetc::apply::Cmd) -> bool>;
+
+fn stdin_has(c: &fleetc::apply::Cmd, needle: &str) -> bool {
+    c.stdin.as_ref().is_some_and(|b| String::from_utf8_lossy(b).contains(needle))
+}
 
 /// Failure points: a command that fails, and the step the failure is reported in.
 fn failure_points() -> Vec<(&'static str, Matcher, Step)> {
@@ -190,9 +206,11 @@ fn failure_points() -> Vec<(&'static str, Matcher, Step)> {
         ("cp-2 apply", Box::new(|c| has(c, "tofu", &["/cluster", "main-cp-2.tfplan"])), Step::ClusterRoot),
         ("health", Box::new(|c| has(c, "talosctl", &["health"])), Step::ClusterRoot),
         ("workers", Box::new(|c| has(c, "tofu", &["/cluster", "cluster-rest.tfplan"])), Step::ClusterRoot),
-        ("kubeconfig", Box::new(|c| has(c, "talosctl", &["kubeconfig"])), Step::ArgoCd),
-        ("argocd install check", Box::new(|c| has(c, "kubectl", &["get"])), Step::ArgoCd),
-        ("repository credential", Box::new(|c| has(c, "kubectl", &["-"])), Step::ArgoCd),
+        ("kubeconfig", Box::new(|c| has(c, "talosctl", &["kubeconfig"])), Step::ClusterRoot),
+        ("scaleway secret", Box::new(|c| stdin_has(c, "SCW_SECRET_KEY")), Step::ClusterRoot),
+        ("worker apply", Box::new(|c| has(c, "tofu", &["/cluster", "main-main-system-2.tfplan"])), Step::ClusterRoot),
+        ("argocd install check", Box::new(|c| has(c, "kubectl", &["get", "deployment"])), Step::ArgoCd),
+        ("repository credential", Box::new(|c| stdin_has(c, "argocd.argoproj.io")), Step::ArgoCd),
         ("root application", Box::new(|c| has(c, "kubectl", &["bootstrap"])), Step::ArgoCd),
     ]
 }
@@ -258,20 +276,25 @@ fn no_secret_value_appears_in_any_log_line() {
     let calls = fake2.calls.borrow();
     let tofu = calls.iter().find(|c| c.program == "tofu").unwrap();
     assert!(tofu.env.iter().any(|(k, v)| k == "TF_VAR_state_passphrase" && v == "state-passphrase-value-01"));
-    let secret = calls.iter().find(|c| has(c, "kubectl", &["-"]) && c.stdin.is_some()).unwrap();
+    let secret = calls.iter().find(|c| stdin_has(c, "argocd.argoproj.io")).unwrap();
     let body = String::from_utf8(secret.stdin.clone().unwrap()).unwrap();
     assert!(body.contains("repo-password-value-42") && body.contains("argocd.argoproj.io/secret-type"), "{body}");
-    let sealed = calls
-        .iter()
-        .find(|c| c.program == "tofu" && c.env.iter().any(|(k, _)| k == "TF_VAR_scaleway_credentials"))
-        .unwrap();
-    let creds = &sealed.env.iter().find(|(k, _)| k == "TF_VAR_scaleway_credentials").unwrap().1;
-    let v: serde_json::Value = serde_json::from_str(creds).unwrap();
-    assert_eq!(v["secret_key"], "scaleway-api-key-value-42");
-    assert_eq!(v["access_key"], "SCWCCMACCESSKEY01");
+    // B7/D6 (F11): the CCM/CSI key reaches the cluster as a Secret written by kubectl from
+    // stdin, never through a root (no tofu command carries it), never on a command line.
+    for c in calls.iter() {
+        let everything = format!("{} {:?}", c.args.join(" "), c.env);
+        assert!(!everything.contains("scaleway-api-key-value-42"), "the key in argv or env of {c:?}");
+    }
+    let key = calls.iter().find(|c| stdin_has(c, "SCW_SECRET_KEY")).expect("the Secret's apply");
+    assert!(key.args.iter().any(|a| a == "--field-manager=fleetc") && key.args.iter().any(|a| a == "--server-side"));
+    let v: serde_json::Value = serde_json::from_slice(key.stdin.as_ref().unwrap()).unwrap();
+    assert_eq!(v["metadata"]["name"], "scaleway-secret");
+    assert_eq!(v["metadata"]["namespace"], "kube-system");
+    assert_eq!(v["stringData"]["SCW_SECRET_KEY"], "scaleway-api-key-value-42");
+    assert_eq!(v["stringData"]["SCW_ACCESS_KEY"], "SCWCCMACCESSKEY01");
     // Project, region and zone come from fleet.kdl, never from the sealed input or the shell (R9).
-    assert_eq!(v["project_id"], "11111111-2222-3333-4444-555555555555");
-    assert_eq!(v["zone"], "fr-par-2");
+    assert_eq!(v["stringData"]["SCW_DEFAULT_PROJECT_ID"], "11111111-2222-3333-4444-555555555555");
+    assert_eq!(v["stringData"]["SCW_DEFAULT_ZONE"], "fr-par-2");
 }
 
 #[test]
@@ -362,21 +385,63 @@ fn the_header_is_read_before_any_upload() {
     assert!(fake.index(&["qemu-img"]).is_none());
 }
 
+/// The `tofu state list` of a cluster root where the given nodes were configured.
+fn state_with(cps: &[usize], workers: &[&str]) -> String {
+    let mut lines = vec!["module.main.talos_machine_secrets.this".to_owned()];
+    for i in cps {
+        lines.push(format!("module.main.talos_machine_configuration_apply.cp_{i}"));
+    }
+    if cps.contains(&1) {
+        lines.push("module.main.talos_machine_bootstrap.this".to_owned());
+    }
+    for w in workers {
+        lines.push(format!("module.main.talos_machine_configuration_apply.worker[\"{w}\"]"));
+    }
+    lines.join("\n") + "\n"
+}
+
+fn health_lines(fake: &Fake) -> Vec<String> {
+    fake.lines().into_iter().filter(|l| l.contains(" health ")).collect()
+}
+
 #[test]
 fn a_running_cluster_is_health_checked_with_every_node() {
     let fx = Fixture::new();
     let fake = Fake::new();
     fake.on(
         |c| has(c, "tofu", &["state", "list"]),
-        Output::ok("module.main.talos_machine_bootstrap.this\nmodule.main.x\n"),
+        Output::ok(state_with(&[1, 2, 3], &["main-system-1", "main-system-2"])),
     );
     run_apply(&fx, &fake, &fx.options()).0.unwrap();
-    let health: Vec<String> = fake.lines().into_iter().filter(|l| l.contains(" health ")).collect();
-    assert_eq!(health.len(), 4);
+    let health = health_lines(&fake);
+    assert_eq!(health.len(), 6, "{health:#?}");
     assert!(
         health.iter().all(|l| l.contains("<main-cp-1.address>,<main-cp-2.address>,<main-cp-3.address>")
-            && l.contains("--worker-nodes"))
+            && l.contains("--worker-nodes <main-system-1.address>,<main-system-2.address>")),
+        "{health:#?}"
     );
+}
+
+/// reliability.md: a rerun after a failure past the first control-plane node resumes. Health
+/// expects the nodes that are configured (in state, or applied so far), never one that never
+/// got a config: here cp-3 and the workers had not been applied when the first run stopped.
+#[test]
+fn a_rerun_after_a_failure_past_the_first_control_plane_node_resumes() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    fake.on(|c| has(c, "tofu", &["state", "list"]), Output::ok(state_with(&[1, 2], &[])));
+    let (r, log) = run_apply(&fx, &fake, &fx.options());
+    r.unwrap_or_else(|e| panic!("{e}\n{}", log.join("\n")));
+    let health = health_lines(&fake);
+    let cp12 = "--control-plane-nodes <main-cp-1.address>,<main-cp-2.address> ";
+    let cp123 = "--control-plane-nodes <main-cp-1.address>,<main-cp-2.address>,<main-cp-3.address>";
+    assert!(health[0].contains("--nodes <main-cp-1.address>") && health[0].ends_with(cp12.trim_end()), "{health:#?}");
+    assert!(health[1].contains("--nodes <main-cp-2.address>") && health[1].ends_with(cp12.trim_end()), "{health:#?}");
+    assert!(health[2].ends_with(cp123), "{health:#?}");
+    assert!(health[3].ends_with(&format!("{cp123} --worker-nodes <main-system-1.address>")), "{health:#?}");
+    assert!(health.iter().take(3).all(|l| !l.contains("--worker-nodes")), "{health:#?}");
+    // The resumed nodes are applied, the bootstrap planned with cp-1 again (a no-op in state).
+    assert!(fake.index(&["tofu", " apply ", "main-cp-3.tfplan"]).is_some());
 }
 
 #[test]
@@ -464,15 +529,20 @@ fn a_missing_gateway_ip_stops_the_preflight() {
 fn saved_plans_are_applied_with_their_variables() {
     let fx = Fixture::new();
     let fake = Fake::new();
+    fake.on(|c| has(c, "tofu", &["state", "list"]), Output::ok(state_with(&[1, 2, 3], &["main-system-1"])));
     let opts = fleetc::apply::ApplyOptions { mode: Some(fleetc::model::ApplyMode::Staged), ..fx.options() };
     let (r, log) = run_apply(&fx, &fake, &opts);
     r.unwrap_or_else(|e| panic!("{e}\n{}", log.join("\n")));
     let line = &fake.lines()[fake.index(&["tofu", "/cloud", " apply ", "cloud.tfplan"]).unwrap()];
     assert!(line.contains("-var=talos_api_open=false") && line.contains("-var=gateway_ip_id="), "{line}");
-    for plan in ["main-cp-1.tfplan", "cluster-rest.tfplan"] {
+    for plan in ["main-cp-1.tfplan", "main-main-system-1.tfplan"] {
         let line = &fake.lines()[fake.index(&["tofu", "/cluster", " apply ", plan]).unwrap()];
         assert!(line.contains("-var=apply_mode=staged"), "{line}");
     }
+    // A node with no config yet is in maintenance mode, where `staged` would only store it:
+    // it gets the variables file's mode.
+    let line = &fake.lines()[fake.index(&["tofu", "/cluster", " apply ", "main-main-system-2.tfplan"]).unwrap()];
+    assert!(line.contains("-var=apply_mode=no_reboot"), "{line}");
 }
 
 /// B8: tofu runs in a working copy of the roots, never in out/: what `tofu init` writes beside
@@ -532,4 +602,205 @@ fn plan_notes_a_missing_bundle_and_goes_on() {
     r.unwrap();
     assert!(log.iter().any(|l| l.starts_with("# apply refuses: ") && l.contains("R14")), "{log:#?}");
     assert!(log.iter().any(|l| l.contains("/cloud plan ")), "{log:#?}");
+}
+
+/// B6/D8 (F3, R19): a plain `tofu apply` of the cluster root never reboots a running node —
+/// the variables file's mode is `no_reboot` whatever fleet.kdl says — and a change that needs
+/// a reboot goes through fleetc's gate: Talos refuses it in `no_reboot` (changing nothing),
+/// fleetc stages it on that node alone, reboots that node (`talosctl reboot --wait` returns
+/// once it is back), checks health, puts the variables file's mode back in state, and only
+/// then plans the next node.
+#[test]
+fn a_change_that_needs_a_reboot_reboots_one_control_plane_node_at_a_time() {
+    let fx = Fixture::new();
+    let tfvars = std::fs::read_to_string(fx.out.join("tofu/staging/cluster/staging.auto.tfvars")).unwrap();
+    assert!(tfvars.contains("apply_mode         = \"no_reboot\""), "the root's own mode never reboots:\n{tfvars}");
+    let fake = Fake::new();
+    fake.on(
+        |c| has(c, "tofu", &["state", "list"]),
+        Output::ok(state_with(&[1, 2, 3], &["main-system-1", "main-system-2"])),
+    );
+    fake.on(
+        |c| {
+            c.program == "tofu"
+                && c.args.iter().any(|a| a == "apply")
+                && c.args.last().is_some_and(|a| a.ends_with("/main-cp-2.tfplan"))
+        },
+        Output::failed(
+            1,
+            "Error: rpc error: code = InvalidArgument desc = this config change can't be applied in immediate mode",
+        ),
+    );
+    let (r, log) = run_apply(&fx, &fake, &fx.options());
+    r.unwrap_or_else(|e| panic!("{e}\n{}", log.join("\n")));
+    let at =
+        |needles: &[&str]| fake.index(needles).unwrap_or_else(|| panic!("{needles:?}:\n{}", fake.lines().join("\n")));
+    let refused = at(&["tofu", " apply ", "-var=apply_mode=no_reboot", "main-cp-2.tfplan"]);
+    let staged = at(&["tofu", " apply ", "-var=apply_mode=staged", "main-cp-2-staged.tfplan"]);
+    let reboot = at(&["talosctl", "--nodes <main-cp-2.address>", "reboot --wait"]);
+    let back = at(&["tofu", " apply ", "-var=apply_mode=no_reboot", "main-cp-2-mode.tfplan"]);
+    let health = at(&["talosctl", "--nodes <main-cp-2.address>", "health"]);
+    let next = at(&["tofu", "plan", "-target=module.main.talos_machine_configuration_apply.cp_3"]);
+    assert!(
+        refused < staged && staged < reboot && reboot < back && back < health && health < next,
+        "{}",
+        fake.lines().join("\n")
+    );
+    let reboots: Vec<String> = fake.lines().into_iter().filter(|l| l.contains(" reboot ")).collect();
+    assert_eq!(reboots.len(), 1, "only the node that needed it reboots: {reboots:#?}");
+    // Every targeted plan of a configured node is in the variables file's mode.
+    for l in fake.lines().iter().filter(|l| l.contains("/cluster plan") && l.contains("-target=")) {
+        assert!(l.contains("-var=apply_mode=no_reboot") || l.contains("-staged.tfplan"), "{l}");
+    }
+}
+
+/// `no_reboot` in fleet.kdl means no reboot at all: the refusal stops the run at that node.
+#[test]
+fn no_reboot_never_falls_back_to_a_reboot() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    fake.on(|c| has(c, "tofu", &["state", "list"]), Output::ok(state_with(&[1, 2, 3], &[])));
+    fake.fail_on(|c| has(c, "tofu", &["main-cp-2.tfplan"]) && c.args.iter().any(|a| a == "apply"));
+    let opts = fleetc::apply::ApplyOptions { mode: Some(fleetc::model::ApplyMode::NoReboot), ..fx.options() };
+    let e = run_apply(&fx, &fake, &opts).0.unwrap_err();
+    assert_eq!(e.step, Step::ClusterRoot);
+    assert!(fake.index(&["talosctl", "reboot"]).is_none());
+    assert!(fake.index(&["-target=module.main.talos_machine_configuration_apply.cp_3"]).is_none());
+}
+
+/// Apply twice in a row is clean: fleetc passes the variables file's own mode to every
+/// targeted plan, so its runs and a plain `tofu apply` store the same `apply_mode` and a
+/// second run (or a plain plan after it) has nothing to change; the second run refuses
+/// nothing and reboots nothing.
+#[test]
+fn apply_twice_in_a_row_stores_the_variables_files_mode_and_refuses_nothing() {
+    let fx = Fixture::new();
+    for state in [state_with(&[], &[]), state_with(&[1, 2, 3], &["main-system-1", "main-system-2"])] {
+        let fake = Fake::new();
+        fake.on(|c| has(c, "tofu", &["state", "list"]), Output::ok(state.clone()));
+        let (r, log) = run_apply(&fx, &fake, &fx.options());
+        r.unwrap_or_else(|e| panic!("{e}\n{}", log.join("\n")));
+        let modes: std::collections::BTreeSet<String> = fake
+            .lines()
+            .into_iter()
+            .filter(|l| l.contains("/cluster "))
+            .flat_map(|l| {
+                l.split(' ').filter(|w| w.starts_with("-var=apply_mode=")).map(str::to_owned).collect::<Vec<_>>()
+            })
+            .collect();
+        // The mode the variables file gives a plain apply, read from the build itself.
+        let tfvars = std::fs::read_to_string(fx.out.join("tofu/staging/cluster/staging.auto.tfvars")).unwrap();
+        let root = tfvars
+            .lines()
+            .find_map(|l| {
+                l.trim().strip_prefix("apply_mode").map(|v| v.trim().trim_start_matches('=').trim().trim_matches('"'))
+            })
+            .unwrap()
+            .to_owned();
+        assert_eq!(modes.into_iter().collect::<Vec<_>>(), [format!("-var=apply_mode={root}")]);
+        assert!(fake.index(&["talosctl", "reboot"]).is_none());
+    }
+}
+
+/// B7/D6 (F11, R10): the key is written into the cluster every apply; when it changed (the
+/// Secret's resourceVersion moved) the workloads of the embedded manifests that read it are
+/// restarted in the same apply; when it did not, nothing restarts.
+#[test]
+fn a_rotated_scaleway_key_reaches_its_consumers_in_one_apply() {
+    let version = |c: &fleetc::apply::Cmd| has(c, "kubectl", &["get", "secret", "scaleway-secret"]);
+    for (before, after, restarts) in [("100", "100", false), ("100", "181", true), ("", "5", false)] {
+        let fx = Fixture::new();
+        let fake = Fake::new();
+        fake.on_seq(version, vec![Output::ok(before), Output::ok(after)]);
+        let (r, log) = run_apply(&fx, &fake, &fx.options());
+        r.unwrap_or_else(|e| panic!("{e}\n{}", log.join("\n")));
+        let restart =
+            fake.index(&["kubectl", "rollout restart deployment/scaleway-cloud-controller-manager -n kube-system"]);
+        assert_eq!(restart.is_some(), restarts, "{before} → {after}:\n{}", fake.lines().join("\n"));
+        if let Some(i) = restart {
+            let write = fake.calls.borrow().iter().position(|c| stdin_has(c, "SCW_SECRET_KEY")).unwrap();
+            assert!(write < i && i < fake.index(&["talosctl", "health"]).unwrap());
+        }
+    }
+    // The cluster root has no way to carry the key: no such variable, no embedded Secret.
+    let fx = Fixture::new();
+    for p in fx.build.paths().filter(|p| p.starts_with("tofu/") || p.starts_with("talos/")) {
+        let text = String::from_utf8_lossy(fx.build.get(p).unwrap()).into_owned();
+        assert!(!text.contains("scaleway_credentials") && !text.contains("SCW_SECRET_KEY"), "{p}");
+    }
+}
+
+/// reliability.md: the first Scaleway apply installs Argo CD. The kubeconfig comes from the
+/// node through the Talos API, whose Scaleway endpoint is a gateway rule that exists only
+/// while that switch is open: every talosctl command runs inside that window.
+#[test]
+fn every_talos_api_call_runs_while_the_talos_switch_is_open() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    let (r, log) = run_apply(&fx, &fake, &fx.options());
+    r.unwrap_or_else(|e| panic!("{e}\n{}", log.join("\n")));
+    let (open, closed) = fake.by_talos_switch();
+    assert!(open.iter().any(|l| l.starts_with("talosctl ") && l.contains(" kubeconfig ")), "{open:#?}");
+    let outside: Vec<&String> =
+        closed.iter().filter(|l| l.starts_with("talosctl ") && !l.contains(" gen config ")).collect();
+    assert!(outside.is_empty(), "talosctl without the switch: {outside:#?}");
+    // Argo CD's step uses that kubeconfig.
+    let kubeconfig = fake.lines()[fake.index(&["talosctl", " kubeconfig "]).unwrap()]
+        .split(' ')
+        .find(|w| w.ends_with("main.kubeconfig"))
+        .unwrap()
+        .to_owned();
+    assert!(fake.lines()[fake.index(&["kubectl", "get deployment argocd-server"]).unwrap()].contains(&kubeconfig));
+}
+
+/// capi-argocd.md R10: `argocd-cm` is applied under fleetc's own field manager, not the one
+/// the install manifest was applied with, so server-side apply never removes the install's
+/// default keys that fleetc's document omits.
+#[test]
+fn argocd_cm_has_its_own_field_manager() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    run_apply(&fx, &fake, &fx.options()).0.unwrap();
+    let install = &fake.lines()[fake.index(&["kubectl", "apply --server-side", "argocd-3.2.1-install.yaml"]).unwrap()];
+    assert!(install.contains("--field-manager=fleetc-argocd-install"), "{install}");
+    let bootstrap = &fake.lines()[fake.index(&["kubectl", "apply --server-side", "00-argocd-cm.yaml"]).unwrap()];
+    assert!(bootstrap.contains("--field-manager=fleetc "), "{bootstrap}");
+}
+
+/// R10: a bumped `password-version` reaches the cluster in the same apply: the cloud root
+/// rotates the database and Secret Manager together, and step 7 marks each ExternalSecret
+/// with the version (ESO refreshes on an annotation change), the same value every run until
+/// the next bump.
+#[test]
+fn a_bumped_password_version_marks_every_external_secret() {
+    for version in [1u32, 2] {
+        let mut fx = Fixture::new();
+        for d in &mut fx.target.clusters[0].database_secrets {
+            d.password_version = version;
+        }
+        let fake = Fake::new();
+        run_apply(&fx, &fake, &fx.options()).0.unwrap();
+        let mark = format!("force-sync=password-version-{version}");
+        let at = fake.index(&["kubectl", "annotate externalsecret postgres-app", &mark, "--overwrite"]);
+        assert!(at.is_some(), "{}", fake.lines().join("\n"));
+        assert!(at > fake.index(&["tofu", "/cloud", " apply ", "cloud.tfplan"]));
+    }
+}
+
+/// Issue 15: the preflight lists every refusal at once, each with its cause, and runs nothing.
+#[test]
+fn the_preflight_lists_every_refusal_at_once() {
+    let mut fx = Fixture::new();
+    fx.env.remove("FLEETC_SCW_SECRET_KEY");
+    fx.env.insert("SCW_PROFILE".into(), String::new());
+    std::fs::remove_file(fx.root.join("secrets/staging/main/argocd-repo.age")).unwrap();
+    let fake = Fake::new();
+    let opts = fleetc::apply::ApplyOptions { identity: None, ..fx.options() };
+    let e = run_apply(&fx, &fake, &opts).0.unwrap_err();
+    assert_eq!(e.step, Step::Preflight);
+    assert!(e.message.starts_with("4 problems stop the apply:"), "{e}");
+    for needle in ["SCW_PROFILE", "FLEETC_SCW_SECRET_KEY not set", "argocd-repo.age", "no age identity"] {
+        assert!(e.message.contains(needle), "{needle}: {e}");
+    }
+    assert!(fake.calls.borrow().is_empty());
 }

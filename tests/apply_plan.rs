@@ -68,3 +68,43 @@ fn a_proxmox_cloud_root_gets_no_switch_variable() {
     let declared = std::fs::read_to_string(root.join("out/tofu/lab/cloud/variables.tf")).unwrap();
     assert!(!declared.contains("talos_api_open"), "the test's premise: the root declares no switch");
 }
+
+/// Issue 15: `fleetc apply <env> --plan --format json` (the `--format` of build and check)
+/// gives CI the same plan as one JSON document: every step in order with its commands and
+/// notes, and `ok`.
+#[test]
+fn the_plan_is_machine_readable_with_format_json() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_fleetc"))
+        .current_dir(root)
+        .args(["apply", "staging", "--plan", "--format", "json"])
+        .env_clear()
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document on stdout");
+    assert_eq!(v["environment"], "staging");
+    assert_eq!(v["ok"], true);
+    assert!(v["error"].is_null());
+    let steps = v["steps"].as_array().unwrap();
+    let titles: Vec<&str> = steps.iter().filter_map(|s| s["step"].as_str()).filter(|t| !t.is_empty()).collect();
+    assert_eq!(titles.len(), 8, "{titles:#?}");
+    let runs: Vec<&str> =
+        steps.iter().flat_map(|s| s["entries"].as_array().unwrap()).filter_map(|e| e["run"].as_str()).collect();
+    assert!(runs.iter().any(|r| r.contains("-target=module.main.talos_machine_configuration_apply.cp_3")));
+    // The plan text and the JSON carry the same commands.
+    let text = std::process::Command::new(env!("CARGO_BIN_EXE_fleetc"))
+        .current_dir(root)
+        .args(["apply", "staging", "--plan"])
+        .env_clear()
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    let text_runs: Vec<String> = String::from_utf8(text.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("$ ").map(str::to_owned))
+        .collect();
+    assert_eq!(runs, text_runs);
+}

@@ -350,7 +350,16 @@ fn control_plane_applies_are_ordered_one_block_per_node() {
     let root = parse("cluster", &files["tofu/staging/cluster/main.tf"]);
     let imp = block(&root, "import", &[]).expect("import block");
     assert_eq!(expr_text(imp.body(), "to").as_deref(), Some("module.main.talos_machine_secrets.this"));
-    assert_eq!(expr_text(imp.body(), "id").as_deref(), Some("var.talos_secrets_files[\"main\"]"));
+    // C2: a plan long after the import needs no bundle path: the variable has a default and the
+    // id a fallback that names no file (so a fresh state fails the import loudly instead of
+    // generating a bundle, R14). opentofu v1.11.5 `internal/tofu/node_resource_plan.go`
+    // l.179-184 evaluates every import id on every plan; `node_resource_plan_instance.go`
+    // l.743-752 skips the import when the state holds the resource.
+    let id = expr_text(imp.body(), "id").unwrap();
+    assert!(id.starts_with("lookup(var.talos_secrets_files, \"main\", \"no bundle given for cluster main"), "{id}");
+    let vars = parse("cluster vars", &files["tofu/staging/cluster/variables.tf"]);
+    let v = block(&vars, "variable", &["talos_secrets_files"]).unwrap();
+    assert_eq!(expr_text(v.body(), "default").as_deref(), Some("{}"));
     // The config patches are the Talos documents, read from out/talos.
     let cfg = block(&body, "data", &["talos_machine_configuration", "cp_1"]).unwrap();
     let patches = expr_text(cfg.body(), "config_patches").unwrap();
@@ -358,7 +367,9 @@ fn control_plane_applies_are_ordered_one_block_per_node() {
         assert!(patches.contains(doc), "{patches}");
     }
     assert!(files["tofu/staging/cluster/staging.auto.tfvars"].contains("\"../../../talos/staging/main\""));
-    assert!(files["tofu/staging/cluster/staging.auto.tfvars"].contains("apply_mode         = \"auto\""));
+    // B6/D8 (R19): the variables file's mode never reboots a running node, although fleet.kdl
+    // says `auto` (which `fleetc apply` carries out one node at a time).
+    assert!(files["tofu/staging/cluster/staging.auto.tfvars"].contains("apply_mode         = \"no_reboot\""));
     // Kubeconfig and talosconfig are sensitive outputs.
     let outs = parse("outputs", &files["tofu/modules/talos-cluster-cp3/outputs.tf"]);
     for o in ["kubeconfig", "talosconfig"] {

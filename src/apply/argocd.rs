@@ -1,17 +1,27 @@
 //! Step 7: Argo CD, for each cluster the roots built (F7, R23). Through the operator's path to
-//! the Kubernetes API (opened for this step only): a kubeconfig from the node (`talosctl
-//! kubeconfig`, into the private directory); Argo CD installed server-side from its vendored
-//! manifest when its server deployment is absent, and its CRDs waited for; the repository
-//! credential created from the sealed `argocd-repo` input (piped on stdin, never a file, never
-//! logged); then the bootstrap documents of out/argocd/<env>/<cluster>/bootstrap applied
-//! server-side in file order (argocd-cm, the admin project, the root application).
+//! the Kubernetes API (opened for this step only), with the kubeconfig step 5 fetched while
+//! the Talos API switch was open (on Scaleway the Talos endpoint is a gateway rule that exists
+//! only while that switch is open, so it cannot be fetched here): Argo CD installed
+//! server-side from its vendored manifest when its server deployment is absent (field manager
+//! `fleetc-argocd-install`), and its CRDs waited for; the repository credential created from
+//! the sealed `argocd-repo` input (piped on stdin, never a file, never logged); then the
+//! bootstrap documents of out/argocd/<env>/<cluster>/bootstrap applied server-side in file
+//! order (argocd-cm, the admin project, the root application) under fleetc's own field
+//! manager, `fleetc`. Under server-side apply a manager that applies a configuration without a
+//! field it owned removes that field unless another manager owns it too (Kubernetes docs,
+//! "Server-Side Apply", field management); with the default manager (`kubectl`) for both, the
+//! partial `argocd-cm` would have disowned — and deleted — the install's default keys
+//! (`resource.exclusions`, `resource.customizations.ignoreResourceUpdates.*`). With two
+//! managers, the install's keys stay the install's and fleetc owns only its own.
+//! Last, each ExternalSecret that copies a database password is marked with the
+//! `password-version` that generated it (`force-sync`), so a rotation reaches the cluster's
+//! Secret in this apply rather than at the next hourly refresh (R10).
 
 use serde_json::{Map, Value, json};
 
 use super::Ctx;
-use super::cluster::{self, talosctl};
+use super::cluster;
 use super::layout::{self, ARGOCD_REPO_INPUT};
-use super::runner::Cmd;
 use super::session::{Session, StepResult};
 use super::switch::{self, Switch};
 use super::target::ClusterTarget;
@@ -38,23 +48,13 @@ pub fn bootstrap(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
         for c in &clusters {
             let nodes =
                 inv.get(&c.name).ok_or_else(|| s.failure(format!("the inventory has no cluster `{}`", c.name)))?;
-            let first = nodes
-                .control_plane
-                .first()
-                .ok_or_else(|| s.failure(format!("cluster `{}` has no control-plane node", c.name)))?;
-            let tc = display(&ctx.work.file(&format!("{}.talosconfig", c.name)));
-            if !s.plan && !ctx.work.file(&format!("{}.talosconfig", c.name)).exists() {
-                cluster::talosconfig(s, ctx, c)?;
+            if !s.plan && !std::path::Path::new(&cluster::kubeconfig_file(ctx, c)).exists() {
+                return s.fail(format!(
+                    "no kubeconfig for `{}`: step 5 fetches it while the Talos API switch is open",
+                    c.name
+                ));
             }
-            let kubeconfig = display(&ctx.work.file(&format!("{}.kubeconfig", c.name)));
-            s.run(talosctl(&tc, first).args(["kubeconfig", &kubeconfig, "--force"]))?;
-            let kubectl = |args: &[&str]| {
-                let mut cmd = Cmd::new("kubectl").args(["--kubeconfig", &kubeconfig]);
-                if let Some(api) = &nodes.kubernetes_api {
-                    cmd = cmd.arg(format!("--server=https://{api}"));
-                }
-                cmd.args(args.iter().copied())
-            };
+            let kubectl = |args: &[&str]| cluster::kubectl(ctx, c, nodes, args);
             let ns = argo.namespace.as_str();
             let present = s.run(
                 kubectl(&["get", "deployment", "argocd-server", "-n", ns, "--ignore-not-found", "-o", "name"])
@@ -68,7 +68,8 @@ pub fn bootstrap(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
                     s.run(kubectl(&["create", "namespace", ns]))?;
                 }
                 let manifest = display(&ctx.fleet_dir.join(&argo.manifest));
-                s.run(kubectl(&["apply", "--server-side", "--force-conflicts", "-n", ns, "-f", &manifest]))?;
+                let manager = format!("--field-manager={}", layout::ARGOCD_INSTALL_FIELD_MANAGER);
+                s.run(kubectl(&["apply", "--server-side", "--force-conflicts", &manager, "-n", ns, "-f", &manifest]))?;
                 s.run(kubectl(&[
                     "wait",
                     "--for=condition=Established",
@@ -84,17 +85,34 @@ pub fn bootstrap(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
                 s.note(&format!(
                     "repository credential `{REPO_SECRET}` from the sealed `{ARGOCD_REPO_INPUT}` (stdin, not shown)"
                 ));
-                s.run(kubectl(&["apply", "--server-side", "-f", "-"]).stdin(secret.into_bytes()))?;
+                let manager = format!("--field-manager={}", layout::FIELD_MANAGER);
+                s.run(kubectl(&["apply", "--server-side", &manager, "-f", "-"]).stdin(secret.into_bytes()))?;
             } else {
                 s.note(&format!("cluster `{}` lists no sealed `{ARGOCD_REPO_INPUT}`: Argo CD reads the repository without a credential", c.name));
             }
             let dir = layout::argocd_bootstrap_dir(&ctx.target.env, &c.name);
-            let mut args = vec!["apply".to_owned(), "--server-side".to_owned()];
+            let mut args = vec![
+                "apply".to_owned(),
+                "--server-side".to_owned(),
+                format!("--field-manager={}", layout::FIELD_MANAGER),
+            ];
             for p in ctx.out.paths().filter(|p| p.starts_with(&format!("{dir}/"))) {
                 args.push("-f".to_owned());
                 args.push(display(&ctx.out_dir.join(p)));
             }
             s.run(kubectl(&args.iter().map(String::as_str).collect::<Vec<_>>()))?;
+            for (ns, name, version) in external_secrets(ctx, c) {
+                // ESO refreshes an ExternalSecret whose annotations changed (its `force-sync`
+                // recipe); the value is the version, so an unchanged version changes nothing.
+                let mark = format!("force-sync=password-version-{version}");
+                let out =
+                    s.try_run(kubectl(&["annotate", "externalsecret", &name, "-n", &ns, &mark, "--overwrite"]))?;
+                if !out.success() {
+                    s.note(&format!(
+                        "ExternalSecret {ns}/{name} is not there yet (Argo CD has not synced it): its first sync reads the newest password"
+                    ));
+                }
+            }
         }
         Ok(())
     })
@@ -123,4 +141,34 @@ fn repository_secret(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, ns: 
         "stringData": data,
     });
     Ok(secret.to_string())
+}
+
+/// The ExternalSecrets of the build, under `out/argocd/<env>/<cluster>/`, that read a database
+/// password (their `remoteRef.key` is `name:<Secret Manager secret>`, the name
+/// [`crate::model::Postgres::password_secret`] gives both families): `(namespace, name,
+/// password-version)`.
+pub fn external_secrets(ctx: &Ctx<'_>, c: &ClusterTarget) -> Vec<(String, String, u32)> {
+    let dir = format!("argocd/{}/{}/", ctx.target.env, c.name);
+    let mut out = Vec::new();
+    for p in ctx.out.paths().filter(|p| p.starts_with(&dir) && p.ends_with(".yaml")) {
+        let text = String::from_utf8_lossy(ctx.out.get(p).unwrap_or_default()).into_owned();
+        let docs: Vec<Value> = serde_saphyr::from_multiple(&text).unwrap_or_default();
+        for d in docs.iter().filter(|d| d.get("kind").and_then(Value::as_str) == Some("ExternalSecret")) {
+            let keys: Vec<&str> = d
+                .pointer("/spec/data")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(|x| x.pointer("/remoteRef/key").and_then(Value::as_str)).collect())
+                .unwrap_or_default();
+            let Some(db) = c.database_secrets.iter().find(|db| keys.contains(&format!("name:{}", db.secret).as_str()))
+            else {
+                continue;
+            };
+            let ns = d.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default").to_owned();
+            let name = d.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_owned();
+            out.push((ns, name, db.password_version));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }

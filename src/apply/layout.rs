@@ -29,11 +29,20 @@ pub const APPLY_MODE_VAR: &str = "apply_mode";
 /// `import` block of `talos_machine_secrets` reads (R14). The files live in a private
 /// temporary directory only while tofu runs.
 pub const TALOS_SECRETS_VAR: &str = "talos_secrets_files";
-/// The cluster root's sensitive object `{access_key, secret_key, project_id, region, zone}`:
-/// the API key of the Scaleway cloud controller manager and CSI driver (F11).
-pub const SCALEWAY_CREDENTIALS_VAR: &str = "scaleway_credentials";
-/// The sealed input holding that key: a YAML map with `access_key` and `secret_key`.
+/// The sealed input holding the API key of the Scaleway cloud controller manager and CSI
+/// driver (F11): a YAML map with `access_key` and `secret_key`. It never reaches a root, a
+/// machine config or state: `fleetc apply` writes it into the cluster as [`SCALEWAY_SECRET`].
 pub const SCALEWAY_API_KEY_INPUT: &str = "scaleway-api-key";
+/// The Secret the Scaleway cloud controller manager and CSI driver read (their vendored
+/// manifests reference it by this name, `envFrom.secretRef`), in [`SCALEWAY_SECRET_NAMESPACE`].
+pub const SCALEWAY_SECRET: &str = "scaleway-secret";
+pub const SCALEWAY_SECRET_NAMESPACE: &str = "kube-system";
+/// The field manager of every object `fleetc apply` writes into a cluster with server-side
+/// apply: its own, so that a field it stops setting is removed only if nobody else owns it.
+pub const FIELD_MANAGER: &str = "fleetc";
+/// The field manager of Argo CD's install manifest: not the one of the bootstrap documents,
+/// so that fleetc's `argocd-cm` keys never disown the install's defaults (capi-argocd R10).
+pub const ARGOCD_INSTALL_FIELD_MANAGER: &str = "fleetc-argocd-install";
 /// The cloud root's output: per cluster, `control_plane` (a list of `{hostname, address,
 /// talos_endpoint}` in order), `workers` (a map by hostname of the same) and optionally
 /// `kubernetes_api` (`host:port` of the operator's path to the API).
@@ -48,6 +57,11 @@ pub fn ident(name: &str) -> String {
 /// (1-based): one resource block per control-plane node (F3).
 pub fn control_plane_target(cluster: &str, index: usize) -> String {
     format!("module.{}.talos_machine_configuration_apply.cp_{index}", ident(cluster))
+}
+
+/// The cluster root's resource that applies the config of worker `host`.
+pub fn worker_target(cluster: &str, host: &str) -> String {
+    format!("module.{}.talos_machine_configuration_apply.worker[\"{host}\"]", ident(cluster))
 }
 
 /// The cluster root's bootstrap resource (on the first control-plane node).

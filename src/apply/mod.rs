@@ -141,14 +141,24 @@ pub fn apply(
     image::pipeline(&mut s, &ctx)?;
     s.begin(Step::CloudRoot);
     tofu::cloud(&mut s, &ctx)?;
-    switch::with_switch(&mut s, &ctx, switch::Switch::TalosApi, |s| cluster::apply(s, &ctx))?;
+    // The cluster step fetches the kubeconfig Argo CD's step uses (through the Talos API), and
+    // where a cluster lists the Scaleway API key it writes that Secret through the operator's
+    // path to the Kubernetes API, so that path opens with the Talos API switch (F11, R13).
+    let which = if ctx.built_clusters().any(cluster::writes_scaleway_secret(&ctx)) {
+        switch::Switch::Both
+    } else {
+        switch::Switch::TalosApi
+    };
+    switch::with_switch(&mut s, &ctx, which, |s| cluster::apply(s, &ctx))?;
     s.begin(Step::ArgoCd);
     argocd::bootstrap(&mut s, &ctx)?;
     s.note("done");
     Ok(())
 }
 
-/// Checks everything that can be checked before anything runs, and prepares the run.
+/// Checks everything that can be checked before anything runs, and prepares the run. Every
+/// refusal is collected first and reported at once, each with its cause first (issue 15):
+/// one run tells the operator everything that stops it.
 fn preflight<'a>(
     s: &mut Session<'_>,
     inp: &Inputs<'a>,
@@ -157,27 +167,26 @@ fn preflight<'a>(
     clusters: &[String],
 ) -> StepResult<Ctx<'a>> {
     s.begin(Step::Preflight);
+    let mut refusals: Vec<String> = Vec::new();
     if let Err(e) = environment::refuse_scaleway_sdk_vars(inp.env) {
-        return s.fail(e);
+        refusals.push(e);
     }
     match inp.build.check(inp.out_dir) {
         Ok(r) if r.is_fresh() => {}
-        Ok(r) => {
-            return s.fail(format!(
-                "{} is not what fleet.kdl builds ({} stale, {} missing, {} extra); apply acts only on a fresh build: run `fleetc build`, review `git diff`, and apply again",
-                inp.out_dir.display(),
-                r.stale.len(),
-                r.missing.len(),
-                r.extra.len()
-            ));
-        }
-        Err(e) => return s.fail(format!("cannot read {}: {e}", inp.out_dir.display())),
+        Ok(r) => refusals.push(format!(
+            "{} is not what fleet.kdl builds ({} stale, {} missing, {} extra); apply acts only on a fresh build: run `fleetc build`, review `git diff`, and apply again",
+            inp.out_dir.display(),
+            r.stale.len(),
+            r.missing.len(),
+            r.extra.len()
+        )),
+        Err(e) => refusals.push(format!("cannot read {}: {e}", inp.out_dir.display())),
     }
     let target = inp.target;
     for c in target.clusters.iter().filter(|c| clusters.contains(&c.name)) {
-        let effective = mode.map_or_else(|| c.apply_mode.clone(), |m| m.as_str().to_owned());
-        if effective == ApplyMode::Reboot.as_str() && c.talos >= TALOS_WITHOUT_REBOOT_MODE {
-            return s.fail(format!(
+        let effective = mode.unwrap_or(c.apply_mode);
+        if effective == ApplyMode::Reboot && c.talos >= TALOS_WITHOUT_REBOOT_MODE {
+            refusals.push(format!(
                 "cluster `{}` runs Talos {}: the `reboot` apply mode is gone since Talos 1.14 (F10); use `auto` (which no longer reboots there) or `staged`",
                 c.name,
                 c.talos.v()
@@ -187,12 +196,22 @@ fn preflight<'a>(
     let creds = match environment::credentials(inp.env, target.provider.name(), s.plan) {
         Ok(c) => c,
         Err(missing) => {
-            return s.fail(format!(
-                "set {} (fleetc's own credential variables: the tools receive them under their names, and never a project, region or zone, R9)",
+            refusals.push(format!(
+                "{} not set: set them (fleetc's own credential variables: the tools receive them under their names, and never a project, region or zone, R9)",
                 missing.join(", ")
             ));
+            Vec::new()
         }
     };
+    refusals.extend(sealed_refusals(s, inp, identity, clusters));
+    match refusals.as_slice() {
+        [] => {}
+        [one] => return s.fail(one.clone()),
+        many => {
+            let list: Vec<String> = many.iter().map(|r| format!("- {r}")).collect();
+            return s.fail(format!("{} problems stop the apply:\n{}", many.len(), list.join("\n")));
+        }
+    }
     for (_, v, secret) in &creds {
         if *secret && !s.plan {
             s.secret(v);
@@ -238,9 +257,57 @@ fn preflight<'a>(
     Ok(ctx)
 }
 
-/// Every sealed input the clusters list must exist; the bundle must be listed (fleetc never
-/// generates one, R14). Outside `--plan` they are decrypted now, so that a wrong identity
-/// stops the run before anything changed.
+/// What stops the sealed inputs from opening, all at once: a cluster that lists no bundle
+/// (fleetc never generates one, R14), sealed files that are missing, no identity. `--plan`
+/// notes them instead and shows the rest of the plan.
+fn sealed_refusals(s: &mut Session<'_>, inp: &Inputs<'_>, identity: Option<&Path>, clusters: &[String]) -> Vec<String> {
+    let target = inp.target;
+    let mut refusals = Vec::new();
+    let mut missing = Vec::new();
+    for c in target.clusters.iter().filter(|c| clusters.contains(&c.name)) {
+        if !c.sealed.iter().any(|n| n == TALOS_SECRETS) {
+            let why = format!(
+                "cluster `{}` lists no `sealed \"{TALOS_SECRETS}\"`: fleetc never generates a secrets bundle (R14); make one with `talosctl gen secrets`, seal it with `fleetc secrets import {}/{} {TALOS_SECRETS} secrets.yaml`, and list it",
+                c.name, target.env, c.name
+            );
+            if s.plan {
+                // `--plan` shows what would run and, as for a missing sealed file, what stops it.
+                s.note(&format!("apply refuses: {why}"));
+            } else {
+                refusals.push(why);
+            }
+        }
+        for name in &c.sealed {
+            let rel = secrets::rel_path(&target.env, &c.name, name);
+            let present = inp.fleet_dir.join(&rel).is_file();
+            if s.plan {
+                let state = if present { "present" } else { "missing: apply refuses until it is imported" };
+                s.note(&format!("sealed input {rel} ({state})"));
+            } else if !present {
+                missing.push(rel);
+            }
+        }
+    }
+    if s.plan {
+        return refusals;
+    }
+    if !missing.is_empty() {
+        refusals
+            .push(format!("sealed inputs are missing: {}; seal each with `fleetc secrets import`", missing.join(", ")));
+    }
+    if Identity::locate(identity, inp.env.get(secrets::IDENTITY_VAR).map(Into::into)).is_none() {
+        refusals.push(format!(
+            "no age identity: decrypting the sealed inputs needs one; pass --identity FILE or set {}",
+            secrets::IDENTITY_VAR
+        ));
+    }
+    refusals
+}
+
+/// Decrypts the sealed inputs the clusters list (checked by [`sealed_refusals`]) into memory,
+/// the bundle also into a private file for tofu's import; under `--plan` only names the
+/// bundle's private path. Outside `--plan` this happens before anything runs, so that a
+/// wrong identity stops the run before anything changed.
 fn open_sealed(
     s: &mut Session<'_>,
     ctx: &mut Ctx<'_>,
@@ -249,47 +316,15 @@ fn open_sealed(
     clusters: &[String],
 ) -> StepResult {
     let wanted: Vec<&ClusterTarget> = ctx.target.clusters.iter().filter(|c| clusters.contains(&c.name)).collect();
-    let mut missing = Vec::new();
-    for c in &wanted {
-        if !c.sealed.iter().any(|n| n == TALOS_SECRETS) {
-            let why = format!(
-                "cluster `{}` lists no `sealed \"{TALOS_SECRETS}\"`: fleetc never generates a secrets bundle (R14); make one with `talosctl gen secrets`, seal it with `fleetc secrets import {}/{} {TALOS_SECRETS} secrets.yaml`, and list it",
-                c.name, ctx.target.env, c.name
-            );
-            if !s.plan {
-                return s.fail(why);
-            }
-            // `--plan` shows what would run and, as for a missing sealed file, what stops it.
-            s.note(&format!("apply refuses: {why}"));
-        }
-        for name in &c.sealed {
-            let rel = secrets::rel_path(&ctx.target.env, &c.name, name);
-            if !inp.fleet_dir.join(&rel).is_file() {
-                missing.push(rel);
-            }
-        }
-    }
     if s.plan {
         for c in &wanted {
-            for name in &c.sealed {
-                let rel = secrets::rel_path(&ctx.target.env, &c.name, name);
-                let state =
-                    if missing.contains(&rel) { "missing: apply refuses until it is imported" } else { "present" };
-                s.note(&format!("sealed input {rel} ({state})"));
-            }
             ctx.bundles.insert(c.name.clone(), ctx.work.file(&format!("{}-{TALOS_SECRETS}.yaml", c.name)));
         }
         return Ok(());
     }
-    if !missing.is_empty() {
-        return s.fail(format!(
-            "sealed inputs are missing: {}; seal each with `fleetc secrets import`",
-            missing.join(", ")
-        ));
-    }
     let Some(path) = Identity::locate(identity, inp.env.get(secrets::IDENTITY_VAR).map(Into::into)) else {
         return s.fail(format!(
-            "decrypting the sealed inputs needs an age identity: pass --identity FILE or set {}",
+            "no age identity: decrypting the sealed inputs needs one; pass --identity FILE or set {}",
             secrets::IDENTITY_VAR
         ));
     };
@@ -310,9 +345,48 @@ fn open_sealed(
                     .map_err(|e| s.failure(format!("cannot write a private file: {e}")))?;
                 ctx.bundles.insert(c.name.clone(), file);
             }
+            if name == layout::SCALEWAY_API_KEY_INPUT {
+                cluster::scaleway_key(plain.as_str().unwrap_or_default())
+                    .map_err(|e| s.failure(format!("the sealed `{name}` of `{}` {e}", c.name)))?;
+            }
             ctx.sealed.insert((c.name.clone(), name.clone()), plain);
         }
     }
     s.note(&format!("{} sealed inputs decrypted into memory and a private directory", ctx.sealed.len()));
     Ok(())
+}
+
+/// `fleetc apply <env> --plan --format json`: the plan as one JSON document for CI, from the
+/// same lines `--plan` prints (`== <step>`, `# <note>`, `$ <command>`): the environment,
+/// whether the plan is complete (`ok`), each step with its entries in order (`{"run": …}` a
+/// command as printed, secrets masked; `{"note": …}` a comment, among them `asks:` and
+/// `apply refuses:`), and the refusal, if any, with its step and next action.
+pub fn plan_json(env: &str, lines: &[String], result: &Result<(), Failure>) -> serde_json::Value {
+    use serde_json::{Value, json};
+    let mut steps: Vec<Value> = Vec::new();
+    let mut entries: Vec<Value> = Vec::new();
+    let mut title: Option<String> = None;
+    let mut flush = |title: &mut Option<String>, entries: &mut Vec<Value>| {
+        if title.is_some() || !entries.is_empty() {
+            steps.push(json!({"step": title.take().unwrap_or_default(), "entries": std::mem::take(entries)}));
+        }
+    };
+    for l in lines {
+        if let Some(t) = l.strip_prefix("== ") {
+            flush(&mut title, &mut entries);
+            title = Some(t.to_owned());
+        } else if let Some(c) = l.strip_prefix("$ ") {
+            entries.push(json!({"run": c}));
+        } else if let Some(n) = l.strip_prefix("# ") {
+            entries.push(json!({"note": n}));
+        } else {
+            entries.push(json!({"note": l}));
+        }
+    }
+    flush(&mut title, &mut entries);
+    let error = match result {
+        Ok(()) => Value::Null,
+        Err(f) => json!({"step": f.step.title(), "message": f.message, "next": f.step.next()}),
+    };
+    json!({"environment": env, "ok": result.is_ok(), "steps": steps, "error": error})
 }

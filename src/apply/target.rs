@@ -2,7 +2,7 @@
 //! plain values. Everything else `apply` uses comes from the output directory, which it
 //! checks to be exactly what fleet.kdl builds before it starts.
 
-use crate::model::{Fleet, Provider, Role, Version};
+use crate::model::{ApplyMode, Fleet, Provider, Role, Version};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
@@ -45,7 +45,12 @@ pub struct ClusterTarget {
     pub kubernetes: Version,
     /// Managed by a Cluster API management cluster: not built by the tofu roots.
     pub managed: bool,
-    pub apply_mode: String,
+    /// fleet.kdl's apply mode: how `fleetc apply`'s health-gated path applies a change (R19).
+    pub apply_mode: ApplyMode,
+    /// The mode the cluster root's variables file gives a plain `tofu apply`, which never
+    /// reboots a running node ([`crate::emit::tofu::root_apply_mode`]): what `fleetc apply`
+    /// passes for a change that needs no reboot, so that both store the same mode.
+    pub root_mode: ApplyMode,
     pub endpoint_url: String,
     pub control_plane: Vec<NodeTarget>,
     pub workers: Vec<NodeTarget>,
@@ -53,6 +58,19 @@ pub struct ClusterTarget {
     /// The operator's path to the Kubernetes API (`host:port`) the cloud root's `clusters`
     /// output carries as `kubernetes_api`; what `--plan` shows before the root is read.
     pub kubernetes_api: Option<String>,
+    /// The database passwords the cluster's apps read (R10): each Secret Manager secret
+    /// (`Postgres::password_secret`, the name the cloud root writes and the ExternalSecret
+    /// asks for) with the `password-version` that generated it. `fleetc apply` marks every
+    /// ExternalSecret of the build that reads one with its version, so that a rotation reaches
+    /// the cluster's Secret in the same apply.
+    pub database_secrets: Vec<DatabaseSecret>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatabaseSecret {
+    /// The Secret Manager secret's name.
+    pub secret: String,
+    pub password_version: u32,
 }
 
 impl ClusterTarget {
@@ -88,6 +106,23 @@ pub struct ArgoCdTarget {
     pub version: String,
     /// The vendored install manifest, relative to the fleet's directory.
     pub manifest: String,
+}
+
+/// The postgres passwords a cluster's apps read (Scaleway: the cloud root writes each to
+/// Secret Manager), with their versions.
+fn database_secrets(fleet: &Fleet, e: &crate::model::Environment, c: &crate::model::Cluster) -> Vec<DatabaseSecret> {
+    if !matches!(e.provider, Provider::Scaleway(_)) {
+        return Vec::new();
+    }
+    let prefix = fleet.resource_prefix(e);
+    let mut out: Vec<DatabaseSecret> = e
+        .postgres
+        .iter()
+        .filter(|pg| c.apps.iter().any(|a| a.postgres.iter().any(|p| p.value == pg.name.value)))
+        .map(|pg| DatabaseSecret { secret: pg.password_secret(&prefix), password_version: pg.password_version.value })
+        .collect();
+    out.sort_by(|a, b| a.secret.cmp(&b.secret));
+    out
 }
 
 /// The environment `env` of `fleet`, or `None` when there is none of that name.
@@ -143,12 +178,14 @@ pub fn of(fleet: &Fleet, env: &str) -> Option<Target> {
                 talos,
                 kubernetes: c.kubernetes.value,
                 managed: c.is_managed(),
-                apply_mode: c.apply_mode.value.as_str().to_owned(),
+                apply_mode: c.apply_mode.value,
+                root_mode: crate::emit::tofu::root_apply_mode(c.apply_mode.value, talos),
                 endpoint_url: c.endpoint_url(),
                 control_plane,
                 workers,
                 sealed: c.sealed.iter().map(|s| s.value.clone()).collect(),
                 kubernetes_api: crate::emit::tofu::kubernetes_api(fleet, e, c),
+                database_secrets: database_secrets(fleet, e, c),
             }
         })
         .collect();

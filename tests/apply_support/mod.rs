@@ -159,9 +159,43 @@ impl Fake {
         self
     }
 
+    /// Answers the commands `matches` selects with `outs` in turn (the last one from then on).
+    pub fn on_seq(&self, matches: impl Fn(&Cmd) -> bool + 'static, outs: Vec<Output>) -> &Fake {
+        let seen = Rc::new(RefCell::new(0usize));
+        self.rules.borrow_mut().push(Box::new(move |c| {
+            if !matches(c) {
+                return None;
+            }
+            let mut n = seen.borrow_mut();
+            let out = outs.get(*n).or(outs.last()).cloned();
+            *n += 1;
+            out
+        }));
+        self
+    }
+
     /// Fails commands `matches` selects.
     pub fn fail_on(&self, matches: impl Fn(&Cmd) -> bool + 'static) -> &Fake {
         self.on(matches, Output::failed(1, "Error: injected failure"))
+    }
+
+    /// Lines of the commands that ran while the Talos API switch was open (the cloud root's
+    /// last switch apply said `talos_api_open=true`), and those that ran while it was closed.
+    pub fn by_talos_switch(&self) -> (Vec<String>, Vec<String>) {
+        let (mut open, mut closed) = (Vec::new(), Vec::new());
+        let mut is_open = false;
+        for c in self.calls.borrow().iter() {
+            let line = format!("{} {}", c.program, c.args.join(" "));
+            if c.program == "tofu"
+                && c.args.iter().any(|a| a == "apply")
+                && let Some(v) = c.args.iter().find_map(|a| a.strip_prefix("-var=talos_api_open="))
+            {
+                is_open = v == "true";
+                continue;
+            }
+            if is_open { open.push(line) } else { closed.push(line) }
+        }
+        (open, closed)
     }
 
     pub fn lines(&self) -> Vec<String> {
@@ -198,6 +232,12 @@ impl Runner for Fake {
                 std::fs::create_dir_all(parent).ok();
             }
             std::fs::write(path, bytes).ok();
+        }
+        if cmd.program == "talosctl"
+            && let Some(i) = cmd.args.iter().position(|a| a == "kubeconfig")
+            && let Some(path) = cmd.args.get(i + 1)
+        {
+            std::fs::write(path, b"apiVersion: v1\nkind: Config\n").ok();
         }
         if cmd.program == "qemu-img"
             && let Some(dest) = cmd.args.last()

@@ -7,15 +7,57 @@ use super::scaleway::idx_expr;
 use super::settings::s3_settings;
 use super::{Env, Module, RootFiles};
 use crate::emit::hcl::{Body, Expr};
-use crate::model::{ApplyMode, Provider};
+use crate::model::{ApplyMode, Version};
 
 pub(super) fn module_name(cp: usize) -> String {
     format!("talos-cluster-cp{cp}")
 }
 
-/// The Secret the Scaleway cloud controller manager and CSI driver read (their vendored
-/// manifests reference it by this name, in `kube-system`).
-const SCALEWAY_SECRET: &str = "scaleway-secret";
+/// The Talos release from which a node in maintenance mode accepts `no_reboot` (it applies the
+/// config and goes on installing): siderolabs/talos v1.13.9
+/// `internal/app/machined/internal/server/v1alpha1/v1alpha1_server.go` l.236-245 (the
+/// `CanApplyImmediate` refusal is skipped `inMaintenance`). Talos 1.12's maintenance server
+/// takes only `try`, `reboot` and `auto` (v1.12.4 `internal/app/maintenance/server.go` l.91-100).
+const NO_REBOOT_IN_MAINTENANCE: Version = Version::new(1, 13, 0);
+
+/// The apply mode a plain `tofu apply` of the cluster root uses (the variables file's value):
+/// fleet.kdl's mode with every mode that may reboot a running node replaced by one that never
+/// does (R19, F3: the provider returns before a rebooted node is healthy, so nothing but
+/// `fleetc apply`'s health gate may reboot a control-plane node). On Talos ≥ 1.13 that is
+/// `no_reboot`: Talos refuses a change it cannot apply without a reboot and changes nothing
+/// (v1.13.9 `v1alpha1_server.go` l.236-239), so such a change can only go through `fleetc
+/// apply`, which stages it and reboots one node at a time with `talosctl health` between.
+/// On Talos 1.12, whose maintenance mode refuses `no_reboot`, it is the provider's
+/// `staged_if_needing_reboot`: a plan-time dry run, staged when the node would reboot
+/// (terraform-provider-talos v0.11.0 `talos_machine_configuration_apply_resource.go`
+/// `handleRebootPrevention`, l.903-1008), `auto` only when the dry run cannot run. `staged`
+/// and `staged_if_needing_reboot` never reboot and are kept. `fleetc apply` reads the same
+/// function, so its runs and a plain one store the same mode and neither shows a change.
+pub fn root_apply_mode(mode: ApplyMode, talos: Version) -> ApplyMode {
+    match mode {
+        ApplyMode::Staged | ApplyMode::StagedIfNeedingReboot => mode,
+        ApplyMode::Auto | ApplyMode::NoReboot | ApplyMode::Reboot => {
+            if talos >= NO_REBOOT_IN_MAINTENANCE {
+                ApplyMode::NoReboot
+            } else {
+                ApplyMode::StagedIfNeedingReboot
+            }
+        }
+    }
+}
+
+/// The import id of a cluster's secrets bundle when `talos_secrets_files` gives no path (C2).
+/// OpenTofu evaluates every import block's id on every plan (opentofu v1.11.5
+/// `internal/tofu/node_resource_plan.go` l.179-184, `eval_import.go`
+/// `evaluateImportIdExpressionInner`), so the variable has a default (`{}`) and a plan long
+/// after the import needs no bundle: with the secrets in state the import is skipped
+/// (`node_resource_plan_instance.go` l.743-752, `shouldImport`). Not empty: an empty id would
+/// skip the import on a fresh state too, and tofu would plan to *generate* a bundle (R14).
+/// This one names no file, so there the provider's import fails loudly instead
+/// (terraform-provider-talos v0.11.0 `talos_machine_secrets_resource.go` l.603-610, `os.Stat`).
+fn missing_bundle_id(cluster: &str) -> String {
+    format!("no bundle given for cluster {cluster} (R14: set talos_secrets_files, as fleetc apply does)")
+}
 
 fn node_ty() -> Expr {
     object_ty(&[("hostname", ty("string")), ("address", ty("string")), ("talos_endpoint", ty("string"))])
@@ -23,7 +65,7 @@ fn node_ty() -> Expr {
 
 /// The Talos documents of a node, in the order they patch the generated config: the
 /// cluster's common document, the role's, the node's own, then extra patches.
-fn patches(role: &str, hostname: Expr, extra: Option<Expr>) -> Expr {
+fn patches(role: &str, hostname: Expr) -> Expr {
     let doc = |name: Expr| Expr::call("file", [name]);
     let dir = |rest: Vec<Part>| {
         let mut parts = vec![Part::E(r("var.talos_dir")), Part::L("/".into())];
@@ -41,15 +83,11 @@ fn patches(role: &str, hostname: Expr, extra: Option<Expr>) -> Expr {
     } else {
         dir(vec![Part::L(format!("{role}.yaml"))])
     };
-    let mut list = vec![
+    Expr::List(vec![
         doc(dir(vec![Part::L("common.yaml".into())])),
         doc(role_doc),
         doc(dir(vec![Part::L("nodes/".into()), Part::E(hostname), Part::L(".yaml".into())])),
-    ];
-    match extra {
-        Some(e) => Expr::call("concat", [Expr::List(std::mem::take(&mut list)), e]),
-        None => Expr::List(list),
-    }
+    ])
 }
 
 pub(super) fn module_for(cp: usize) -> Module {
@@ -100,14 +138,6 @@ pub(super) fn module_for(cp: usize) -> Module {
     )
     .default(empty())
     .write(&mut vars);
-    Var::new(
-        "controlplane_patches",
-        of("list", ty("string")),
-        "Extra control-plane patches built at apply time from sensitive inputs (F11: credentials never come from files).",
-    )
-    .default(Expr::list(Vec::<Expr>::new()))
-    .sensitive()
-    .write(&mut vars);
 
     let mut main = file();
     main.comment(
@@ -143,15 +173,15 @@ pub(super) fn module_for(cp: usize) -> Module {
         "F3: instances of one count/for_each block cannot be ordered, so each control-plane node has\n\
          its own blocks and waits for the previous one. The provider returns once the node accepted\n\
          the config, not once it is healthy again (v0.11.0 talos_machine_configuration_apply_resource.go,\n\
-         Create/Update): with a mode that reboots, a plain `tofu apply` can have two control-plane\n\
-         nodes down at once. `fleetc apply` applies one node per targeted run with `talosctl health`\n\
-         between them (R19, R29).",
+         Create/Update), so the chain orders API calls only. The root's apply mode therefore never\n\
+         reboots a running node (R19): a change that needs a reboot goes through `fleetc apply`,\n\
+         which stages it and reboots one node at a time with `talosctl health` between them.",
     );
     for i in 0..cp {
         let n = format!("cp_{}", i + 1);
         let node = |a: &str| nth("var.control_plane", i, &[a]);
         main.block("data", &["talos_machine_configuration", &n], |b| {
-            common(b, "controlplane", patches("controlplane", node("hostname"), Some(r("var.controlplane_patches"))));
+            common(b, "controlplane", patches("controlplane", node("hostname")));
         })
         .blank()
         .block("resource", &["talos_machine_configuration_apply", &n], |b| {
@@ -169,7 +199,7 @@ pub(super) fn module_for(cp: usize) -> Module {
     }
     main.block("data", &["talos_machine_configuration", "worker"], |b| {
         b.attr("for_each", r("var.workers"));
-        common(b, "worker", patches("worker", r("each.value.hostname"), None));
+        common(b, "worker", patches("worker", r("each.value.hostname")));
     })
     .blank()
     .block("resource", &["talos_machine_configuration_apply", "worker"], |b| {
@@ -270,11 +300,6 @@ pub(super) fn module_for(cp: usize) -> Module {
     Module::new(vec![("main.tf", main), ("variables.tf", vars), ("outputs.tf", outputs)])
 }
 
-/// Whether the cluster runs a Scaleway add-on that reads the `scaleway-secret` credential.
-fn needs_scaleway_secret(env: &Env<'_>, cluster: &crate::model::Cluster) -> bool {
-    matches!(env.env.provider, Provider::Scaleway(_)) && cluster.addons.iter().any(|a| a.value.starts_with("scaleway-"))
-}
-
 /// The cluster root of an environment.
 pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
     let mut main = file();
@@ -298,15 +323,19 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
             l.attr("cloud", r("data.terraform_remote_state.cloud.outputs.clusters"));
         })
         .blank();
-    let scaleway_secret = env.clusters.iter().any(|c| needs_scaleway_secret(env, c));
     for c in &env.clusters {
         let key = c.name.value.as_str();
         let m = ident(key);
         let cv = |attr: &str| idx("var.clusters", key, &[attr]);
         main.comment("R14: the secrets bundle is imported from the sealed input, decrypted at apply time.")
             .block("import", &[], |i| {
-                i.attr("to", r(&format!("module.{m}.talos_machine_secrets.this")))
-                    .attr("id", idx("var.talos_secrets_files", key, &[]));
+                i.attr("to", r(&format!("module.{m}.talos_machine_secrets.this"))).attr(
+                    "id",
+                    Expr::call(
+                        "lookup",
+                        [r("var.talos_secrets_files"), Expr::from(key), Expr::from(missing_bundle_id(key))],
+                    ),
+                );
             })
             .blank()
             .block("module", &[&m], |b| {
@@ -325,48 +354,8 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
                     .attr("control_plane", idx("local.cloud", key, &["control_plane"]))
                     .attr("workers", idx("local.cloud", key, &["workers"]))
                     .attr("worker_pools", cv("worker_pools"));
-                if needs_scaleway_secret(env, c) {
-                    b.attr("controlplane_patches", Expr::list([r("local.scaleway_secret_patch")]));
-                }
             })
             .blank();
-    }
-    if scaleway_secret {
-        let Provider::Scaleway(_) = &env.env.provider else { unreachable!() };
-        main.comment(
-            "F11: the cloud controller manager's and CSI driver's API key enters as a sensitive\n\
-             variable at apply time, never as a file; it reaches the cluster as a Secret embedded in\n\
-             the control-plane configs, kept in the encrypted state only.",
-        )
-        .block("locals", &[], |l| {
-            let secret = Expr::object([
-                ("apiVersion", Expr::from("v1")),
-                ("kind", Expr::from("Secret")),
-                ("metadata", Expr::object([("name", SCALEWAY_SECRET), ("namespace", "kube-system")])),
-                (
-                    "stringData",
-                    Expr::object([
-                        ("SCW_ACCESS_KEY", r("var.scaleway_credentials.access_key")),
-                        ("SCW_SECRET_KEY", r("var.scaleway_credentials.secret_key")),
-                        ("SCW_DEFAULT_PROJECT_ID", r("var.scaleway_credentials.project_id")),
-                        ("SCW_DEFAULT_REGION", r("var.scaleway_credentials.region")),
-                        ("SCW_DEFAULT_ZONE", r("var.scaleway_credentials.zone")),
-                    ]),
-                ),
-            ]);
-            let patch = Expr::object([(
-                "cluster",
-                Expr::object([(
-                    "inlineManifests",
-                    Expr::list([Expr::object([
-                        ("name", Expr::from(SCALEWAY_SECRET)),
-                        ("contents", Expr::call("yamlencode", [secret])),
-                    ])]),
-                )]),
-            )]);
-            l.attr("scaleway_secret_patch", Expr::call("yamlencode", [patch]));
-        })
-        .blank();
     }
     super::moved::cluster(&mut main, env, &["talos_machine_configuration_apply.worker"]);
 
@@ -397,7 +386,7 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
                 ("worker_pools", of("map", ty("string"))),
             ]),
         ),
-        "Per cluster: versions, endpoint, default apply mode, the Talos documents' directory and each worker's pool.",
+        "Per cluster: versions, endpoint, the apply mode of a plain apply (never one that reboots a running node, R19), the Talos documents' directory and each worker's pool.",
     )
     .write(&mut vars);
     Var::new(
@@ -410,24 +399,10 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
     Var::new(
         "talos_secrets_files",
         of("map", ty("string")),
-        "R14: per cluster, the path of the decrypted machine secrets bundle to import (apply-time input).",
+        "R14: per cluster, the path of the decrypted machine secrets bundle to import (apply-time input). Needed only until the import: a cluster whose secrets are in state plans without it.",
     )
+    .default(empty())
     .write(&mut vars);
-    if scaleway_secret {
-        Var::new(
-            "scaleway_credentials",
-            object_ty(&[
-                ("access_key", ty("string")),
-                ("secret_key", ty("string")),
-                ("project_id", ty("string")),
-                ("region", ty("string")),
-                ("zone", ty("string")),
-            ]),
-            "F11: the API key of the cloud controller manager and CSI driver (a sealed input, given at apply time).",
-        )
-        .sensitive()
-        .write(&mut vars);
-    }
     super::passphrase_var(&mut vars);
 
     let mut values = file();
@@ -462,7 +437,7 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
                         ),
                         ("talos_version", Expr::from(c.talos.value.v())),
                         ("kubernetes_version", Expr::from(c.kubernetes.value.to_string())),
-                        ("apply_mode", Expr::from(c.apply_mode.value.as_str())),
+                        ("apply_mode", Expr::from(root_apply_mode(c.apply_mode.value, c.talos.value).as_str())),
                         ("talos_dir", Expr::from(format!("../../../talos/{}/{}", env.env.name.value, c.name.value))),
                         (
                             "worker_pools",
@@ -501,4 +476,25 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
         );
     }
     RootFiles { main, variables: vars, outputs, values }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// B6/D8 (R19, F3): whatever fleet.kdl's mode and the Talos version, the mode of a plain
+    /// `tofu apply` of the cluster root is one that never reboots a running node (`auto` and
+    /// `reboot` may), and on Talos ≥ 1.13 it is `no_reboot`, which maintenance mode accepts.
+    #[test]
+    fn the_roots_own_apply_mode_never_reboots() {
+        for (_, mode) in ApplyMode::ALL {
+            for talos in [Version::new(1, 12, 4), Version::new(1, 13, 9), Version::new(1, 14, 0)] {
+                let root = root_apply_mode(mode, talos);
+                assert!(!matches!(root, ApplyMode::Auto | ApplyMode::Reboot), "{mode:?} on {talos:?} → {root:?}");
+                if talos >= NO_REBOOT_IN_MAINTENANCE && matches!(mode, ApplyMode::Auto | ApplyMode::Reboot) {
+                    assert_eq!(root, ApplyMode::NoReboot);
+                }
+            }
+        }
+    }
 }

@@ -25,51 +25,19 @@ locals {
 # R14: the secrets bundle is imported from the sealed input, decrypted at apply time.
 import {
   to = module.main.talos_machine_secrets.this
-  id = var.talos_secrets_files["main"]
+  id = lookup(var.talos_secrets_files, "main", "no bundle given for cluster main (R14: set talos_secrets_files, as fleetc apply does)")
 }
 
 module "main" {
   source = "../../modules/talos-cluster-cp3"
 
-  cluster_name         = "main"
-  cluster_endpoint     = var.clusters["main"].endpoint
-  kubernetes_api       = var.clusters["main"].kubernetes_api
-  talos_version        = var.clusters["main"].talos_version
-  kubernetes_version   = var.clusters["main"].kubernetes_version
-  apply_mode           = coalesce(var.apply_mode, var.clusters["main"].apply_mode)
-  talos_dir            = "${path.root}/${var.clusters["main"].talos_dir}"
-  control_plane        = local.cloud["main"].control_plane
-  workers              = local.cloud["main"].workers
-  worker_pools         = var.clusters["main"].worker_pools
-  controlplane_patches = [local.scaleway_secret_patch]
-}
-
-# F11: the cloud controller manager's and CSI driver's API key enters as a sensitive
-# variable at apply time, never as a file; it reaches the cluster as a Secret embedded in
-# the control-plane configs, kept in the encrypted state only.
-locals {
-  scaleway_secret_patch = yamlencode({
-    cluster = {
-      inlineManifests = [
-        {
-          name = "scaleway-secret"
-          contents = yamlencode({
-            apiVersion = "v1"
-            kind       = "Secret"
-            metadata = {
-              name      = "scaleway-secret"
-              namespace = "kube-system"
-            }
-            stringData = {
-              SCW_ACCESS_KEY         = var.scaleway_credentials.access_key
-              SCW_SECRET_KEY         = var.scaleway_credentials.secret_key
-              SCW_DEFAULT_PROJECT_ID = var.scaleway_credentials.project_id
-              SCW_DEFAULT_REGION     = var.scaleway_credentials.region
-              SCW_DEFAULT_ZONE       = var.scaleway_credentials.zone
-            }
-          })
-        },
-      ]
-    }
-  })
+  cluster_name       = "main"
+  cluster_endpoint   = var.clusters["main"].endpoint
+  talos_version      = var.clusters["main"].talos_version
+  kubernetes_version = var.clusters["main"].kubernetes_version
+  apply_mode         = coalesce(var.apply_mode, var.clusters["main"].apply_mode)
+  talos_dir          = "${path.root}/${var.clusters["main"].talos_dir}"
+  control_plane      = local.cloud["main"].control_plane
+  workers            = local.cloud["main"].workers
+  worker_pools       = var.clusters["main"].worker_pools
 }

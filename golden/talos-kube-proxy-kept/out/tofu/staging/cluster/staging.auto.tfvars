@@ -14,7 +14,7 @@ clusters = {
     kubernetes_api     = "https://51.15.200.10:6443"
     talos_version      = "v1.13.9"
     kubernetes_version = "1.36.2"
-    apply_mode         = "auto"
+    apply_mode         = "no_reboot"
     talos_dir          = "../../../talos/staging/main"
     worker_pools       = {}
   }

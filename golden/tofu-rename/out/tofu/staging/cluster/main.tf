@@ -25,7 +25,7 @@ locals {
 # R14: the secrets bundle is imported from the sealed input, decrypted at apply time.
 import {
   to = module.prod.talos_machine_secrets.this
-  id = var.talos_secrets_files["prod"]
+  id = lookup(var.talos_secrets_files, "prod", "no bundle given for cluster prod (R14: set talos_secrets_files, as fleetc apply does)")
 }
 
 module "prod" {

@@ -590,9 +590,9 @@ fn finish(result: Result<(), crate::apply::Failure>) -> i32 {
 }
 
 fn apply_command(ui: &Ui, args: &crate::cli::ApplyArgs) -> i32 {
-    let json_plan = args.plan && args.fleet.format == DiagFormat::Json;
+    let json_plan = args.plan && args.fleet.format == Some(DiagFormat::Json);
     // With the plan as the one JSON document on stdout, diagnostics go to stderr, one a line.
-    let short = FleetArgs { fleet: args.fleet.fleet.clone(), format: DiagFormat::Short };
+    let short = FleetArgs { fleet: args.fleet.fleet.clone(), format: Some(DiagFormat::Short) };
     let (model, build) = match load_model(ui, if json_plan { &short } else { &args.fleet }) {
         Ok(m) => m,
         Err(code) => return code,

@@ -2,6 +2,7 @@
 //! ([`inherit`]), layered defaults (fleet → environment → cluster → pool), typed values, and
 //! vendored files read through a [`Loader`].
 
+mod duplicates;
 mod inherit;
 mod reader;
 
@@ -45,6 +46,7 @@ pub fn resolve(nodes: &[Node], loader: &dyn Loader, diags: &mut Diagnostics) -> 
             unknown_child(n, "the top level", &["fleet"], diags);
         }
     }
+    duplicates::check(None, nodes, diags);
     let Some(node) = fleet_node else {
         diags.push(
             Diagnostic::new(&codes::MISSING_VALUE, "fleet.kdl has no `fleet` node")
@@ -76,6 +78,11 @@ struct Settings {
     pod_cidr: Option<Spanned<Ipv4Net>>,
     service_cidr: Option<Spanned<Ipv4Net>>,
     pool: PoolDefaults,
+    /// Settings written with a value that could not be read (already reported): a cluster
+    /// missing one of them is not told it is missing (the cause is the value).
+    broken: std::collections::BTreeSet<&'static str>,
+    /// Where `cni "default"` was written, when it was.
+    cni_default: Option<Span>,
 }
 
 /// Pool values that inherit fleet → environment → cluster → pool.
@@ -163,31 +170,30 @@ impl Resolver<'_> {
         let mut schematics: BTreeMap<String, Schematic> = BTreeMap::new();
         let mut addons: BTreeMap<String, Addon> = BTreeMap::new();
         let mut env_nodes: Vec<&Node> = Vec::new();
+        let mut unresolved = std::collections::BTreeSet::new();
         for child in node.children() {
+            // A repeat is reported on the tree (`duplicates`) and not read: the first counts.
+            if duplicates::is_repeat(child, node.children()) {
+                continue;
+            }
             if self.setting(child, &mut settings) {
                 continue;
             }
             match child.name.value.as_str() {
                 "gitops" => gitops = self.gitops(child),
                 "argocd" => argocd = self.argocd(child),
-                "schematic" => {
-                    if let Some(s) = self.schematic(child) {
-                        if let Some(prev) = schematics.get(&s.name.value) {
-                            self.duplicate("schematic", &s.name, prev.name.span);
-                        } else {
-                            schematics.insert(s.name.value.clone(), s);
-                        }
+                "schematic" => match self.schematic(child) {
+                    Some(s) => {
+                        schematics.insert(s.name.value.clone(), s);
                     }
-                }
-                "addon" => {
-                    if let Some(a) = self.addon(child) {
-                        if let Some(prev) = addons.get(&a.name.value) {
-                            self.duplicate("add-on", &a.name, prev.name.span);
-                        } else {
-                            addons.insert(a.name.value.clone(), a);
-                        }
+                    None => unresolved.extend(duplicates::named_key(child).map(|(_, n)| format!("schematic {n}"))),
+                },
+                "addon" => match self.addon(child) {
+                    Some(a) => {
+                        addons.insert(a.name.value.clone(), a);
                     }
-                }
+                    None => unresolved.extend(duplicates::named_key(child).map(|(_, n)| format!("add-on {n}"))),
+                },
                 "environment" => env_nodes.push(child),
                 _ => unknown_child(
                     child,
@@ -206,17 +212,7 @@ impl Resolver<'_> {
                 environments.push(e);
             }
         }
-        Some(Fleet { name, gitops, argocd, schematics, addons, environments })
-    }
-
-    fn duplicate(&mut self, what: &str, name: &Spanned<String>, first: Span) {
-        self.diags.push(
-            Diagnostic::new(&codes::DUPLICATE_NAME, format!("{what} `{}` is declared twice", name.value))
-                .at(name.span)
-                .label("declared again here")
-                .related(first, "first declared here")
-                .help(format!("names become paths and addresses; give each {what} its own name")),
-        );
+        Some(Fleet { name, gitops, argocd, schematics, addons, environments, unresolved })
     }
 
     /// The environment's tree with its `from=` chain applied; `None` when the chain is
@@ -264,9 +260,13 @@ impl Resolver<'_> {
                 Diagnostic::new(&codes::DANGLING_REFERENCE, format!("no environment `{base_name}` to inherit from"))
                     .at(from.value.span)
                     .label("unknown environment");
-            if let Some(m) = crate::diag::did_you_mean(base_name, names.iter().map(String::as_str)) {
-                d.help = Some(format!("did you mean `{m}`?"));
-            }
+            d.help = Some(match crate::diag::did_you_mean(base_name, names.iter().map(String::as_str)) {
+                Some(m) => format!("did you mean `{m}`?"),
+                None => format!(
+                    "`from=` names another environment of this fleet: {}",
+                    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                ),
+            });
             self.diags.push(d);
             return None;
         };
@@ -287,6 +287,9 @@ impl Resolver<'_> {
                 let mut r = Reader::new(node, &[], d);
                 let v = r.arg_parsed::<Version>(d, "a version");
                 r.finish(false, d);
+                if v.is_none() {
+                    s.broken.insert(if node.name.value == "talos" { "talos" } else { "kubernetes" });
+                }
                 if node.name.value == "talos" {
                     s.talos = v.or(s.talos.take());
                 } else {
@@ -307,8 +310,12 @@ impl Resolver<'_> {
             }
             "cni" => {
                 let mut r = Reader::new(node, &[], d);
-                s.cni = r.arg_str(d, "the add-on that provides the CNI, or \"default\"").or(s.cni.take());
+                let cni = r.arg_str(d, "the add-on that provides the CNI, \"default\" or \"none\"");
                 r.finish(false, d);
+                if let Some(c) = cni {
+                    s.cni_default = (c.value == "default").then_some(c.span);
+                    s.cni = Some(c);
+                }
             }
             "addons" => {
                 let mut r = Reader::new(node, &[], d);
@@ -402,8 +409,13 @@ impl Resolver<'_> {
     /// Reads `manifest=` and `sha256=`, loads the file and checks its pin.
     fn vendored(&mut self, r: &Reader<'_>) -> Option<Vendored> {
         let path = r.require_str("manifest", self.diags);
-        let sha = r.require_str("sha256", self.diags);
-        let (path, sha) = (path?, sha?);
+        // A missing pin is reported below, once the file is read: its help gives the hash.
+        let sha = if r.has_prop("sha256") { r.prop_str("sha256", self.diags) } else { None };
+        let sha_missing = !r.has_prop("sha256") && !r.misspelt("sha256");
+        let path = path?;
+        if !r.has_prop("sha256") && !sha_missing || r.has_prop("sha256") && sha.is_none() {
+            return None;
+        }
         if let Err(e) = check_relative(&path.value) {
             self.diags.push(Diagnostic::new(&codes::FILE_UNREADABLE, e).at(path.span).label("outside the fleet"));
             return None;
@@ -423,6 +435,15 @@ impl Resolver<'_> {
             }
         };
         let actual = crate::digest::sha256_hex(content.as_bytes());
+        let Some(sha) = sha else {
+            self.diags.push(
+                missing(r.node, "property `sha256`").help(format!(
+                    "vendored files are pinned so that a changed file is a reviewed change; review `{}`, then pin the sha256 it has now (what `sha256sum {}` prints): `{actual}`",
+                    path.value, path.value
+                )),
+            );
+            return None;
+        };
         if actual != sha.value {
             self.diags.push(
                 Diagnostic::new(&codes::CHECKSUM_MISMATCH, format!("`{}` has sha256 {actual}", path.value))
@@ -456,14 +477,15 @@ impl Resolver<'_> {
         let name = r.name_arg(self.diags);
         r.finish(true, self.diags);
         let mut spec = crate::schematic::Schematic::default();
+        let mut extensions = Vec::new();
         for child in node.children() {
             let d = &mut *self.diags;
             match child.name.value.as_str() {
                 "extension" => {
                     let mut r = Reader::new(child, &[], d);
-                    spec.customization
-                        .system_extensions
-                        .extend(r.rest_str(d, "an extension name").into_iter().map(|s| s.value));
+                    let names = r.rest_str(d, "an extension name");
+                    spec.customization.system_extensions.extend(names.iter().map(|s| s.value.clone()));
+                    extensions.extend(names);
                     r.finish(false, d);
                 }
                 "kernel-arg" => {
@@ -482,7 +504,7 @@ impl Resolver<'_> {
                     let key = if r.has_prop("key") {
                         r.prop_int::<u8>("key", d)
                     } else {
-                        d.push(missing(child, "property `key`"));
+                        r.report_missing("key", d);
                         None
                     };
                     let value = r.require_str("value", d);
@@ -525,7 +547,7 @@ impl Resolver<'_> {
                 return None;
             }
         };
-        Some(Schematic { name, spec, canonical, id, span: node.head_span() })
+        Some(Schematic { name, spec, extensions, canonical, id, span: node.head_span() })
     }
 
     #[allow(clippy::too_many_lines)]
@@ -549,6 +571,10 @@ impl Resolver<'_> {
         let mut cluster_nodes = Vec::new();
         let mut app_nodes: Vec<&Node> = Vec::new();
         for child in node.children() {
+            // A repeat is reported on the tree (`duplicates`) and not read: the first counts.
+            if duplicates::is_repeat(child, node.children()) {
+                continue;
+            }
             if self.setting(child, &mut settings) {
                 continue;
             }
@@ -576,7 +602,9 @@ impl Resolver<'_> {
                 }
                 "gateway" => {
                     let mut r = Reader::new(child, &[], d);
-                    gateway = r.arg_str(d, "the gateway's public address").and_then(|s| parse_ip(&s, d));
+                    gateway = r
+                        .arg_str(d, "the public address through which the Talos API is reached")
+                        .and_then(|s| parse_ip(&s, d));
                     r.finish(false, d);
                 }
                 "admin-ranges" => {
@@ -685,6 +713,24 @@ impl Resolver<'_> {
             }
         }
         let head = written.head_span();
+        if let Some(from) = &from
+            && !recipients.is_empty()
+            && !written.children().iter().any(|c| c.name.value == "recipients")
+        {
+            let mut d = Diagnostic::new(
+                &codes::RECIPIENTS_INHERITED,
+                format!(
+                    "environment `{}` inherits its age recipients from `{}` without stating them",
+                    name.value, from.value
+                ),
+            )
+            .at(from.span)
+            .label("recipients inherited from here");
+            if let Some(first) = recipients.first() {
+                d = d.related(first.span, "the keys that will decrypt this environment's sealed inputs");
+            }
+            self.diags.push(d);
+        }
         // Clusters are resolved even when the environment is incomplete, so that every
         // problem of the run is reported at once.
         let mut clusters = Vec::new();
@@ -762,7 +808,7 @@ impl Resolver<'_> {
                         let cores = if r.has_prop("cores") {
                             r.prop_int::<u32>("cores", d)
                         } else {
-                            d.push(missing(child, "property `cores`"));
+                            r.report_missing("cores", d);
                             None
                         };
                         (None, cores, r.require_parsed::<Bytes>("memory", d))
@@ -833,17 +879,34 @@ impl Resolver<'_> {
         } else {
             let r = Reader::new(
                 node,
-                &["endpoint", "node", "bridge", "datastore", "gateway", "insecure", "image-datastore"],
+                &["endpoint", "node", "bridge", "datastore", "router", "gateway", "insecure", "image-datastore"],
                 d,
             );
             let endpoint = r.require_str("endpoint", d);
             let pnode = r.require_str("node", d);
             let bridge = r.prop_str("bridge", d).unwrap_or_else(|| Spanned::new("vmbr0".into(), r.span()));
             let datastore = r.prop_str("datastore", d).unwrap_or_else(|| Spanned::new("local-lvm".into(), r.span()));
+            // `gateway=` was the router's old spelling: `gateway` is the environment's public
+            // Talos address everywhere else. The old spelling is refused, pointing at the new
+            // one, and its value is still read so that nothing else is reported in its place.
+            let old = node.prop("gateway");
+            if let Some(old) = old {
+                d.push(
+                    Diagnostic::new(&codes::RENAMED, "the Proxmox LAN router is now `router=`, not `gateway=`")
+                        .at(old.name.span)
+                        .label("write `router=`")
+                        .help("`gateway` means one thing in fleet.kdl: the environment's public address through which the Talos API is reached (R16); the nodes' default route on Proxmox is `router=`"),
+                );
+            }
+            let gateway = if old.is_some() && !r.has_prop("router") {
+                r.prop_str("gateway", d)
+            } else {
+                r.require_str("router", d)
+            }
+            .and_then(|s| parse_ip(&s, d));
             let image_datastore =
                 r.prop_str("image-datastore", d).unwrap_or_else(|| Spanned::new("local".into(), r.span()));
             let insecure = r.prop_bool("insecure", d).is_some_and(|b| b.value);
-            let gateway = r.require_str("gateway", d).and_then(|s| parse_ip(&s, d));
             r.finish(true, d);
             let pnode = pnode?;
             if let Some(list_span) = nodes_written
@@ -925,13 +988,19 @@ impl Resolver<'_> {
         let mut cluster_api = None;
         let mut ip_pool = None;
         let mut sealed = Vec::new();
+        let mut endpoint_written = false;
         for child in node.children() {
+            // A repeat is reported on the tree (`duplicates`) and not read: the first counts.
+            if duplicates::is_repeat(child, node.children()) {
+                continue;
+            }
             if self.setting(child, &mut s) {
                 continue;
             }
             let d = &mut *self.diags;
             match child.name.value.as_str() {
                 "endpoint" => {
+                    endpoint_written = true;
                     let r = Reader::new(child, &["address", "port", "public"], d);
                     let address = r.require_str("address", d).and_then(|a| parse_ip(&a, d));
                     let port = r.prop_int::<u16>("port", d).map_or(6443, |p| p.value);
@@ -1001,6 +1070,9 @@ impl Resolver<'_> {
         let head = node.head_span();
         let d = &mut *self.diags;
         let talos = s.talos.clone().or_else(|| {
+            if s.broken.contains("talos") {
+                return None;
+            }
             d.push(
                 missing(node, "a Talos version")
                     .help("state `talos \"v1.13.9\"` in the cluster, its environment or the fleet"),
@@ -1008,6 +1080,9 @@ impl Resolver<'_> {
             None
         });
         let kubernetes = s.kubernetes.clone().or_else(|| {
+            if s.broken.contains("kubernetes") {
+                return None;
+            }
             d.push(
                 missing(node, "a Kubernetes version")
                     .help("state `kubernetes \"1.36.2\"` in the cluster, its environment or the fleet"),
@@ -1015,6 +1090,10 @@ impl Resolver<'_> {
             None
         });
         let endpoint = endpoint.or_else(|| {
+            if endpoint_written {
+                // Its value was wrong, and said so: that is the one error.
+                return None;
+            }
             d.push(
                 missing(node, "an `endpoint`")
                     .help("where the Kubernetes API is reached: `endpoint address=\"10.10.0.10\"`"),
@@ -1046,6 +1125,7 @@ impl Resolver<'_> {
             cert_sans,
             discovery: s.discovery.unwrap_or_else(|| Spanned::new(false, head)),
             apply_mode: s.apply_mode.unwrap_or_else(|| Spanned::new(ApplyMode::Auto, head)),
+            cni_default: s.cni_default,
             cni: s.cni.filter(|c| c.value != "default"),
             addons: s.addons.unwrap_or_default(),
             runtimes: s.runtimes.unwrap_or_default(),
@@ -1092,7 +1172,7 @@ impl Resolver<'_> {
                 fits
             })
         } else {
-            d.push(missing(node, "property `count`"));
+            r.report_missing("count", d);
             None
         };
         let former_name = r.prop_str("was", d);
@@ -1110,7 +1190,9 @@ impl Resolver<'_> {
             );
         }
         r.finish(true, d);
-        let mut labels = BTreeMap::new();
+        let mut labels: BTreeMap<String, Spanned<String>> = BTreeMap::new();
+        let mut label_keys: BTreeMap<String, Span> = BTreeMap::new();
+        let mut taint_keys: BTreeMap<(String, TaintEffect), Span> = BTreeMap::new();
         let mut taints = Vec::new();
         let mut addresses: Option<Vec<Spanned<Ipv4Addr>>> = None;
         for child in node.children() {
@@ -1121,7 +1203,21 @@ impl Resolver<'_> {
                     let v = r.arg_str(d, "a label value");
                     r.finish(false, d);
                     if let (Some(k), Some(v)) = (k, v) {
-                        labels.insert(k.value, v);
+                        let valid = kubernetes_key(&k, "label", d) & kubernetes_value(&v, "label", d);
+                        if let Some(first) = label_keys.get(&k.value) {
+                            d.push(
+                                Diagnostic::new(
+                                    &codes::DUPLICATE_KEY,
+                                    format!("label `{}` is set twice on pool `{}`", k.value, pool_word(node)),
+                                )
+                                .at(k.span)
+                                .label("set again here")
+                                .related(*first, "first set here"),
+                            );
+                        } else if valid {
+                            label_keys.insert(k.value.clone(), k.span);
+                            labels.insert(k.value, v);
+                        }
                     }
                 }
                 "taint" => {
@@ -1134,7 +1230,28 @@ impl Resolver<'_> {
                     });
                     r.finish(false, d);
                     if let (Some(k), Some(effect)) = (k, effect) {
-                        taints.push(Taint { key: k.value, value, effect, span: child.head_span() });
+                        let mut valid = kubernetes_key(&k, "taint", d);
+                        if let (Some(v), Some(arg)) = (&value, child.args.get(1)) {
+                            valid &= kubernetes_value(&Spanned::new(v.clone(), arg.span), "taint", d);
+                        }
+                        if let Some(first) = taint_keys.get(&(k.value.clone(), effect)) {
+                            d.push(
+                                Diagnostic::new(
+                                    &codes::DUPLICATE_KEY,
+                                    format!(
+                                        "taint `{}` with effect {effect:?} is set twice on pool `{}`",
+                                        k.value,
+                                        pool_word(node)
+                                    ),
+                                )
+                                .at(k.span)
+                                .label("set again here")
+                                .related(*first, "first set here"),
+                            );
+                        } else if valid {
+                            taint_keys.insert((k.value.clone(), effect), k.span);
+                            taints.push(Taint { key: k.value, value, effect, span: child.head_span() });
+                        }
                     }
                 }
                 "addresses" => {
@@ -1171,6 +1288,10 @@ impl Resolver<'_> {
                 )
                 .at(count.span)
                 .label("node count")
+                .related(
+                    node.children().iter().find(|c| c.name.value == "addresses").map_or(head, Node::head_span),
+                    "the addresses",
+                )
                 .help("give one address per node, in node order"),
             );
         }
@@ -1254,7 +1375,14 @@ impl Resolver<'_> {
                 None
             }
         };
-        let namespace = r.require_str("namespace", d);
+        let namespace = if r.has_prop("namespace") || r.misspelt("namespace") {
+            r.require_str("namespace", d)
+        } else {
+            d.push(missing(node, "property `namespace`").help(
+                "the namespace Argo CD syncs the app into (created for it: `CreateNamespace=true`), e.g. `namespace=\"hello\"` (R23)",
+            ));
+            None
+        };
         let mut after: Vec<Spanned<String>> = r.prop_str("after", d).into_iter().collect();
         let wave = r.prop_int::<i64>("wave", d);
         let auto_sync = match r.prop_str("sync", d) {
@@ -1404,6 +1532,22 @@ fn encodable(one: &crate::schematic::Schematic, value: &Spanned<String>, d: &mut
 }
 
 fn parse_ip(s: &Spanned<String>, d: &mut Diagnostics) -> Option<Spanned<Ipv4Addr>> {
+    if let Some((address, port)) = url_address(&s.value) {
+        let port_help =
+            port.map(|p| format!(" and the port as `port={p}` where the node takes one")).unwrap_or_default();
+        d.push(
+            Diagnostic::new(
+                &codes::URL_NOT_ADDRESS,
+                format!("`{}` is a URL; an IPv4 address is expected here", s.value),
+            )
+            .at(s.span)
+            .label("a URL, not an address")
+            .help(format!(
+                "write the address alone: `\"{address}\"`{port_help}; fleetc builds the URLs the tools need from it"
+            )),
+        );
+        return None;
+    }
     match values::parse_ipv4(&s.value) {
         Ok(ip) => Some(Spanned::new(ip, s.span)),
         Err(e) => {
@@ -1432,4 +1576,69 @@ fn check_relative(path: &str) -> Result<(), String> {
         return Err(format!("`{path}` is not a relative path inside the fleet's directory"));
     }
     Ok(())
+}
+
+/// The pool's name for messages (`cp` for the control plane).
+fn pool_word(node: &Node) -> String {
+    match node.args.first().map(|a| &a.kind) {
+        Some(ValueKind::String(s)) => s.clone(),
+        _ => "cp".to_owned(),
+    }
+}
+
+/// A label or taint key Kubernetes accepts (`super::k8s`); reports it otherwise.
+fn kubernetes_key(k: &Spanned<String>, what: &str, d: &mut Diagnostics) -> bool {
+    let Some(why) = super::k8s::qualified_name_problem(&k.value) else { return true };
+    let suggestion = super::k8s::suggest(&k.value);
+    let mut diag = Diagnostic::new(
+        &codes::INVALID_LABEL,
+        format!("{what} key `{}` is not a Kubernetes qualified name: {why}", k.value),
+    )
+    .at(k.span)
+    .label("Kubernetes refuses this key");
+    if super::k8s::qualified_name_problem(&suggestion).is_none() && !suggestion.is_empty() {
+        diag.help = Some(format!(
+            "write `{suggestion}`: Kubernetes refuses the Node update with this key (k8s.io/apimachinery `IsQualifiedName`), so the node would never carry it"
+        ));
+    }
+    d.push(diag);
+    false
+}
+
+/// A label or taint value Kubernetes accepts; reports it otherwise.
+fn kubernetes_value(v: &Spanned<String>, what: &str, d: &mut Diagnostics) -> bool {
+    let Some(why) = super::k8s::label_value_problem(&v.value) else { return true };
+    let suggestion = super::k8s::suggest(&v.value).replace('/', "-");
+    let mut diag = Diagnostic::new(
+        &codes::INVALID_LABEL,
+        format!("{what} value `{}` is not a Kubernetes label value: {why}", v.value),
+    )
+    .at(v.span)
+    .label("Kubernetes refuses this value");
+    if super::k8s::label_value_problem(&suggestion).is_none() {
+        diag.help = Some(format!(
+            "write `{suggestion}`: Kubernetes refuses the Node update with this value (k8s.io/apimachinery `IsValidLabelValue`), so the node would never carry it"
+        ));
+    }
+    d.push(diag);
+    false
+}
+
+/// `scheme://host[:port][/…]` or `host:port` where an address is expected: the host (and the
+/// port, when one is written).
+fn url_address(s: &str) -> Option<(String, Option<u16>)> {
+    let (rest, had_scheme) = match s.split_once("://") {
+        Some((scheme, rest)) if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphabetic()) => (rest, true),
+        _ => (s, false),
+    };
+    let authority = rest.split('/').next().unwrap_or(rest);
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((h, p)) => (h, p.parse::<u16>().ok()),
+        None => (authority, None),
+    };
+    if had_scheme || (port.is_some() && values::parse_ipv4(host).is_ok()) {
+        Some((host.to_owned(), port))
+    } else {
+        None
+    }
 }

@@ -79,7 +79,7 @@ func main() {
 		dest := app.Spec.Destination
 		cluster := &v1alpha1.Cluster{Server: dest.Server, Name: dest.Name}
 		if ok, err := proj.IsDestinationPermitted(cluster, dest.Namespace, noClusters); err != nil || !ok {
-			why = append(why, fmt.Sprintf("destination %s/%s%s is not permitted by project %s", dest.Server, dest.Name, "namespace "+dest.Namespace, proj.Name))
+			why = append(why, fmt.Sprintf("destination server %q name %q namespace %q matches none of project %s's destinations", dest.Server, dest.Name, dest.Namespace, proj.Name))
 		}
 		for _, r := range a.Resources {
 			ns := r.Namespace

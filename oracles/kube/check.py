@@ -274,7 +274,7 @@ def source_dir(fleet, repo_url, path, fleet_repos):
     return None
 
 
-def argocd_permissions(binary, outs, scopes, tmp):
+def argocd_permissions(binary, outs, scopes, tmp, cl):
     """Argo CD's own AppProject code judges every Application of every tree."""
     for out in outs:
         out = Path(out).resolve()
@@ -304,15 +304,27 @@ def argocd_permissions(binary, outs, scopes, tmp):
                 if src.get("chart"):
                     skipped.append(f"chart {src['chart']} {src.get('targetRevision')} from {src['repoURL']} (no render here)")
                     continue
+                if src.get("ref") and not src.get("path"):
+                    continue  # a values-only source (`ref:`): nothing of its own is synced
                 d = source_dir(fleet, src["repoURL"], src.get("path", ""), fleet_repos)
                 if d is None:
                     skipped.append(f"{src['repoURL']} {src.get('path')} (not in this fleet's repository)")
                     continue
-                recurse = ((src.get("directory") or {}).get("recurse")) is True
-                files = sorted(x for x in (d.rglob("*") if recurse else d.iterdir())
-                               if x.suffix in (".yaml", ".yml", ".json") and x.is_file())
-                for x in files:
-                    for doc in documents(x.read_bytes()):
+                kustomized = any((d / k).is_file() for k in ("kustomization.yaml", "kustomization.yml", "Kustomization"))
+                if kustomized:
+                    # Argo CD renders a directory with a kustomization with kustomize; here
+                    # the kustomize inside kubectl v0.36 renders it.
+                    r = cl.kubectl("kustomize", str(d))
+                    if r.returncode != 0:
+                        line("FAIL", f"{rel}: kustomize {d.relative_to(fleet)}", r.stderr.strip()[:600])
+                        continue
+                    rendered = [(d, r.stdout.encode())]
+                else:
+                    recurse = ((src.get("directory") or {}).get("recurse")) is True
+                    rendered = [(x, x.read_bytes()) for x in sorted(d.rglob("*") if recurse else d.iterdir())
+                                if x.suffix in (".yaml", ".yml", ".json") and x.is_file()]
+                for x, data in rendered:
+                    for doc in documents(data):
                         api = doc.get("apiVersion", "")
                         group = api.split("/")[0] if "/" in api else ""
                         kind = doc.get("kind", "")
@@ -346,7 +358,8 @@ def main():
     cl = Cluster(args.kube, tmp)
     try:
         took = cl.start()
-        line("ok", f"etcd and kube-apiserver (k8s.io/kubernetes v1.36.3) ready on 127.0.0.1:{cl.port} in {took:.0f} s")
+        version = json.loads(cl.kubectl("get", "--raw", "/version").stdout or "{}").get("gitVersion", "?")
+        line("ok", f"etcd and kube-apiserver {version} (k8s.io/kubernetes) ready on 127.0.0.1:{cl.port} in {took:.0f} s")
         # The real CRDs.
         crddir = Path(tmp) / "crds"
         crddir.mkdir()
@@ -423,8 +436,8 @@ def main():
                     line("FAIL", label, why[:2000])
                     failed_files += 1
         if args.argocd:
-            argocd_permissions(args.argocd, args.outs, scopes, Path(tmp))
-        line("ok", f"{judged} objects judged by kube-apiserver v1.36.3 with {total} CRDs; "
+            argocd_permissions(args.argocd, args.outs, scopes, Path(tmp), cl)
+        line("ok", f"{judged} objects judged by kube-apiserver {version} with {total} CRDs; "
                    f"{failed_files} manifest files rejected")
     finally:
         cl.stop()

@@ -359,6 +359,10 @@ def main():
     try:
         took = cl.start()
         version = json.loads(cl.kubectl("get", "--raw", "/version").stdout or "{}").get("gitVersion", "?")
+        if version.startswith("v0.0.0"):  # an unstamped build: the version is its go.mod's
+            pinned = next(ln.split()[1] for ln in (HERE / "go.mod").read_text().splitlines()
+                          if ln.strip().startswith("k8s.io/kubernetes v"))
+            version = f"{pinned} (unstamped: /version says {version.split('+')[0]})"
         line("ok", f"etcd and kube-apiserver {version} (k8s.io/kubernetes) ready on 127.0.0.1:{cl.port} in {took:.0f} s")
         # The real CRDs.
         crddir = Path(tmp) / "crds"

@@ -58,6 +58,11 @@ MODULES = {
     "cacppt": ("github.com/siderolabs/cluster-api-control-plane-provider-talos", "v0.5.13", "h1:Bp/Ew/2tnMUIJfQ+gmqqtPq28rnNPWvk51N0gjwvVVg="),
     "capmox": ("github.com/ionos-cloud/cluster-api-provider-proxmox", "v0.9.0", "h1:ZaCkjLHRPzBGn99GttQjeQCf7Z4HfhG04PyItO64CxE="),
     "argocd": ("github.com/argoproj/argo-cd/v3", "v3.2.1", "h1:rvrkW/JdH4V+xJgNDZI9wa/Ygd+fWoGbd1rAhvno22c="),
+    "ipam": ("sigs.k8s.io/cluster-api-ipam-provider-in-cluster", "v1.1.0", "h1:SfF3aKymnb/kTgF7kDS2gtbtmahteYgPTpuMfdThO2I="),
+    "operator": ("sigs.k8s.io/cluster-api-operator", "v0.23.0", "h1:0BJK4w4MPnlLyhsuTnPwNp+vM6hoeS35QgUlSTOW+vs="),
+    "eso": ("github.com/external-secrets/external-secrets", "v0.20.4", "h1:HhNAjWfFEshhItphr28SGsHzf2bUP7uDAOVLg76uNAg="),
+    "certmanager": ("github.com/cert-manager/cert-manager", "v1.19.1", "h1:Txh8L/nLWTDcb7ZnXuXbTe15BxQnLbLirXmbNk0fGgY="),
+    "kubernetes": ("k8s.io/kubernetes", "v1.36.3", "h1:qDQdoMiluAE2Eab6Fa52YV+WjiGz9mZFFoagEA6cI+o="),
 }
 
 # Upstream commits of the module versions, as the proxy's .info `Origin.Hash` gave them (Argo CD's
@@ -71,6 +76,10 @@ COMMITS = {
     "cabpt": "14a90252985fdcaf93019a7fbd5044ac332ffae1",
     "cacppt": "955bf0040d57879cd53c0091c28f565409c6573a",
     "capmox": "eb2360a723105450003fd7095616e3dd8cbe2b39",
+    "ipam": "bc27dd724e20a0543f441d55183778a73db26294",
+    "operator": "3846d87f00f5be0ecaf9b9d18479a058c84266d0",
+    "eso": "9ee12d535a01dda40a1ea0c7d4fd5c545baa6dba",
+    "certmanager": "a22e21ea38f6a8e031af99471b0a50287fed8e7f",
 }
 
 # Talos: output dir (per minor, as tests/talos_conformance.rs picks them) -> module key.
@@ -91,7 +100,34 @@ CRDS = [
     ("argocd", "manifests/crds/application-crd.yaml", "Application"),
     ("argocd", "manifests/crds/applicationset-crd.yaml", "ApplicationSet"),
     ("argocd", "manifests/crds/appproject-crd.yaml", "AppProject"),
+    ("ipam", "config/crd/bases/ipam.cluster.x-k8s.io_inclusterippools.yaml", "InClusterIPPool"),
+    ("ipam", "config/crd/bases/ipam.cluster.x-k8s.io_globalinclusterippools.yaml", "GlobalInClusterIPPool"),
+    ("operator", "config/crd/bases/operator.cluster.x-k8s.io_coreproviders.yaml", "CoreProvider"),
+    ("operator", "config/crd/bases/operator.cluster.x-k8s.io_bootstrapproviders.yaml", "BootstrapProvider"),
+    ("operator", "config/crd/bases/operator.cluster.x-k8s.io_controlplaneproviders.yaml", "ControlPlaneProvider"),
+    ("operator", "config/crd/bases/operator.cluster.x-k8s.io_infrastructureproviders.yaml", "InfrastructureProvider"),
+    ("operator", "config/crd/bases/operator.cluster.x-k8s.io_ipamproviders.yaml", "IPAMProvider"),
+    ("eso", "config/crds/bases/external-secrets.io_externalsecrets.yaml", "ExternalSecret"),
+    ("eso", "config/crds/bases/external-secrets.io_secretstores.yaml", "SecretStore"),
+    ("eso", "config/crds/bases/external-secrets.io_clustersecretstores.yaml", "ClusterSecretStore"),
+    ("certmanager", "deploy/crds/cert-manager.io_certificates.yaml", "Certificate"),
+    ("certmanager", "deploy/crds/cert-manager.io_issuers.yaml", "Issuer"),
+    ("certmanager", "deploy/crds/cert-manager.io_clusterissuers.yaml", "ClusterIssuer"),
 ]
+
+# Kubernetes core kinds fleetc emits (in out/ or in the inline manifests it writes), from the
+# OpenAPI v3 documents of k8s.io/kubernetes at the served patch of the fleet's minor:
+# (file in api/openapi-spec/v3/, component name, group, version, kind).
+K8S_OPENAPI = [
+    ("api__v1_openapi.json", "io.k8s.api.core.v1.Namespace", "", "v1", "Namespace"),
+    ("api__v1_openapi.json", "io.k8s.api.core.v1.ConfigMap", "", "v1", "ConfigMap"),
+    ("api__v1_openapi.json", "io.k8s.api.core.v1.Secret", "", "v1", "Secret"),
+    ("apis__apps__v1_openapi.json", "io.k8s.api.apps.v1.Deployment", "apps", "v1", "Deployment"),
+    ("apis__apiextensions.k8s.io__v1_openapi.json",
+     "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+     "apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
+]
+K8S_OPENAPI_DIR = "api/openapi-spec/v3"
 
 # Source files whose bytes are pinned because the module version fleetc pins is not served and a
 # nearby served one is used instead: the sha256 must equal that of the file at the pinned tag.
@@ -121,6 +157,18 @@ fleetc pins (fleet.kdl): Talos v1.13.9 (golden cases also use v1.12.x and v1.14.
 - CABPT v0.6.11 serves `v1alpha3` only (`v1beta1` appears from v0.7.0-alpha); Cluster API v1.13.3
   serves `v1beta1` (deprecated) and `v1beta2` (storage). Its CRDs are under `config/crd/bases/`.
 
+- In-cluster IPAM v1.1.0 (`ipam-in-cluster`), External Secrets v0.20.4 (the chart 0.20.4 the fleet
+  pins installs that app version), cert-manager v1.19.1 (its `deploy/crds/`): served, used as pinned.
+- `sigs.k8s.io/cluster-api-operator` v0.24.0 (the pinned operator) is not served (403); v0.23.0 is
+  and is what these operator schemas are. Its CRDs differ from v0.24.0's in structure: v0.24.0
+  adds `manager.diagnosticsAddress` and `manager.insecureDiagnostics` (read at tag v0.24.0, commit
+  `d21153e947365de4df356313ea229a6097b267a7`, of the upstream repository); it removes none. So a document these schemas accept is accepted
+  by v0.24.0's CRDs as well; the kube oracle installs the v0.24.0 CRDs themselves where a copy of
+  that repository is at hand (`oracles/kube/README.md`).
+- Kubernetes core kinds (`kubernetes/v1.36/`): from `k8s.io/kubernetes` v1.36.3, the served patch of
+  the 1.36 minor the fleet pins (1.36.2 is not served), `api/openapi-spec/v3/*.json`. Edge clusters
+  on 1.35 are judged against the same 1.36 schemas (these five kinds are the same in both).
+
 ## Transformation
 
 Talos (`config/schemas/config.schema.json`): parsed as JSON; every schema node loses the doc-only
@@ -142,6 +190,12 @@ The result is wrapped with `$schema` = draft 2020-12, `$id` = `urn:fleetc:crd:<g
 and `properties.apiVersion.const` = `<group>/<version>`, `properties.kind.const` = `<Kind>`,
 `apiVersion` and `kind` added to the top-level `required` (the CRD's own identity).
 No `additionalProperties: false` is added: the tests close object nodes themselves (strict mode).
+
+Kubernetes core kinds: the kind's component in the OpenAPI v3 document and every component it
+refers to, transitively, become one standalone draft 2020-12 document: the kind at the top,
+the others under `$defs`, each `#/components/schemas/NAME` rewritten to `#/$defs/NAME`; each
+node converted and stripped as a CRD's is; `$id` = `urn:fleetc:k8s:<group or core>:<Kind>:<version>`,
+with `apiVersion`/`kind` pinned and required as for CRDs.
 
 Output: JSON with sorted keys, two-space indentation, non-ASCII kept as UTF-8, one trailing newline.
 """
@@ -239,6 +293,30 @@ def openapi_to_2020(node):
     return n
 
 
+def refs(node):
+    """Every component name a node refers to (`#/components/schemas/NAME`)."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "$ref" and isinstance(v, str) and v.startswith("#/components/schemas/"):
+                yield v[len("#/components/schemas/"):]
+            else:
+                yield from refs(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from refs(v)
+
+
+def rewrite_refs(node):
+    """`#/components/schemas/NAME` -> `#/$defs/NAME` (a standalone draft 2020-12 document)."""
+    if isinstance(node, dict):
+        return {k: ("#/$defs/" + v[len("#/components/schemas/"):]
+                    if k == "$ref" and isinstance(v, str) and v.startswith("#/components/schemas/")
+                    else rewrite_refs(v)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [rewrite_refs(v) for v in node]
+    return node
+
+
 def dump(value):
     return (json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
@@ -293,6 +371,38 @@ def produce():
             files[rel] = data
             flags = "/".join(str(bool(v.get(f))).lower() for f in ("served", "storage", "deprecated"))
             rows.append((rel, key, info, path, sha256(src), sha256(data), flags))
+
+    for fname, comp, group, ver, kind in K8S_OPENAPI:
+        d, info = module("kubernetes")
+        path = f"{K8S_OPENAPI_DIR}/{fname}"
+        src = (d / path).read_bytes()
+        comps = json.loads(src)["components"]["schemas"]
+        defs = {}
+
+        def collect(name):
+            if name in defs:
+                return
+            defs[name] = None
+            node = comps[name]
+            defs[name] = node
+            for ref in refs(node):
+                collect(ref)
+
+        collect(comp)
+        rewritten = {n: strip(openapi_to_2020(rewrite_refs(v))) for n, v in sorted(defs.items())}
+        root = rewritten.pop(comp)
+        props = root.setdefault("properties", {})
+        api = f"{group}/{ver}" if group else ver
+        props.setdefault("apiVersion", {})["const"] = api
+        props.setdefault("kind", {})["const"] = kind
+        req = root.get("required", [])
+        root["required"] = req + [r for r in ("apiVersion", "kind") if r not in req]
+        doc = {"$schema": "https://json-schema.org/draft/2020-12/schema",
+               "$id": f"urn:fleetc:k8s:{group or 'core'}:{kind}:{ver}", **root, "$defs": rewritten}
+        data = dump(doc)
+        rel = f"kubernetes/v1.36/{group or 'core'}/{kind}_{ver}.json"
+        files[rel] = data
+        rows.append((rel, "kubernetes", info, path + "#" + comp, sha256(src), sha256(data), "-"))
 
     lines = [
         "# Conformance schemas",

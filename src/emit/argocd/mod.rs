@@ -287,7 +287,11 @@ impl Ctx<'_> {
                 project: plan::platform_project(&c.name.value),
                 source: Some(self.fleet_source(&format!("out/{}/platform", dir(env, c)))),
                 sources: Vec::new(),
-                destination: destination(c, None),
+                // A namespace its project permits: Argo CD refuses an Application whose
+                // destination namespace (even an empty one) matches none of the project's
+                // destinations (argo-cd v3.2.1 util/argo/argo.go, ValidatePermissions). Every
+                // ExternalSecret names its own namespace; the store is cluster-scoped.
+                destination: destination(c, secrets::consumer_namespaces(c).first().map(String::as_str)),
                 sync_policy: sync_policy(Some(true), &["ServerSideApply=true"]),
             };
             files.insert(name.clone(), (wave, self.application(name, Some(wave), spec, true)));

@@ -377,6 +377,41 @@ fn secrets_come_from_scaleway_secret_manager_through_a_cluster_secret_store() {
     assert_eq!(app["spec"]["project"], "main-platform");
 }
 
+/// Argo CD refuses an Application whose destination matches none of its project's
+/// destinations, an empty namespace included (argo-cd v3.2.1 `util/argo/argo.go`,
+/// `ValidatePermissions`; `AppProject.IsDestinationPermitted`); the harness judges it with
+/// Argo CD's own code (oracles/argocd).
+#[test]
+fn every_application_destination_is_one_its_project_permits() {
+    let set = reference();
+    let mut projects = std::collections::BTreeMap::new();
+    let mut apps = Vec::new();
+    for path in set.paths().filter(|p| p.starts_with("argocd/")) {
+        for d in docs(&set, path) {
+            match d["kind"].as_str() {
+                Some("AppProject") => {
+                    projects.insert(d["metadata"]["name"].as_str().unwrap().to_owned(), d);
+                }
+                Some("Application") => apps.push((path.to_owned(), d)),
+                _ => {}
+            }
+        }
+    }
+    assert!(!apps.is_empty());
+    for (path, app) in apps {
+        let dest = &app["spec"]["destination"];
+        let ns = dest["namespace"].as_str().unwrap_or("");
+        let proj = &projects[app["spec"]["project"].as_str().unwrap()];
+        let ok = proj["spec"]["destinations"].as_array().unwrap().iter().any(|d| {
+            let same_cluster = (d["server"].is_string() && d["server"] == dest["server"])
+                || (d["name"].is_string() && d["name"] == dest["name"]);
+            let pat = d["namespace"].as_str().unwrap_or("");
+            same_cluster && (pat == "*" || pat == ns)
+        });
+        assert!(ok, "{path}: destination {dest} is not one project {} permits", proj["metadata"]["name"]);
+    }
+}
+
 #[test]
 fn no_secret_store_without_an_app_that_reads_a_password() {
     let set = build(&fleet(GITOPS, r#"app "web" path="apps/web" namespace="web""#, ""));

@@ -1,0 +1,455 @@
+#!/usr/bin/env python3
+"""The kube oracle: a real etcd and kube-apiserver on loopback, with the real CRDs of every
+pinned provider version, judge every manifest fleetc emits or embeds by
+`kubectl apply --server-side --dry-run=server`.
+
+Usage: check.py --kube BIN [--crds-only] OUT_DIR...
+
+For each OUT_DIR (an out/ tree; its fleet's vendor/ is the folder beside it) it judges
+out/capi/**, out/argocd/**, the Talos inline manifests inside out/talos/** and out/capi/**
+(extracted), and vendor/*.yaml. One line per manifest file: `ok kube: …`, `FAIL kube: …: why`,
+`skip kube: …: why`; then `ok kube: N objects judged …`.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+OPERATOR_GIT_DEFAULT = "/work/.mirror/kubernetes-sigs+cluster-api-operator/repo"
+# Served by the proxy, used only when the v0.24.0 tag cannot be read (stated by a skip line).
+OPERATOR_FALLBACK = ("sigs.k8s.io/cluster-api-operator", "v0.23.0")
+
+
+# Files under out/capi and out/argocd that are not Kubernetes manifests, by glob (relative to
+# the out/ tree), with why nothing hands them to kubectl or Argo CD.
+NOT_MANIFESTS = {
+    "capi/*/sealed.yaml": "not a manifest: the list of Secrets `fleetc apply` creates from sealed inputs "
+                          "(docs/capi.md); it sits beside the directories kubectl and Argo CD apply, in none of them",
+}
+
+
+def line(status, what, why=None):
+    print(f"{status} kube: {what}" + (f": {why}" if why else ""), flush=True)
+
+
+def die(msg):
+    print(f"kube check: {msg}", file=sys.stderr)
+    sys.exit(3)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def go_download(mod, ver, want=None):
+    env = dict(os.environ, GOFLAGS="-mod=mod")
+    env["GONOSUMDB"] = "github.com/siderolabs/cluster-api-bootstrap-provider-talos"
+    with tempfile.TemporaryDirectory() as cwd:
+        r = subprocess.run(["go", "mod", "download", "-json", f"{mod}@{ver}"], cwd=cwd, env=env,
+                           capture_output=True, text=True)
+    try:
+        info = json.loads(r.stdout)
+    except json.JSONDecodeError:
+        die(f"{mod}@{ver}: go mod download failed: {r.stderr.strip()}")
+    if info.get("Error"):
+        die(f"{mod}@{ver}: {info['Error']}")
+    if want and info.get("Sum") != want:
+        die(f"{mod}@{ver}: module hash {info.get('Sum')} is not the pinned {want}")
+    return Path(info["Dir"])
+
+
+def crd_sources():
+    """Yields (key, label, {name: bytes}) for every row of crds.tsv."""
+    for raw in (HERE / "crds.tsv").read_text().splitlines():
+        if not raw.strip() or raw.startswith("#"):
+            continue
+        key, mod, ver, h1, path, _note = raw.split("\t")
+        files = {}
+        label = f"{mod}@{ver}"
+        if h1.startswith("git:"):
+            commit = h1[4:]
+            git = os.environ.get("FLEETC_ORACLES_OPERATOR_GIT", OPERATOR_GIT_DEFAULT)
+            ok = Path(git).exists() and subprocess.run(
+                ["git", "-C", git, "rev-parse", "-q", "--verify", f"refs/tags/{ver}^{{commit}}"],
+                capture_output=True, text=True).stdout.strip() == commit
+            if ok:
+                names = subprocess.run(["git", "-C", git, "ls-tree", "--name-only", f"{commit}:{path}"],
+                                       capture_output=True, text=True, check=True).stdout.split()
+                for n in names:
+                    if n.endswith(".yaml"):
+                        files[n] = subprocess.run(["git", "-C", git, "show", f"{commit}:{path}{n}"],
+                                                  capture_output=True, check=True).stdout
+                label = f"{mod} tag {ver} (commit {commit[:12]}, upstream repository)"
+            else:
+                fmod, fver = OPERATOR_FALLBACK
+                line("skip", f"CRDs of {mod}@{ver}",
+                     f"the proxy does not serve {ver} and no copy of the upstream repository at tag {ver} "
+                     f"is here ({git}); judged against {fver}'s CRDs instead")
+                d = go_download(fmod, fver)
+                for f in sorted((d / path).glob("*.yaml")):
+                    files[f.name] = f.read_bytes()
+                label = f"{fmod}@{fver} (stand-in for {ver})"
+        else:
+            d = go_download(mod, ver, h1)
+            for f in sorted((d / path).glob("*.yaml")):
+                files[f.name] = f.read_bytes()
+        crds = {}
+        for name, data in files.items():
+            docs = [x for x in yaml.safe_load_all(data) if x]
+            if any(x.get("kind") == "CustomResourceDefinition" for x in docs):
+                crds[name] = data
+        yield key, label, crds
+
+
+class Cluster:
+    def __init__(self, kube, tmp):
+        self.kube = kube
+        self.tmp = Path(tmp)
+        self.procs = []
+
+    def start(self):
+        t = self.tmp
+        (t / "logs").mkdir()
+        subprocess.run(["openssl", "genrsa", "-out", str(t / "sa.key"), "2048"], check=True,
+                       capture_output=True)
+        subprocess.run(["openssl", "rsa", "-in", str(t / "sa.key"), "-pubout", "-out", str(t / "sa.pub")],
+                       check=True, capture_output=True)
+        # One static token (a file the API server reads); nothing else reaches loopback.
+        token = hashlib.sha256(os.urandom(32)).hexdigest()
+        (t / "tokens.csv").write_text(f"{token},oracle,oracle,system:masters\n")
+        client, peer = free_port(), free_port()
+        etcd = [self.kube, "etcd", "--name", "oracle", "--data-dir", str(t / "etcd"),
+                "--listen-client-urls", f"http://127.0.0.1:{client}",
+                "--advertise-client-urls", f"http://127.0.0.1:{client}",
+                "--listen-peer-urls", f"http://127.0.0.1:{peer}",
+                "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer}",
+                "--initial-cluster", f"oracle=http://127.0.0.1:{peer}",
+                "--unsafe-no-fsync", "--log-level", "warn"]
+        self.procs.append(subprocess.Popen(etcd, stdout=open(t / "logs/etcd.log", "w"), stderr=subprocess.STDOUT))
+        self.port = free_port()
+        api = [self.kube, "apiserver",
+               f"--etcd-servers=http://127.0.0.1:{client}",
+               "--bind-address=127.0.0.1", f"--secure-port={self.port}",
+               f"--cert-dir={t / 'certs'}",
+               f"--service-account-key-file={t / 'sa.pub'}",
+               f"--service-account-signing-key-file={t / 'sa.key'}",
+               "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+               "--service-cluster-ip-range=10.96.0.0/12",
+               f"--token-auth-file={t / 'tokens.csv'}",
+               "--authorization-mode=AlwaysAllow", "--anonymous-auth=false",
+               "--enable-priority-and-fairness=false",
+               "--v=0"]
+        self.procs.append(subprocess.Popen(api, stdout=open(t / "logs/apiserver.log", "w"), stderr=subprocess.STDOUT))
+        kubeconfig = {
+            "apiVersion": "v1", "kind": "Config", "current-context": "oracle",
+            "clusters": [{"name": "oracle", "cluster": {"server": f"https://127.0.0.1:{self.port}",
+                                                        "insecure-skip-tls-verify": True}}],
+            "contexts": [{"name": "oracle", "context": {"cluster": "oracle", "user": "anon"}}],
+            "users": [{"name": "anon", "user": {"token": token}}],
+        }
+        self.kubeconfig = t / "kubeconfig"
+        self.kubeconfig.write_text(json.dumps(kubeconfig))
+        start = time.time()
+        while True:
+            r = self.kubectl("get", "--raw", "/readyz")
+            if r.returncode == 0 and r.stdout.strip() == "ok":
+                break
+            for p in self.procs:
+                if p.poll() is not None:
+                    self.stop()
+                    die(f"{p.args[1]} exited ({p.returncode}); its log:\n" +
+                        (t / f"logs/{'etcd' if p.args[1] == 'etcd' else 'apiserver'}.log").read_text()[-3000:])
+            if time.time() - start > 180:
+                self.stop()
+                die("kube-apiserver was not ready within 180 s; its log:\n" +
+                    (t / "logs/apiserver.log").read_text()[-3000:])
+            time.sleep(1)
+        return time.time() - start
+
+    def kubectl(self, *args, stdin=None):
+        return subprocess.run([self.kube, "kubectl", f"--kubeconfig={self.kubeconfig}", *args],
+                              input=stdin, capture_output=True, text=True)
+
+    def stop(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def documents(data):
+    """The non-empty YAML documents of a file (PyYAML; what kubectl reads is YAML too)."""
+    return [d for d in yaml.safe_load_all(data) if d]
+
+
+def inline_manifests(node, found):
+    """Every cluster.inlineManifests entry anywhere in node (strings that are YAML included)."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "inlineManifests" and isinstance(v, list):
+                for m in v:
+                    if isinstance(m, dict) and isinstance(m.get("contents"), str):
+                        found.append((m.get("name", "?"), m["contents"]))
+            else:
+                inline_manifests(v, found)
+    elif isinstance(node, list):
+        for v in node:
+            inline_manifests(v, found)
+    elif isinstance(node, str) and "inlineManifests" in node:
+        try:
+            for d in yaml.safe_load_all(node):
+                inline_manifests(d, found)
+        except yaml.YAMLError:
+            pass
+
+
+def manifests(out):
+    """Yields (label, bytes) for every manifest of one out/ tree."""
+    rel = out.relative_to(REPO) if out.is_relative_to(REPO) else out
+    for fam in ("capi", "argocd"):
+        for f in sorted((out / fam).rglob("*.yaml")):
+            skip = next((why for g, why in NOT_MANIFESTS.items() if f.relative_to(out).match(g)), None)
+            yield f"{rel}/{f.relative_to(out)}", (f.read_bytes() if skip is None else skip)
+    seen = set()
+    for fam in ("talos", "capi"):
+        for f in sorted((out / fam).rglob("*.yaml")):
+            found = []
+            try:
+                for d in yaml.safe_load_all(f.read_bytes()):
+                    inline_manifests(d, found)
+            except yaml.YAMLError:
+                continue
+            for name, contents in found:
+                yield f"{rel}/{f.relative_to(out)}#inlineManifests[{name}]", contents.encode()
+    vendor = out.parent / "vendor"
+    for f in sorted(vendor.glob("*.yaml")) if vendor.is_dir() else []:
+        yield f"{vendor.relative_to(REPO) if vendor.is_relative_to(REPO) else vendor}/{f.name} (vendored)", f.read_bytes()
+
+
+def discovery(cl):
+    """(group, kind) -> namespaced, from the API server's own discovery (CRDs included)."""
+    scopes = {}
+    disc = json.loads(cl.kubectl("get", "--raw", "/apis").stdout)
+    groups = [("", "v1")] + [(g["name"], v["version"]) for g in disc["groups"] for v in g["versions"]]
+    for g, v in groups:
+        path = f"/api/{v}" if g == "" else f"/apis/{g}/{v}"
+        r = cl.kubectl("get", "--raw", path)
+        if r.returncode != 0:
+            continue
+        for rsrc in json.loads(r.stdout)["resources"]:
+            if "/" not in rsrc["name"]:
+                scopes[(g, rsrc["kind"])] = rsrc["namespaced"]
+    return scopes
+
+
+def source_dir(fleet, repo_url, path, fleet_repos):
+    """The folder of this fleet that an Application's directory source reads, or None."""
+    if repo_url not in fleet_repos:
+        return None
+    parts = Path(path).parts
+    for i in range(len(parts)):  # the fleet may live in a subfolder of its repository
+        d = fleet.joinpath(*parts[i:])
+        if d.is_dir():
+            return d
+    return None
+
+
+def argocd_permissions(binary, outs, scopes, tmp, cl):
+    """Argo CD's own AppProject code judges every Application of every tree."""
+    for out in outs:
+        out = Path(out).resolve()
+        fleet = out.parent
+        rel = out.relative_to(REPO) if out.is_relative_to(REPO) else out
+        apps, projects = [], []
+        for f in sorted((out / "argocd").rglob("*.yaml")):
+            for d in documents(f.read_bytes()):
+                if d.get("apiVersion") == "argoproj.io/v1alpha1" and d.get("kind") == "AppProject":
+                    projects.append(d)
+                elif d.get("apiVersion") == "argoproj.io/v1alpha1" and d.get("kind") == "Application":
+                    apps.append((f, d))
+        if not apps:
+            continue
+        # The fleet's own repository: the one the root Application reads out/argocd from.
+        fleet_repos = set()
+        for f, a in apps:
+            for src in [a["spec"].get("source")] + (a["spec"].get("sources") or []):
+                if src and (src.get("path") or "").find("out/argocd") >= 0:
+                    fleet_repos.add(src["repoURL"])
+        reqs = []
+        for f, a in apps:
+            resources, skipped = [], []
+            for src in [a["spec"].get("source")] + (a["spec"].get("sources") or []):
+                if not src:
+                    continue
+                if src.get("chart"):
+                    skipped.append(f"chart {src['chart']} {src.get('targetRevision')} from {src['repoURL']} (no render here)")
+                    continue
+                if src.get("ref") and not src.get("path"):
+                    continue  # a values-only source (`ref:`): nothing of its own is synced
+                d = source_dir(fleet, src["repoURL"], src.get("path", ""), fleet_repos)
+                if d is None:
+                    skipped.append(f"{src['repoURL']} {src.get('path')} (not in this fleet's repository)")
+                    continue
+                kustomized = any((d / k).is_file() for k in ("kustomization.yaml", "kustomization.yml", "Kustomization"))
+                if kustomized:
+                    # Argo CD renders a directory with a kustomization with kustomize; here
+                    # the kustomize inside kubectl v0.36 renders it.
+                    r = cl.kubectl("kustomize", str(d))
+                    if r.returncode != 0:
+                        line("FAIL", f"{rel}: kustomize {d.relative_to(fleet)}", r.stderr.strip()[:600])
+                        continue
+                    rendered = [(d, r.stdout.encode())]
+                else:
+                    recurse = ((src.get("directory") or {}).get("recurse")) is True
+                    rendered = [(x, x.read_bytes()) for x in sorted(d.rglob("*") if recurse else d.iterdir())
+                                if x.suffix in (".yaml", ".yml", ".json") and x.is_file()]
+                for x, data in rendered:
+                    for doc in documents(data):
+                        api = doc.get("apiVersion", "")
+                        group = api.split("/")[0] if "/" in api else ""
+                        kind = doc.get("kind", "")
+                        md = doc.get("metadata") or {}
+                        namespaced = scopes.get((group, kind))
+                        if namespaced is None:
+                            skipped.append(f"{kind} {api} (no such kind on the API server)")
+                            continue
+                        resources.append({"group": group, "kind": kind, "name": md.get("name", ""),
+                                          "namespace": md.get("namespace", ""), "namespaced": namespaced,
+                                          "source": str(x.relative_to(fleet))})
+            reqs.append({"label": f"{rel}/{f.relative_to(out)}", "app": a, "resources": resources,
+                         "skipped": skipped})
+        req = tmp / "argocd-request.json"
+        req.write_text(json.dumps({"projects": projects, "apps": reqs}))
+        r = subprocess.run([binary, str(req)], capture_output=True, text=True)
+        sys.stdout.write(r.stdout)
+        if r.returncode != 0:
+            line("FAIL", f"{rel}: Argo CD's permission code did not run", r.stderr.strip()[:600])
+        sys.stdout.flush()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kube", required=True)
+    ap.add_argument("--argocd", help="the argocd oracle's binary (oracles/argocd)")
+    ap.add_argument("outs", nargs="+")
+    args = ap.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix="fleetc-kube-")
+    cl = Cluster(args.kube, tmp)
+    try:
+        took = cl.start()
+        version = json.loads(cl.kubectl("get", "--raw", "/version").stdout or "{}").get("gitVersion", "?")
+        if version.startswith("v0.0.0"):  # an unstamped build: the version is its go.mod's
+            pinned = next(ln.split()[1] for ln in (HERE / "go.mod").read_text().splitlines()
+                          if ln.strip().startswith("k8s.io/kubernetes v"))
+            version = f"{pinned} (unstamped: /version says {version.split('+')[0]})"
+        line("ok", f"etcd and kube-apiserver {version} (k8s.io/kubernetes) ready on 127.0.0.1:{cl.port} in {took:.0f} s")
+        # The real CRDs.
+        crddir = Path(tmp) / "crds"
+        crddir.mkdir()
+        total = 0
+        for key, label, crds in crd_sources():
+            d = crddir / key
+            d.mkdir()
+            for n, data in crds.items():
+                (d / n).write_bytes(data)
+            r = cl.kubectl("apply", "--server-side", "--field-manager=fleetc-oracle-crds", "-f", str(d))
+            if r.returncode != 0:
+                line("FAIL", f"installing the CRDs of {label}", (r.stderr or r.stdout).strip()[:600])
+                continue
+            total += len(crds)
+            line("ok", f"installed {len(crds)} CRDs of {label}")
+        r = cl.kubectl("wait", "--for=condition=Established", "crd", "--all", "--timeout=120s")
+        if r.returncode != 0:
+            line("FAIL", "CRDs established", r.stderr.strip()[:600])
+        scopes = discovery(cl)
+        judged = 0
+        failed_files = 0
+        cache = {}
+        created_ns = set()
+        for out in args.outs:
+            out = Path(out).resolve()
+            print(f"== kube {out.relative_to(REPO) if out.is_relative_to(REPO) else out}", flush=True)
+            for label, data in manifests(out):
+                if isinstance(data, str):
+                    line("skip", label, data)
+                    continue
+                h = hashlib.sha256(data).hexdigest()
+                if h in cache:
+                    status, why, n = cache[h]
+                    if status == "ok":
+                        line("ok", f"{label}: {n} objects (same bytes as judged above)")
+                    else:
+                        line(status, label, why)
+                    judged += n if status == "ok" else 0
+                    continue
+                try:
+                    docs = documents(data)
+                except yaml.YAMLError as e:
+                    cache[h] = ("FAIL", f"not YAML: {e}", 0)
+                    line("FAIL", label, f"not YAML: {e}")
+                    failed_files += 1
+                    continue
+                if not docs:
+                    cache[h] = ("skip", "no objects in it", 0)
+                    line("skip", label, "no objects in it")
+                    continue
+                for d in docs:
+                    if not isinstance(d, dict):
+                        continue
+                    ns = (d.get("metadata") or {}).get("namespace")
+                    if ns and ns not in created_ns:
+                        # Namespaces exist before their objects are judged (a real create).
+                        cl.kubectl("create", "namespace", ns)
+                        created_ns.add(ns)
+                f = Path(tmp) / "judge.yaml"
+                f.write_bytes(data)
+                r = cl.kubectl("apply", "--server-side", "--dry-run=server", "--field-manager=fleetc",
+                               "--force-conflicts", "-o", "name", "-f", str(f))
+                n = len([x for x in r.stdout.splitlines() if x.strip()])
+                if r.returncode == 0 and n == len(docs):
+                    cache[h] = ("ok", None, n)
+                    line("ok", f"{label}: {n} objects")
+                    judged += n
+                else:
+                    why = " | ".join(x.strip() for x in r.stderr.strip().splitlines() if x.strip())
+                    why = why.replace(str(f), "<file>")
+                    if r.returncode == 0:
+                        why = f"{len(docs)} documents, {n} objects accepted {why}"
+                    cache[h] = ("FAIL", why[:2000], 0)
+                    line("FAIL", label, why[:2000])
+                    failed_files += 1
+        if args.argocd:
+            argocd_permissions(args.argocd, args.outs, scopes, Path(tmp), cl)
+        line("ok", f"{judged} objects judged by kube-apiserver {version} with {total} CRDs; "
+                   f"{failed_files} manifest files rejected")
+    finally:
+        cl.stop()
+        if os.environ.get("FLEETC_KUBE_KEEP"):
+            print(f"kube check: kept {tmp}", file=sys.stderr)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

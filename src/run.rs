@@ -515,12 +515,21 @@ fn log_sink(plan: bool) -> impl FnMut(&str) {
     }
 }
 
+/// The exit code of a run: 128 + the signal's number when a SIGINT, SIGTERM or SIGHUP stopped
+/// it (after the switch was closed and the private directory removed), as a shell reports a
+/// process that a signal ended.
 fn finish(result: Result<(), crate::apply::Failure>) -> i32 {
     match result {
         Ok(()) => EXIT_OK,
         Err(f) => {
             eprintln!("fleetc: error: {f}");
-            EXIT_PROBLEMS
+            match crate::apply::signals::pending() {
+                Some(sig) => {
+                    eprintln!("fleetc: stopped by {}", crate::apply::signals::name(sig));
+                    128 + sig
+                }
+                None => EXIT_PROBLEMS,
+            }
         }
     }
 }
@@ -544,7 +553,11 @@ fn apply_command(ui: &Ui, args: &crate::cli::ApplyArgs) -> i32 {
         identity: args.identity.clone(),
     };
     let mut sink = log_sink(args.plan);
-    finish(crate::apply::apply(&inputs, &opts, &mut crate::apply::SystemRunner::default(), &mut sink))
+    let mut runner = match crate::apply::SystemRunner::for_run(&env) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    finish(crate::apply::apply(&inputs, &opts, &mut runner, &mut sink))
 }
 
 fn upgrade_command(ui: &Ui, args: &crate::cli::UpgradeArgs) -> i32 {
@@ -562,7 +575,11 @@ fn upgrade_command(ui: &Ui, args: &crate::cli::UpgradeArgs) -> i32 {
     let inputs = crate::apply::Inputs { fleet_dir: &root, out_dir: &out, build: &build, target: &target, env: &env };
     let opts = crate::apply::UpgradeOptions { plan: args.plan, yes: args.yes, identity: args.identity.clone() };
     let mut sink = log_sink(args.plan);
-    finish(crate::apply::upgrade(&inputs, &cluster, &opts, &mut crate::apply::SystemRunner::default(), &mut sink))
+    let mut runner = match crate::apply::SystemRunner::for_run(&env) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    finish(crate::apply::upgrade(&inputs, &cluster, &opts, &mut runner, &mut sink))
 }
 
 fn talos_command(ui: &Ui, command: crate::cli::TalosCommand) -> i32 {
@@ -581,7 +598,11 @@ fn talos_command(ui: &Ui, command: crate::cli::TalosCommand) -> i32 {
     let inputs = crate::apply::Inputs { fleet_dir: &root, out_dir: &out, build: &build, target: &target, env: &env };
     let opts = crate::apply::RenderOptions { plan, identity, dest };
     let mut sink = log_sink(plan);
-    finish(crate::apply::render(&inputs, &cluster, &opts, &mut crate::apply::SystemRunner::default(), &mut sink))
+    let mut runner = match crate::apply::SystemRunner::for_run(&env) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    finish(crate::apply::render(&inputs, &cluster, &opts, &mut runner, &mut sink))
 }
 
 fn fmt(ui: &Ui, args: &FleetArgs, check_only: bool) -> i32 {

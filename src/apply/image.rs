@@ -170,7 +170,7 @@ fn upload_and_import(s: &mut Session<'_>, ctx: &Ctx<'_>, image: &ImageTarget, z:
         .work
         .write(
             "s3.curlrc",
-            format!("user = \"{}:{}\"\n", ctx.credential("SCW_ACCESS_KEY"), ctx.credential("SCW_SECRET_KEY"))
+            format!("user = \"{}:{}\"\n", ctx.credential("AWS_ACCESS_KEY_ID"), ctx.credential("AWS_SECRET_ACCESS_KEY"))
                 .as_bytes(),
         )
         .map_err(|e| s.failure(format!("cannot write a private file: {e}")))?;

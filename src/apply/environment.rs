@@ -126,7 +126,7 @@ mod tests {
             let e = refuse_scaleway_sdk_vars(&env(&[(name, ""), ("PATH", "/bin")])).unwrap_err();
             assert!(e.contains(name) && e.contains("unset"), "{e}");
         }
-        refuse_scaleway_sdk_vars(&env(&[("FLEETC_SCW_ACCESS_KEY", "x"), ("PATH", "/bin")])).unwrap();
+        refuse_scaleway_sdk_vars(&env(&[(ACCESS_KEY, "x"), (STATE_ACCESS_KEY, "x"), ("PATH", "/bin")])).unwrap();
     }
 
     #[test]

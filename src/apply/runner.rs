@@ -266,6 +266,8 @@ impl Runner for SystemRunner {
         let mut forwarded: Option<i32> = None;
         let mut timed_out = false;
         let mut escalate: Option<Instant> = None;
+        // Polls quickly at first (most commands end within milliseconds), then every 25 ms.
+        let mut pause = Duration::from_millis(1);
         let status = loop {
             if let Some(status) = child.try_wait()? {
                 break status;
@@ -287,7 +289,8 @@ impl Runner for SystemRunner {
                 signals::kill_group(pgid, libc::SIGKILL);
                 escalate = None;
             }
-            std::thread::sleep(Duration::from_millis(20));
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(25));
         };
         if forwarded.is_some() || timed_out {
             // Whatever the tool started in its group goes too (it would hold the pipes open).

@@ -87,6 +87,16 @@ pub fn with_switch<T>(
     if close_step.is_none() {
         s.step = outer;
     }
+    let closed = closed.map_err(|c| Failure {
+        step: c.step,
+        message: format!(
+            "{}; the {} may still be open: close it by hand with `tofu -chdir={} apply {} -var={TALOS_SWITCH_VAR}=false -var={KUBERNETES_SWITCH_VAR}=false` (the credentials in its environment, docs/apply.md)",
+            c.message,
+            if which == Switch::KubernetesApi { "operator's path to the Kubernetes API" } else { "Talos API switch" },
+            super::work::display(&ctx.tofu_copy.join(layout::tofu_root(&ctx.target.env, layout::CLOUD))),
+            ctx.cloud_vars.join(" "),
+        ),
+    });
     match result {
         Err(panic) => resume_unwind(panic),
         Ok(Ok(v)) => closed.map(|()| v),
@@ -98,7 +108,7 @@ pub fn with_switch<T>(
             Err(c) => Err(Failure {
                 step: e.step,
                 message: format!(
-                    "{}; closing the switch failed too ({}): close it by hand before anything else",
+                    "{}; closing the switch failed too ({}); close it before anything else",
                     e.message, c.message
                 ),
             }),

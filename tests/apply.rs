@@ -343,7 +343,9 @@ fn the_header_is_read_before_any_upload() {
     // A raw image is converted first, and the converted file is what goes up.
     let fx = Fixture::new();
     let fake = Fake::new();
-    *fake.image_bytes.borrow_mut() = vec![0u8; 64];
+    let mut raw = vec![0u8; 1024];
+    raw[512..520].copy_from_slice(b"EFI PART");
+    *fake.image_bytes.borrow_mut() = raw;
     run_apply(&fx, &fake, &fx.options()).0.unwrap();
     let convert = fake.index(&["qemu-img", "convert -f raw -O qcow2"]).expect("converted");
     let upload = fake.index(&["curl", "--upload-file"]).unwrap();
@@ -355,6 +357,12 @@ fn the_header_is_read_before_any_upload() {
     let e = run_apply(&fx, &fake, &fx.options()).0.unwrap_err();
     assert!(e.message.contains("zstd") && e.message.contains("nothing was uploaded"), "{e}");
     assert!(fake.index(&["--upload-file"]).is_none());
+    // An HTML error page (HTTP 200) is not a disk image: neither converted nor uploaded.
+    let fake = Fake::new();
+    *fake.image_bytes.borrow_mut() = b"<!DOCTYPE html><html><body>rate limited</body></html>".to_vec();
+    let e = run_apply(&fx, &fake, &fx.options()).0.unwrap_err();
+    assert!(e.message.contains("not a disk image"), "{e}");
+    assert!(fake.index(&["qemu-img"]).is_none() && fake.index(&["--upload-file"]).is_none());
     // qcow2 goes as is.
     let fake = Fake::new();
     run_apply(&fx, &fake, &fx.options()).0.unwrap();

@@ -92,7 +92,7 @@ pub fn bootstrap(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
             let mut args = vec!["apply".to_owned(), "--server-side".to_owned()];
             for p in ctx.out.paths().filter(|p| p.starts_with(&format!("{dir}/"))) {
                 args.push("-f".to_owned());
-                args.push(display(&ctx.out_dir.join(p)));
+                args.push(display(&ctx.tofu_copy.join(p)));
             }
             s.run(kubectl(&args.iter().map(String::as_str).collect::<Vec<_>>()))?;
         }

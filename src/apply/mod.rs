@@ -139,7 +139,7 @@ pub fn apply(
     let clusters: Vec<String> = inp.target.clusters.iter().filter(|c| !c.managed).map(|c| c.name.clone()).collect();
     let ctx = preflight(&mut s, inp, opts.mode, opts.identity.as_deref(), &clusters)?;
     s.begin(Step::Schematics);
-    factory::register(&mut s, ctx.target, ctx.out, ctx.out_dir)?;
+    factory::register(&mut s, ctx.target, ctx.out, &ctx.tofu_copy)?;
     s.begin(Step::Images);
     image::pipeline(&mut s, &ctx)?;
     s.begin(Step::CloudRoot);

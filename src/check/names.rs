@@ -38,6 +38,11 @@ fn unique<'a>(what: &str, names: impl IntoIterator<Item = &'a Spanned<String>>, 
 
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     label(&fleet.name, "fleet", diags);
+    // Argo CD's namespace is a Namespace object's name and reaches `kubectl create namespace`
+    // as an argument: `--server=…` there would be a flag (issue 19).
+    if let Some(argo) = &fleet.argocd {
+        label(&argo.namespace, "Argo CD namespace", diags);
+    }
     for s in fleet.schematics.values() {
         label(&s.name, "schematic", diags);
     }
@@ -84,6 +89,47 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                         );
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compile::{MapLoader, compile};
+
+    /// Issue 19: the Argo CD namespace reached `kubectl create namespace` unchecked, so
+    /// `--server=…` became kubectl's flag and the admin kubeconfig went to that host.
+    #[test]
+    fn the_argocd_namespace_is_a_dns_label() {
+        for (ns, ok) in [
+            ("argocd", true),
+            ("gitops-1", true),
+            ("--server=https://evil.example:6443", false),
+            ("-n", false),
+            ("Argo", false),
+        ] {
+            let text = format!(
+                r#"fleet "acme" {{
+    talos "v1.13.9"
+    kubernetes "1.36.2"
+    argocd version="3.2.1" namespace="{ns}" manifest="vendor/argocd.yaml" sha256="0000000000000000000000000000000000000000000000000000000000000000"
+}}"#
+            );
+            let manifest = "kind: Namespace\n";
+            let sha = crate::artifacts::sha256_hex(manifest.as_bytes());
+            let text = text.replace(&"0".repeat(64), &sha);
+            let loader = MapLoader { files: [("vendor/argocd.yaml".to_owned(), manifest.to_owned())].into() };
+            let c = compile("fleet.kdl", &text, &loader);
+            let hit = c
+                .diags
+                .iter()
+                .any(|d| d.code.name == "fleet::names::not-dns-label" && d.message.contains("Argo CD namespace"));
+            assert_eq!(
+                hit,
+                !ok,
+                "{ns}: {:?}",
+                c.diags.iter().map(|d| (d.code.name, d.message.clone())).collect::<Vec<_>>()
+            );
         }
     }
 }

@@ -216,3 +216,54 @@ fn a_hang_inside_a_window_meets_its_deadline_and_the_switch_closes() {
     assert!(bad.is_empty(), "{} of {} hangs:\n{}", bad.len(), hangs.len(), bad.join("\n"));
     eprintln!("hangs: {} runs, every one killed at its deadline, 0 switches left open", hangs.len());
 }
+
+/// The rerun matrix (issue 19, item 3): a first run fails at command `k` (every command of the
+/// happy run with `RELIABILITY_FULL=1`, else every fourth); a rerun with nothing failing must
+/// succeed, against fakes that model what each switch makes reachable (talosctl only while the
+/// Talos API switch is open, kubectl only while the Kubernetes path is) and `talosctl health`'s
+/// node-set comparison (the nodes given must be the nodes whose config was applied).
+///
+/// Ignored until the step logic of `src/apply/cluster.rs` and `argocd.rs` resumes (the
+/// audit's defects 1 and 2, another change): run it with `--ignored`. It prints the figure
+/// docs/reliability.md records.
+#[test]
+#[ignore = "fails until cluster.rs checks health over the applied nodes and argocd.rs fetches the kubeconfig inside the Talos window (audit defects 1, 2); run with --ignored"]
+fn a_rerun_after_a_failure_at_any_step_succeeds() {
+    let fx = Fixture::new();
+    let work = tempfile::tempdir().unwrap();
+    let fakes = Fakes::new(work.path(), &fx);
+    let tmp = work.path().join("tmp");
+    fakes.reset(None);
+    fakes.set(None, true);
+    let happy = apply(&fx, &fakes, &tmp, &[]);
+    let total = fakes.calls().len();
+    let mut bad = Vec::new();
+    if happy.code != Some(0) {
+        bad.push(format!("the first apply, nothing failing, exit {:?}:\n{}", happy.code, tail(&happy.stderr)));
+    }
+    let full = std::env::var_os("RELIABILITY_FULL").is_some();
+    let points: Vec<usize> = (1..=total).filter(|k| full || k % 4 == 1).collect();
+    for &k in &points {
+        fakes.reset(None);
+        fakes.set(Some((k, "fail")), true);
+        let first = apply(&fx, &fakes, &tmp, &[]);
+        let line = fakes.calls().get(k - 1).cloned().unwrap_or_default();
+        fakes.reset_world(false);
+        fakes.set(None, true);
+        let rerun = apply(&fx, &fakes, &tmp, &[]);
+        if first.code != Some(1) || rerun.code != Some(0) || fakes.open("talos") || fakes.open("kubernetes") {
+            bad.push(format!(
+                "failure at {k} ({line}): first exit {:?}, rerun exit {:?}:\n{}",
+                first.code,
+                rerun.code,
+                tail(&rerun.stderr)
+            ));
+        }
+    }
+    eprintln!("reruns: {} failure points, {} reruns failed", points.len(), bad.len());
+    assert!(bad.is_empty(), "{} of {} reruns:\n{}", bad.len(), points.len(), bad.join("\n"));
+}
+
+fn tail(s: &str) -> String {
+    s.lines().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n")
+}

@@ -44,6 +44,25 @@ if [ "$n" = "${FAULT_AT:-0}" ]; then
   esac
 fi
 arg() { for a in "$@"; do case "$a" in "$P"*) echo "${a#"$P"}"; return ;; esac; done; }
+val() { prev=; for a in "$@"; do if [ "$prev" = "$F" ]; then echo "$a"; fi; prev=$a; done; }
+if [ "${NET:-}" = model ]; then
+  # What each switch makes reachable: the Talos API only while its switch is open, the
+  # Kubernetes API only while the operator's path is.
+  case "$T $*" in
+    "talosctl gen "*) ;;
+    talosctl*) [ "$(cat "$D/talos" 2>/dev/null)" = open ] || { echo "error: dial tcp: connection refused (the Talos API switch is closed)" >&2; exit 1; } ;;
+    kubectl*) [ "$(cat "$D/kubernetes" 2>/dev/null)" = open ] || { echo "error: the server could not be reached (the Kubernetes API path is closed)" >&2; exit 1; } ;;
+  esac
+  case "$T $*" in
+    "talosctl "*" health "*)
+      # talosctl health compares the nodes it is given with the nodes that joined
+      # (K8sAllNodesReportedAssertion): here, the nodes whose config was applied.
+      F=--control-plane-nodes; cps=$(val "$@"); F=--worker-nodes; ws=$(val "$@")
+      want=$(echo "$cps,$ws" | tr ',' '\n' | grep . | sort -u | tr '\n' ' ')
+      have=$(sort -u "$D/applied" 2>/dev/null | tr '\n' ' ')
+      [ "$want" = "$have" ] || { echo "error: nodes expected [$want], joined [$have]" >&2; exit 1; } ;;
+  esac
+fi
 case "$T" in
   scw)
     case "$*" in
@@ -60,7 +79,13 @@ case "$T" in
       *" state list"*) cat "$D/state" 2>/dev/null ;;
     esac
     P=-out=; out=$(arg "$@"); if [ -n "$out" ]; then echo plan > "$out"; fi
-    case "$*" in *"cluster apply"*main-cp-1*) echo "module.main.talos_machine_bootstrap.this" >> "$D/state" ;; esac ;;
+    case "$*" in *"cluster apply"*main-cp-1*) echo "module.main.talos_machine_bootstrap.this" >> "$D/state" ;; esac
+    case "$*" in
+      *"cluster apply"*.tfplan*)
+        while read -r plan addrs; do
+          case "$*" in *"/$plan"*) for a in $addrs; do echo "$a" >> "$D/applied"; done ;; esac
+        done < "$D/plans" ;;
+    esac ;;
   talosctl)
     P=; prev=
     for a in "$@"; do
@@ -89,22 +114,39 @@ impl Fakes {
             std::os::unix::fs::symlink("fake.sh", dir.join(t)).unwrap();
         }
         std::fs::write(dir.join("inventory.json"), inventory(fx)).unwrap();
+        std::fs::write(dir.join("plans"), plans(fx)).unwrap();
         let f = Fakes { dir };
         f.reset(None);
         f
     }
 
-    /// Clears the records; `fault` = (call number, mode).
+    /// Clears the records and the modelled world; `fault` = (call number, mode).
     pub fn reset(&self, fault: Option<(usize, &str)>) {
+        self.reset_world(true);
+        self.set(fault, false);
+    }
+
+    /// Clears the records; with `world`, also the switches, the state and the applied nodes.
+    pub fn reset_world(&self, world: bool) {
         for e in std::fs::read_dir(&self.dir).unwrap().flatten() {
             let n = e.file_name().to_string_lossy().into_owned();
-            if n.starts_with("env.") || ["calls", "count", "talos", "kubernetes", "state"].contains(&n.as_str()) {
+            let record = n.starts_with("env.") || ["calls", "count"].contains(&n.as_str());
+            let modelled = ["talos", "kubernetes", "state", "applied"].contains(&n.as_str());
+            if record || (world && modelled) {
                 std::fs::remove_file(e.path()).unwrap();
             }
         }
+    }
+
+    /// The fault for the next run, and whether the network is modelled (`NET=model`).
+    pub fn set(&self, fault: Option<(usize, &str)>, net: bool) {
         let (at, mode) = fault.unwrap_or((0, ""));
-        std::fs::write(self.dir.join("conf"), format!("GATEWAY=51.15.200.10\nFAULT_AT={at}\nFAULT_MODE={mode}\n"))
-            .unwrap();
+        let net = if net { "model" } else { "" };
+        std::fs::write(
+            self.dir.join("conf"),
+            format!("GATEWAY=51.15.200.10\nFAULT_AT={at}\nFAULT_MODE={mode}\nNET={net}\n"),
+        )
+        .unwrap();
     }
 
     pub fn calls(&self) -> Vec<String> {
@@ -169,6 +211,24 @@ fn inventory(fx: &Fixture) -> String {
         );
     }
     serde_json::Value::Object(m).to_string()
+}
+
+/// The node addresses each targeted plan of the cluster root configures (the fake adds them
+/// to `applied` when the plan is applied): `main-cp-<i>.tfplan` its node, `cluster-rest.tfplan`
+/// every node.
+fn plans(fx: &Fixture) -> String {
+    let mut out = String::new();
+    for (ci, c) in fx.target.clusters.iter().filter(|c| !c.managed).enumerate() {
+        let mut all = Vec::new();
+        for (i, n) in c.control_plane.iter().enumerate() {
+            let a = format!("10.{ci}.0.{}", 10 + i);
+            out.push_str(&format!("{}.tfplan {a}\n", n.hostname));
+            all.push(a);
+        }
+        all.extend((0..c.workers.len()).map(|i| format!("10.{ci}.0.{}", 110 + i)));
+        out.push_str(&format!("cluster-rest.tfplan {}\n", all.join(" ")));
+    }
+    out
 }
 
 /// What one real run did.

@@ -141,7 +141,7 @@ fn mutate(rng: &mut Rng, text: &str, other: &str) -> String {
                 let k = rng.below(quotes.len() / 2) * 2;
                 let (a, z) = (quotes[k] + 1, quotes[k + 1]);
                 let mut s2 = s.clone();
-                let t: &str = *rng.pick(TOKENS);
+                let t: &str = rng.pick::<&str>(TOKENS);
                 s2.replace_range(a..z, t);
                 b = s2.into_bytes();
             }
@@ -200,7 +200,7 @@ fn mutate(rng: &mut Rng, text: &str, other: &str) -> String {
                 let at = *rng.pick(&spots);
                 let end = s[at..].find(|c: char| !c.is_ascii_digit()).map_or(s.len(), |e| at + e);
                 let mut s2 = s.clone();
-                let n: &str = *rng.pick(&["2147483649", "10000001", "65536", "0", "18446744073709551616"]);
+                let n: &str = rng.pick::<&str>(&["2147483649", "10000001", "65536", "0", "18446744073709551616"]);
                 s2.replace_range(at..end, n);
                 b = s2.into_bytes();
             }

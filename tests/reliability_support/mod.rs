@@ -98,6 +98,9 @@ esac
 exit 0
 "#;
 
+/// One child's environment: `(call number, tool, variables)`.
+pub type ChildEnv = (usize, String, Vec<(String, String)>);
+
 /// A run's fake tools and their records.
 pub struct Fakes {
     pub dir: PathBuf,
@@ -154,7 +157,7 @@ impl Fakes {
     }
 
     /// `(call number, tool, environment)` of every call.
-    pub fn envs(&self) -> Vec<(usize, String, Vec<(String, String)>)> {
+    pub fn envs(&self) -> Vec<ChildEnv> {
         let mut v: Vec<_> = std::fs::read_dir(&self.dir)
             .unwrap()
             .flatten()

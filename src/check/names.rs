@@ -116,7 +116,7 @@ mod tests {
 }}"#
             );
             let manifest = "kind: Namespace\n";
-            let sha = crate::artifacts::sha256_hex(manifest.as_bytes());
+            let sha = crate::digest::sha256_hex(manifest.as_bytes());
             let text = text.replace(&"0".repeat(64), &sha);
             let loader = MapLoader { files: [("vendor/argocd.yaml".to_owned(), manifest.to_owned())].into() };
             let c = compile("fleet.kdl", &text, &loader);

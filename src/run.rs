@@ -114,6 +114,18 @@ fn fail(msg: impl std::fmt::Display) -> i32 {
 /// Reads the fleet file as text. Bytes that are not UTF-8 are named by their byte offset,
 /// line and column (the column counts characters of the valid text before them).
 fn read_fleet(path: &Path) -> Result<String, String> {
+    // A FIFO would block the open, a device never end the read.
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => {}
+        Ok(m) if m.is_dir() => return Err(format!("cannot read {}: it is a directory", path.display())),
+        Ok(_) => {
+            return Err(format!(
+                "cannot read {}: it is not a regular file (a FIFO, a socket or a device)",
+                path.display()
+            ));
+        }
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();

@@ -52,6 +52,9 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     unique("environment", fleet.environments.iter().map(|e| &e.name), diags);
     for env in &fleet.environments {
         label(&env.name, "environment", diags);
+        // The state bucket reaches the image upload's URL path and `scw … bucket=`: a DNS
+        // label (a subset of S3's bucket names) cannot become `../other` there (issue 19).
+        label(&env.state.bucket, "state bucket", diags);
         unique("cluster", env.clusters.iter().map(|c| &c.name), diags);
         unique("postgres instance", env.postgres.iter().map(|p| &p.name), diags);
         unique("bucket", env.buckets.iter().map(|b| &b.name), diags);
@@ -131,5 +134,23 @@ mod tests {
                 c.diags.iter().map(|d| (d.code.name, d.message.clone())).collect::<Vec<_>>()
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod bucket_tests {
+    use crate::compile::{MapLoader, compile};
+
+    /// The state bucket reached the upload URL `<endpoint>/<bucket>/images/…` unchecked: a
+    /// bucket `../other` changed the path curl requested.
+    #[test]
+    fn the_state_bucket_is_a_dns_label() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fleet.kdl")).unwrap();
+        assert!(text.contains("bucket=\"acme-tofu-state\""));
+        let bad = text.replacen("bucket=\"acme-tofu-state\"", "bucket=\"../other\"", 1);
+        let c = compile("fleet.kdl", &bad, &MapLoader::default());
+        assert!(
+            c.diags.iter().any(|d| d.code.name == "fleet::names::not-dns-label" && d.message.contains("state bucket"))
+        );
     }
 }

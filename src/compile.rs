@@ -22,6 +22,8 @@ pub fn compile(name: &str, text: &str, loader: &dyn Loader) -> Compilation {
     let mut sources = Sources::default();
     let file = sources.add(name, text);
     let mut diags = Diagnostics::new();
+    // Key material anywhere in the text is refused, whether or not the text parses.
+    diags.extend(crate::syntax::key_material::scan(file, text));
     let fleet = match crate::syntax::parse(file, text) {
         Ok(nodes) => crate::model::resolve(&nodes, loader, &mut diags),
         Err(d) => {
@@ -73,13 +75,28 @@ impl Loader for FsLoader {
         if !real.starts_with(&root) {
             return Err("it resolves (through a link) outside the fleet's directory".to_owned());
         }
+        // A FIFO or a device would block the read or never end it.
+        match std::fs::metadata(&real) {
+            Ok(m) if m.is_file() => {}
+            Ok(m) if m.is_dir() => return Err("it is a directory".to_owned()),
+            Ok(_) => return Err("it is not a regular file (a FIFO, a socket or a device)".to_owned()),
+            Err(e) => return Err(io_message(&e)),
+        }
         let bytes = std::fs::read(&real).map_err(|e| io_message(&e))?;
         String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_owned())
     }
 
+    /// Exists inside the fleet's directory once links are resolved: an app's `path=` or
+    /// `values=` that is a link to /etc does not.
     fn exists(&self, rel: &str) -> bool {
         let rel_path = Path::new(rel);
-        rel_path.components().all(|c| matches!(c, Component::Normal(_))) && self.root.join(rel_path).exists()
+        if !rel_path.components().all(|c| matches!(c, Component::Normal(_))) {
+            return false;
+        }
+        match (self.root.canonicalize(), self.root.join(rel_path).canonicalize()) {
+            (Ok(root), Ok(real)) => real.starts_with(&root),
+            _ => false,
+        }
     }
 }
 

@@ -123,13 +123,25 @@ fn fail(msg: impl std::fmt::Display) -> i32 {
 /// Reads the fleet file as text. Bytes that are not UTF-8 are named by their byte offset,
 /// line and column (the column counts characters of the valid text before them).
 fn read_fleet(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        let mut msg = format!("cannot read {}: {e}", path.display());
-        if e.kind() == std::io::ErrorKind::NotFound {
-            msg.push_str(&not_found_hint(path));
+    // A FIFO would block the open, a device never end the read.
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => {}
+        Ok(m) if m.is_dir() => return Err(format!("cannot read {}: it is a directory", path.display())),
+        Ok(_) => {
+            return Err(format!(
+                "cannot read {}: it is not a regular file (a FIFO, a socket or a device)",
+                path.display()
+            ));
         }
-        msg
-    })?;
+        Err(e) => {
+            let mut msg = format!("cannot read {}: {e}", path.display());
+            if e.kind() == std::io::ErrorKind::NotFound {
+                msg.push_str(&not_found_hint(path));
+            }
+            return Err(msg);
+        }
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let valid = std::str::from_utf8(&e.as_bytes()[..at]).unwrap_or_default();
@@ -579,12 +591,21 @@ fn log_sink(plan: bool) -> impl FnMut(&str) {
     }
 }
 
+/// The exit code of a run: 128 + the signal's number when a SIGINT, SIGTERM or SIGHUP stopped
+/// it (after the switch was closed and the private directory removed), as a shell reports a
+/// process that a signal ended.
 fn finish(result: Result<(), crate::apply::Failure>) -> i32 {
     match result {
         Ok(()) => EXIT_OK,
         Err(f) => {
             eprintln!("fleetc: error: {f}");
-            EXIT_PROBLEMS
+            match crate::apply::signals::pending() {
+                Some(sig) => {
+                    eprintln!("fleetc: stopped by {}", crate::apply::signals::name(sig));
+                    128 + sig
+                }
+                None => EXIT_PROBLEMS,
+            }
         }
     }
 }
@@ -610,17 +631,21 @@ fn apply_command(ui: &Ui, args: &crate::cli::ApplyArgs) -> i32 {
         mode: args.mode.map(mode_of),
         identity: args.identity.clone(),
     };
+    let mut runner = match crate::apply::SystemRunner::for_run(&env) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
     if json_plan {
         // `--format json`, as for build and check: machine-readable output, here the plan.
         let mut lines = Vec::new();
         let mut sink = |l: &str| lines.push(l.to_owned());
-        let result = crate::apply::apply(&inputs, &opts, &mut crate::apply::SystemRunner::default(), &mut sink);
+        let result = crate::apply::apply(&inputs, &opts, &mut runner, &mut sink);
         let doc = crate::apply::plan_json(&args.env, &lines, &result);
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         return if result.is_ok() { EXIT_OK } else { EXIT_PROBLEMS };
     }
     let mut sink = log_sink(args.plan);
-    finish(crate::apply::apply(&inputs, &opts, &mut crate::apply::SystemRunner::default(), &mut sink))
+    finish(crate::apply::apply(&inputs, &opts, &mut runner, &mut sink))
 }
 
 fn upgrade_command(ui: &Ui, args: &crate::cli::UpgradeArgs) -> i32 {
@@ -638,7 +663,11 @@ fn upgrade_command(ui: &Ui, args: &crate::cli::UpgradeArgs) -> i32 {
     let inputs = crate::apply::Inputs { fleet_dir: &root, out_dir: &out, build: &build, target: &target, env: &env };
     let opts = crate::apply::UpgradeOptions { plan: args.plan, yes: args.yes, identity: args.identity.clone() };
     let mut sink = log_sink(args.plan);
-    finish(crate::apply::upgrade(&inputs, &cluster, &opts, &mut crate::apply::SystemRunner::default(), &mut sink))
+    let mut runner = match crate::apply::SystemRunner::for_run(&env) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    finish(crate::apply::upgrade(&inputs, &cluster, &opts, &mut runner, &mut sink))
 }
 
 fn talos_command(ui: &Ui, command: crate::cli::TalosCommand) -> i32 {
@@ -657,7 +686,11 @@ fn talos_command(ui: &Ui, command: crate::cli::TalosCommand) -> i32 {
     let inputs = crate::apply::Inputs { fleet_dir: &root, out_dir: &out, build: &build, target: &target, env: &env };
     let opts = crate::apply::RenderOptions { plan, identity, dest };
     let mut sink = log_sink(plan);
-    finish(crate::apply::render(&inputs, &cluster, &opts, &mut crate::apply::SystemRunner::default(), &mut sink))
+    let mut runner = match crate::apply::SystemRunner::for_run(&env) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    finish(crate::apply::render(&inputs, &cluster, &opts, &mut runner, &mut sink))
 }
 
 fn fmt(ui: &Ui, args: &FleetArgs, check_only: bool) -> i32 {

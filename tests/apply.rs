@@ -115,10 +115,7 @@ fn any_scaleway_sdk_variable_is_refused_even_empty() {
         let (r, _) = run_apply(&fx, &fake, &fx.options());
         let e = r.unwrap_err();
         assert_eq!(e.step, Step::Preflight, "{name}");
-        assert!(
-            e.message.contains(name) && e.message.contains("unset") && e.message.contains("FLEETC_SCW_ACCESS_KEY"),
-            "{e}"
-        );
+        assert!(e.message.contains(name) && e.message.contains("unset") && e.message.contains("docs/apply.md"), "{e}");
         assert!(fake.calls.borrow().is_empty(), "{name}");
     }
 }
@@ -136,7 +133,9 @@ fn credentials_come_from_fleetc_variables_and_never_decide_the_project() {
     run_apply(&fx, &fake, &fx.options()).0.unwrap();
     for c in fake.calls.borrow().iter().filter(|c| c.program == "tofu" || c.program == "scw") {
         let names: Vec<&str> = c.env.iter().map(|(k, _)| k.as_str()).collect();
-        assert!(names.contains(&"SCW_ACCESS_KEY") && names.contains(&"AWS_SECRET_ACCESS_KEY"), "{names:?}");
+        assert!(names.contains(&"SCW_ACCESS_KEY"), "{names:?}");
+        // The state bucket's pair goes to tofu (the S3 backend) only, never to scw.
+        assert_eq!(names.contains(&"AWS_SECRET_ACCESS_KEY"), c.program == "tofu", "{names:?}");
         assert!(
             names
                 .iter()
@@ -367,7 +366,9 @@ fn the_header_is_read_before_any_upload() {
     // A raw image is converted first, and the converted file is what goes up.
     let fx = Fixture::new();
     let fake = Fake::new();
-    *fake.image_bytes.borrow_mut() = vec![0u8; 64];
+    let mut raw = vec![0u8; 1024];
+    raw[512..520].copy_from_slice(b"EFI PART");
+    *fake.image_bytes.borrow_mut() = raw;
     run_apply(&fx, &fake, &fx.options()).0.unwrap();
     let convert = fake.index(&["qemu-img", "convert -f raw -O qcow2"]).expect("converted");
     let upload = fake.index(&["curl", "--upload-file"]).unwrap();
@@ -379,6 +380,12 @@ fn the_header_is_read_before_any_upload() {
     let e = run_apply(&fx, &fake, &fx.options()).0.unwrap_err();
     assert!(e.message.contains("zstd") && e.message.contains("nothing was uploaded"), "{e}");
     assert!(fake.index(&["--upload-file"]).is_none());
+    // An HTML error page (HTTP 200) is not a disk image: neither converted nor uploaded.
+    let fake = Fake::new();
+    *fake.image_bytes.borrow_mut() = b"<!DOCTYPE html><html><body>rate limited</body></html>".to_vec();
+    let e = run_apply(&fx, &fake, &fx.options()).0.unwrap_err();
+    assert!(e.message.contains("not a disk image"), "{e}");
+    assert!(fake.index(&["qemu-img"]).is_none() && fake.index(&["--upload-file"]).is_none());
     // qcow2 goes as is.
     let fake = Fake::new();
     run_apply(&fx, &fake, &fx.options()).0.unwrap();

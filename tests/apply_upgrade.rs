@@ -125,8 +125,10 @@ fn render_uses_talos_generator_per_node_with_private_files() {
     );
     let w = lines.iter().find(|l| l.contains("main-system-1.yaml")).unwrap();
     assert!(w.contains("--output-types worker"), "{w}");
+    // The patches are private copies of the checked build's bytes, never out/ itself
+    // (which may change while talosctl runs).
     for l in lines.iter().filter(|l| l.contains("--config-patch")) {
-        assert!(l.contains("/out/talos/staging/main/"), "{l}");
+        assert!(l.contains("/patch-talos__staging__main__") && !l.contains("/out/"), "{l}");
     }
     #[cfg(unix)]
     {

@@ -98,7 +98,7 @@ pub fn bootstrap(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
             ];
             for p in ctx.out.paths().filter(|p| p.starts_with(&format!("{dir}/"))) {
                 args.push("-f".to_owned());
-                args.push(display(&ctx.out_dir.join(p)));
+                args.push(display(&ctx.tofu_copy.join(p)));
             }
             s.run(kubectl(&args.iter().map(String::as_str).collect::<Vec<_>>()))?;
             for (ns, name, version) in external_secrets(ctx, c) {

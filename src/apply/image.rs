@@ -32,10 +32,20 @@ pub enum Format {
     Qcow2,
     Raw,
     Compressed(&'static str),
+    /// Not a disk image at all (an HTML error page served with status 200, a truncated
+    /// download): refused before anything is converted or uploaded.
+    Unknown,
 }
 
+/// How many bytes [`sniff`] needs: a raw disk's partition table signature sits at 510 (the
+/// MBR's `55 AA`, also the protective MBR of a GPT disk) and 512 (`EFI PART`).
+pub const HEADER_LEN: usize = 520;
+
+/// What a download is, from its first [`HEADER_LEN`] bytes. qcow2: magic `QFI\xfb` and
+/// version 2 or 3 (QEMU `docs/interop/qcow2.txt`); zstd, xz, gzip by their magic; raw only
+/// with a partition table (Talos's disk images are GPT); anything else is [`Format::Unknown`].
 pub fn sniff(header: &[u8]) -> Format {
-    if header.starts_with(b"QFI\xfb") {
+    if header.starts_with(b"QFI\xfb") && matches!(header.get(4..8), Some([0, 0, 0, 2 | 3])) {
         Format::Qcow2
     } else if header.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
         Format::Compressed("zstd")
@@ -43,8 +53,10 @@ pub fn sniff(header: &[u8]) -> Format {
         Format::Compressed("xz")
     } else if header.starts_with(&[0x1f, 0x8b]) {
         Format::Compressed("gzip")
-    } else {
+    } else if header.get(510..512) == Some(&[0x55, 0xaa]) || header.get(512..520) == Some(b"EFI PART") {
         Format::Raw
+    } else {
+        Format::Unknown
     }
 }
 
@@ -149,6 +161,12 @@ fn upload_and_import(s: &mut Session<'_>, ctx: &Ctx<'_>, image: &ImageTarget, z:
             Format::Compressed(kind) => {
                 return s.fail(format!("{} is {kind}-compressed, not a disk image; nothing was uploaded", image.url));
             }
+            Format::Unknown => {
+                return s.fail(format!(
+                    "what {} served is not a disk image (no qcow2 magic, no partition table: an error page or a truncated download?); nothing was converted or uploaded",
+                    image.url
+                ));
+            }
             Format::Raw => {
                 let converted = ctx.work.file(&format!("{}.qcow2", image.name));
                 s.run(
@@ -170,7 +188,7 @@ fn upload_and_import(s: &mut Session<'_>, ctx: &Ctx<'_>, image: &ImageTarget, z:
         .work
         .write(
             "s3.curlrc",
-            format!("user = \"{}:{}\"\n", ctx.credential("SCW_ACCESS_KEY"), ctx.credential("SCW_SECRET_KEY"))
+            format!("user = \"{}:{}\"\n", ctx.credential("AWS_ACCESS_KEY_ID"), ctx.credential("AWS_SECRET_ACCESS_KEY"))
                 .as_bytes(),
         )
         .map_err(|e| s.failure(format!("cannot write a private file: {e}")))?;
@@ -247,9 +265,8 @@ fn poll(s: &mut Session<'_>, what: &str, field: &str, done: &str, cmd: impl Fn()
 
 fn header(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let mut buf = vec![0u8; 8];
-    let n = std::fs::File::open(path)?.read(&mut buf)?;
-    buf.truncate(n);
+    let mut buf = Vec::with_capacity(HEADER_LEN);
+    std::fs::File::open(path)?.take(HEADER_LEN as u64).read_to_end(&mut buf)?;
     Ok(buf)
 }
 
@@ -282,7 +299,13 @@ mod tests {
         assert_eq!(sniff(b"QFI\xfb\0\0\0\x03"), Format::Qcow2);
         assert_eq!(sniff(&[0x28, 0xb5, 0x2f, 0xfd, 0]), Format::Compressed("zstd"));
         assert_eq!(sniff(&[0xfd, b'7', b'z', b'X', b'Z', 0]), Format::Compressed("xz"));
-        assert_eq!(sniff(&[0; 8]), Format::Raw);
+        let mut mbr = vec![0u8; 1024];
+        mbr[510] = 0x55;
+        mbr[511] = 0xaa;
+        assert_eq!(sniff(&mbr), Format::Raw);
+        assert_eq!(sniff(&[0; 1024]), Format::Unknown);
+        assert_eq!(sniff(b"<!DOCTYPE html><html><body>404</body></html>"), Format::Unknown);
+        assert_eq!(sniff(b"QFI\xfb\0\0\0\x09"), Format::Unknown);
     }
 
     #[test]

@@ -16,6 +16,7 @@
 //! images are reused, nodes already at the target are skipped).
 
 mod argocd;
+pub mod child_env;
 mod cluster;
 pub mod environment;
 mod factory;
@@ -24,6 +25,7 @@ pub mod layout;
 mod render;
 mod runner;
 mod session;
+pub mod signals;
 mod switch;
 pub mod target;
 mod tofu;
@@ -99,9 +101,10 @@ impl Ctx<'_> {
         self.creds.iter().find(|(k, _, _)| k == name).map_or("", |(_, v, _)| v.as_str())
     }
 
-    /// The `scw` CLI gets the same variables as tofu (each tool reads its own).
+    /// The `scw` CLI gets the Scaleway API's key pair and the empty config file, nothing of
+    /// the state bucket's (see [`child_env`]).
     fn scw_env(&self) -> Vec<(String, String, bool)> {
-        self.tofu_env()
+        self.tofu_env().into_iter().filter(|(k, _, _)| k.starts_with("SCW_")).collect()
     }
 
     /// Credentials under the tools' names, and `SCW_CONFIG_PATH` pointing at an empty private
@@ -136,7 +139,7 @@ pub fn apply(
     let clusters: Vec<String> = inp.target.clusters.iter().filter(|c| !c.managed).map(|c| c.name.clone()).collect();
     let ctx = preflight(&mut s, inp, opts.mode, opts.identity.as_deref(), &clusters)?;
     s.begin(Step::Schematics);
-    factory::register(&mut s, ctx.target, ctx.out, ctx.out_dir)?;
+    factory::register(&mut s, ctx.target, ctx.out, &ctx.tofu_copy)?;
     s.begin(Step::Images);
     image::pipeline(&mut s, &ctx)?;
     s.begin(Step::CloudRoot);
@@ -244,7 +247,10 @@ fn preflight<'a>(
             if *secret { format!("{k}=***") } else { format!("{k}={v}") }
         })
         .collect();
-    s.note(&format!("every tofu and scw command below also gets {}", listed.join(" ")));
+    s.note(&format!(
+        "every tofu command below also gets {} (scw only the SCW_* among them; no child gets anything else of this shell but its PATH, HOME, locale, terminal and proxies)",
+        listed.join(" ")
+    ));
     open_sealed(s, &mut ctx, inp, identity, clusters)?;
     work::sync_tofu_copy(&ctx.tofu_copy, inp.build, &target.env, s.plan)
         .map_err(|e| s.failure(format!("cannot write tofu's working copy {}: {e}", ctx.tofu_copy.display())))?;

@@ -122,16 +122,27 @@ pub fn render(
             .args(["--output-types", if cp { "controlplane" } else { "worker" }])
             .args(["--install-image", &node.installer]);
         for p in layout::node_patch_candidates(&inp.target.env, cluster, cp, &node.pool, &node.hostname) {
-            if inp.build.get(&p).is_some() {
-                cmd = cmd.arg("--config-patch").arg(format!("@{}", display(&inp.out_dir.join(&p))));
+            if let Some(bytes) = inp.build.get(&p) {
+                // The checked bytes, as a private copy: out/ may change while talosctl runs.
+                let name = format!("patch-{}", p.replace('/', "__"));
+                let copy = if work.file(&name).exists() {
+                    work.file(&name)
+                } else {
+                    work.write(&name, bytes).map_err(|e| s.failure(format!("cannot write a private file: {e}")))?
+                };
+                cmd = cmd.arg("--config-patch").arg(format!("@{}", display(&copy)));
             }
         }
-        s.run(cmd.args(["--output", &display(&file), "--force"]))?;
+        // Mode 0600 whatever talosctl did, also when it failed after writing.
+        let ran = s.run(cmd.args(["--output", &display(&file), "--force"]));
         private(&mut s, &file)?;
+        ran?;
     }
     let tc = opts.dest.join("talosconfig");
-    s.run(gen_config(c, &bundle).args(["--output-types", "talosconfig", "--output", &display(&tc), "--force"]))?;
+    let ran =
+        s.run(gen_config(c, &bundle).args(["--output-types", "talosconfig", "--output", &display(&tc), "--force"]));
     private(&mut s, &tc)?;
+    ran?;
     s.note(&format!("{} configs and a talosconfig in {} (mode 0600)", c.nodes().count(), opts.dest.display()));
     Ok(())
 }
@@ -150,11 +161,12 @@ fn gen_config(c: &ClusterTarget, bundle: &Path) -> Cmd {
 
 #[cfg(unix)]
 fn create_dest(dest: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    if dest.is_dir() {
-        return Ok(());
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    if !dest.is_dir() {
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dest)?;
     }
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dest)
+    // An existing DEST is made private too: the configs hold the cluster's keys.
+    std::fs::set_permissions(dest, std::fs::Permissions::from_mode(0o700))
 }
 
 #[cfg(not(unix))]

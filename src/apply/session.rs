@@ -178,6 +178,8 @@ pub struct Session<'a> {
     /// Run-wide variables (credentials, tool settings) listed once at the start instead of on
     /// every command.
     pub quiet_env: BTreeSet<String>,
+    /// A switch is open ([`super::switch::with_switch`]): every command gets a deadline.
+    pub window: bool,
 }
 
 impl<'a> Session<'a> {
@@ -190,6 +192,7 @@ impl<'a> Session<'a> {
             sink,
             step: Step::Preflight,
             quiet_env: BTreeSet::new(),
+            window: false,
         }
     }
 
@@ -235,7 +238,8 @@ impl<'a> Session<'a> {
     }
 
     /// Runs a command and returns whatever it did (a non-zero exit is the caller's to judge).
-    pub fn try_run(&mut self, cmd: Cmd) -> StepResult<Output> {
+    pub fn try_run(&mut self, mut cmd: Cmd) -> StepResult<Output> {
+        cmd.in_window = self.window;
         let line = format!("$ {}", render_without(&cmd, &self.quiet_env));
         self.log(&line);
         if self.plan {

@@ -2,7 +2,10 @@
 //! port 50000, admin ranges only) and the operator's path to the Kubernetes API. Both are off
 //! at rest. [`with_switch`] opens one, runs the body, and closes it on every exit path: after
 //! success, after a failure of the body or of the opening itself (which may have opened part
-//! of it), and after a panic (caught, the switch closed, the panic resumed).
+//! of it), after a panic (caught, the switch closed, the panic resumed), after a SIGINT,
+//! SIGTERM or SIGHUP (the running tool gets it, then the body fails: [`super::signals`]),
+//! and after a command that hangs (every command between the opening and the closing has a
+//! deadline, [`super::runner::DEADLINE_VAR`]).
 
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
@@ -42,7 +45,9 @@ fn set(s: &mut Session<'_>, ctx: &Ctx<'_>, which: Switch, open: bool) -> StepRes
     args.push(var(TALOS_SWITCH_VAR, open && which.talos()));
     args.push(var(KUBERNETES_SWITCH_VAR, open && which.kubernetes()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    s.run(tofu(ctx, layout::CLOUD, &args))?;
+    let cmd = tofu(ctx, layout::CLOUD, &args);
+    // Closing is cleanup: it still runs after a signal, and is not interrupted by another.
+    s.run(if open { cmd } else { cmd.cleanup() })?;
     Ok(())
 }
 
@@ -58,6 +63,8 @@ pub fn with_switch<T>(
         Switch::KubernetesApi => (None, None),
     };
     let outer = s.step;
+    // From the opening command to the closing one, every command has a deadline.
+    let outer_window = std::mem::replace(&mut s.window, true);
     if let Some(st) = open_step {
         s.begin(st);
     } else {
@@ -76,9 +83,20 @@ pub fn with_switch<T>(
         s.note("closing the operator's path to the Kubernetes API");
     }
     let closed = set(s, ctx, which, false);
+    s.window = outer_window;
     if close_step.is_none() {
         s.step = outer;
     }
+    let closed = closed.map_err(|c| Failure {
+        step: c.step,
+        message: format!(
+            "{}; the {} may still be open: close it by hand with `tofu -chdir={} apply {} -var={TALOS_SWITCH_VAR}=false -var={KUBERNETES_SWITCH_VAR}=false` (the credentials in its environment, docs/apply.md)",
+            c.message,
+            if which == Switch::KubernetesApi { "operator's path to the Kubernetes API" } else { "Talos API switch" },
+            super::work::display(&ctx.tofu_copy.join(layout::tofu_root(&ctx.target.env, layout::CLOUD))),
+            ctx.cloud_vars.join(" "),
+        ),
+    });
     match result {
         Err(panic) => resume_unwind(panic),
         Ok(Ok(v)) => closed.map(|()| v),
@@ -90,7 +108,7 @@ pub fn with_switch<T>(
             Err(c) => Err(Failure {
                 step: e.step,
                 message: format!(
-                    "{}; closing the switch failed too ({}): close it by hand before anything else",
+                    "{}; closing the switch failed too ({}); close it before anything else",
                     e.message, c.message
                 ),
             }),

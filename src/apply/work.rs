@@ -56,11 +56,17 @@ pub fn tofu_copy_root(fleet_dir: &Path) -> PathBuf {
     if fleet_dir.as_os_str().is_empty() || fleet_dir == Path::new(".") { rel } else { fleet_dir.join(rel) }
 }
 
-/// Whether `rel` (a path of the build) belongs in the working copy of `env`.
+/// Whether `rel` (a path of the build) belongs in the working copy of `env`: the roots and
+/// modules tofu runs, the Talos documents the cluster root reads, and every other file apply
+/// hands a tool (the schematics curl posts, the Argo CD bootstrap kubectl applies). Tools
+/// read the copy, written from the checked build's bytes, never out/, which may change
+/// while they run.
 pub fn in_tofu_copy(rel: &str, env: &str) -> bool {
     rel.starts_with("tofu/modules/")
+        || rel.starts_with("schematics/")
         || rel.starts_with(&format!("tofu/{env}/"))
         || rel.starts_with(&format!("talos/{env}/"))
+        || rel.starts_with(&format!("argocd/{env}/"))
 }
 
 /// Brings the working copy of `env` to the build's bytes: writes what differs, removes the
@@ -75,27 +81,52 @@ pub fn sync_tofu_copy(
     if plan {
         return Ok(());
     }
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::create_dir_all(root)?;
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(root)?;
     let base = root.parent().unwrap_or(root);
     std::fs::set_permissions(base, std::fs::Permissions::from_mode(0o700))?;
     std::fs::write(base.join(".gitignore"), "# fleetc's working copy for tofu (docs/apply.md)\n*\n")?;
     let wanted: std::collections::BTreeSet<&str> = build.paths().filter(|p| in_tofu_copy(p, env)).collect();
-    for dir in ["tofu/modules".to_owned(), format!("tofu/{env}"), format!("talos/{env}")] {
+    for dir in [
+        "tofu/modules".to_owned(),
+        "schematics".to_owned(),
+        format!("tofu/{env}"),
+        format!("talos/{env}"),
+        format!("argocd/{env}"),
+    ] {
         remove_stale(root, &root.join(&dir), &wanted)?;
     }
     for rel in &wanted {
         let bytes = build.get(rel).unwrap_or_default();
         let dest = root.join(rel);
-        if std::fs::read(&dest).is_ok_and(|b| b == bytes) {
+        if let Some(parent) = dest.parent() {
+            std::fs::DirBuilder::new().recursive(true).mode(0o700).create(parent)?;
+        }
+        // Not through a link: a link planted in the copy is replaced, never written through.
+        let is_file = std::fs::symlink_metadata(&dest).is_ok_and(|m| m.file_type().is_file());
+        if is_file && std::fs::read(&dest).is_ok_and(|b| b == bytes) {
+            std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o600))?;
             continue;
         }
-        if let Some(parent) = dest.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        let tmp = dest.with_extension("fleetc-tmp");
-        std::fs::write(&tmp, bytes)?;
+        let tmp = dest.with_extension(format!("fleetc-tmp-{}", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp)?;
+        std::io::Write::write_all(&mut f, bytes)?;
+        drop(f);
         std::fs::rename(&tmp, &dest)?;
+    }
+    // Every directory of the copy is 0700 (tofu's own `.terraform/` included).
+    set_dirs_private(root)?;
+    Ok(())
+}
+
+fn set_dirs_private(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    for e in std::fs::read_dir(dir)?.flatten() {
+        if e.file_type()?.is_dir() {
+            set_dirs_private(&e.path())?;
+        }
     }
     Ok(())
 }

@@ -52,6 +52,11 @@ fn repeated<'a>(what: &str, names: impl IntoIterator<Item = &'a Spanned<String>>
 
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     label(&fleet.name, "fleet", diags);
+    // Argo CD's namespace is a Namespace object's name and reaches `kubectl create namespace`
+    // as an argument: `--server=…` there would be a flag (issue 19).
+    if let Some(argo) = &fleet.argocd {
+        label(&argo.namespace, "Argo CD namespace", diags);
+    }
     for s in fleet.schematics.values() {
         label(&s.name, "schematic", diags);
     }
@@ -61,6 +66,9 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     for env in &fleet.environments {
         label(&env.name, "environment", diags);
         repeated("recipient", &env.recipients, diags);
+        // The state bucket reaches the image upload's URL path and `scw … bucket=`: a DNS
+        // label (a subset of S3's bucket names) cannot become `../other` there (issue 19).
+        label(&env.state.bucket, "state bucket", diags);
         for n in env.postgres.iter().map(|p| &p.name).chain(env.buckets.iter().map(|b| &b.name)) {
             label(n, "service", diags);
         }
@@ -98,5 +106,64 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compile::{MapLoader, compile};
+
+    /// Issue 19: the Argo CD namespace reached `kubectl create namespace` unchecked, so
+    /// `--server=…` became kubectl's flag and the admin kubeconfig went to that host.
+    #[test]
+    fn the_argocd_namespace_is_a_dns_label() {
+        for (ns, ok) in [
+            ("argocd", true),
+            ("gitops-1", true),
+            ("--server=https://evil.example:6443", false),
+            ("-n", false),
+            ("Argo", false),
+        ] {
+            let text = format!(
+                r#"fleet "acme" {{
+    talos "v1.13.9"
+    kubernetes "1.36.2"
+    argocd version="3.2.1" namespace="{ns}" manifest="vendor/argocd.yaml" sha256="0000000000000000000000000000000000000000000000000000000000000000"
+}}"#
+            );
+            let manifest = "kind: Namespace\n";
+            let sha = crate::digest::sha256_hex(manifest.as_bytes());
+            let text = text.replace(&"0".repeat(64), &sha);
+            let loader = MapLoader { files: [("vendor/argocd.yaml".to_owned(), manifest.to_owned())].into() };
+            let c = compile("fleet.kdl", &text, &loader);
+            let hit = c
+                .diags
+                .iter()
+                .any(|d| d.code.name == "fleet::names::not-dns-label" && d.message.contains("Argo CD namespace"));
+            assert_eq!(
+                hit,
+                !ok,
+                "{ns}: {:?}",
+                c.diags.iter().map(|d| (d.code.name, d.message.clone())).collect::<Vec<_>>()
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod bucket_tests {
+    use crate::compile::{MapLoader, compile};
+
+    /// The state bucket reached the upload URL `<endpoint>/<bucket>/images/…` unchecked: a
+    /// bucket `../other` changed the path curl requested.
+    #[test]
+    fn the_state_bucket_is_a_dns_label() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fleet.kdl")).unwrap();
+        assert!(text.contains("bucket=\"acme-tofu-state\""));
+        let bad = text.replacen("bucket=\"acme-tofu-state\"", "bucket=\"../other\"", 1);
+        let c = compile("fleet.kdl", &bad, &MapLoader::default());
+        assert!(
+            c.diags.iter().any(|d| d.code.name == "fleet::names::not-dns-label" && d.message.contains("state bucket"))
+        );
     }
 }

@@ -62,6 +62,30 @@ it can find before stopping.
         endpoint address=\"10.10.0.10\"
 ";
 
+    KEY_MATERIAL = "fleet::secrets::key-material", Error, Some("R14"),
+    Some("fleet.kdl is committed and compiled into out/, which is committed too: a private key or an age identity in it is a secret in git; seal it with `fleetc secrets import` and list it as a `sealed` input (R14, F11)"),
+"## What it does
+Refuses a fleet.kdl that holds key material anywhere in its text (a string, a comment, a
+broken line): a PEM private key (`-----BEGIN … PRIVATE KEY-----`) or an age identity
+(`AGE-SECRET-KEY-1…`). Certificates and age recipients (`age1…`) are public and pass.
+
+## Why (R14, F11)
+Everything in fleet.kdl reaches git, and most of it reaches out/ and from there the nodes.
+Secrets join the fleet only at apply time, decrypted from a sealed input in memory or in a
+private temporary file.
+
+## Example
+    app \"registry\" path=\"apps/registry\" namespace=\"registry\" {
+        // -----BEGIN EC PRIVATE KEY-----
+    }
+
+## Instead
+    fleetc secrets import staging/main registry-key key.pem
+    cluster \"main\" {
+        sealed \"talos-secrets\" \"registry-key\"
+    }
+";
+
     FILE_TOO_LARGE = "fleet::limits::file-too-large", Error, None,
     Some("fleetc reads at most 1 MiB of fleet.kdl, so that every run ends in about a second; split vendored content into files under vendor/"),
 "## What it does

@@ -27,6 +27,8 @@ pub fn bundle(tag: &str) -> String {
 pub const SECRET_VALUES: &[&str] = &[
     "SCWACCESSKEYVALUE0001",
     "scw-secret-key-value-0001",
+    "STATEACCESSKEYVALUE01",
+    "state-secret-key-value-01",
     "state-passphrase-value-01",
     "clusteridtestAAAAAAAA",
     "clustersecrettestBBBBBBBB",
@@ -110,6 +112,8 @@ impl Fixture {
             ("PATH", "/usr/bin:/bin"),
             ("FLEETC_SCW_ACCESS_KEY", "SCWACCESSKEYVALUE0001"),
             ("FLEETC_SCW_SECRET_KEY", "scw-secret-key-value-0001"),
+            ("FLEETC_STATE_ACCESS_KEY", "STATEACCESSKEYVALUE01"),
+            ("FLEETC_STATE_SECRET_KEY", "state-secret-key-value-01"),
             ("FLEETC_STATE_PASSPHRASE", "state-passphrase-value-01"),
         ]
         .into_iter()

@@ -126,6 +126,10 @@ pub fn render(
                 cmd = cmd.arg("--config-patch").arg(format!("@{}", display(&inp.out_dir.join(&p))));
             }
         }
+        let user = layout::pool_patch_dir(&inp.target.env, cluster, cp, &node.pool);
+        for p in inp.build.paths().filter(|p| p.starts_with(&user) && !p[user.len()..].contains('/')) {
+            cmd = cmd.arg("--config-patch").arg(format!("@{}", display(&inp.out_dir.join(p))));
+        }
         s.run(cmd.args(["--output", &display(&file), "--force"]))?;
         private(&mut s, &file)?;
     }

@@ -8,6 +8,7 @@ mod capi_versions;
 mod discovery;
 mod names;
 mod network;
+mod patches;
 mod quorum;
 mod references;
 mod runtimes;
@@ -34,6 +35,7 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     runtimes::check(fleet, diags);
     discovery::check(fleet, diags);
     talos::check(fleet, diags);
+    patches::check(fleet, diags);
     argocd::check(fleet, diags);
     capi::check(fleet, diags);
     tofu::check(fleet, diags);

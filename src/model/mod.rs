@@ -6,6 +6,7 @@
 //! The model holds no KDL type; user-named values keep their [`Spanned`] place so that
 //! `check` can point at them.
 
+pub mod patch;
 mod resolve;
 pub use resolve::MAX_CLUSTER_NODES;
 pub mod values;
@@ -15,6 +16,7 @@ use std::net::Ipv4Addr;
 
 use crate::diag::Span;
 pub use crate::diag::Spanned;
+pub use patch::{Patch, PatchLevel};
 pub use resolve::{Loader, resolve};
 pub use values::{ApplyMode, Bytes, Ipv4Net, Ipv4Range, Runtime, TaintEffect, Version};
 
@@ -408,6 +410,9 @@ pub struct Pool {
     pub labels: BTreeMap<String, Spanned<String>>,
     pub taints: Vec<Taint>,
     pub machines: Vec<Machine>,
+    /// The user's Talos patches for this pool's machines, in the order they apply (fleet →
+    /// environment → cluster → role → pool), after fleetc's own documents.
+    pub patches: Vec<Patch>,
     pub former_name: Option<Spanned<String>>,
     /// A worker pool's own Kubernetes version, when it stays behind the control plane during
     /// a staged upgrade of a Cluster API managed cluster; `None` follows the cluster.

@@ -30,6 +30,7 @@ data "talos_machine_configuration" "cp_1" {
       file("${var.talos_dir}/nodes/${var.control_plane[0].hostname}.yaml"),
     ],
     var.controlplane_patches,
+    [for f in sort(fileset("${var.talos_dir}/patches/controlplane", "*.yaml")) : file("${var.talos_dir}/patches/controlplane/${f}")],
   )
 }
 
@@ -61,6 +62,7 @@ data "talos_machine_configuration" "cp_2" {
       file("${var.talos_dir}/nodes/${var.control_plane[1].hostname}.yaml"),
     ],
     var.controlplane_patches,
+    [for f in sort(fileset("${var.talos_dir}/patches/controlplane", "*.yaml")) : file("${var.talos_dir}/patches/controlplane/${f}")],
   )
 }
 
@@ -94,6 +96,7 @@ data "talos_machine_configuration" "cp_3" {
       file("${var.talos_dir}/nodes/${var.control_plane[2].hostname}.yaml"),
     ],
     var.controlplane_patches,
+    [for f in sort(fileset("${var.talos_dir}/patches/controlplane", "*.yaml")) : file("${var.talos_dir}/patches/controlplane/${f}")],
   )
 }
 
@@ -121,11 +124,14 @@ data "talos_machine_configuration" "worker" {
   machine_secrets    = talos_machine_secrets.this.machine_secrets
   talos_version      = var.talos_version
   kubernetes_version = var.kubernetes_version
-  config_patches = [
-    file("${var.talos_dir}/common.yaml"),
-    file("${var.talos_dir}/workers/${var.worker_pools[each.value.hostname]}.yaml"),
-    file("${var.talos_dir}/nodes/${each.value.hostname}.yaml"),
-  ]
+  config_patches = concat(
+    [
+      file("${var.talos_dir}/common.yaml"),
+      file("${var.talos_dir}/workers/${var.worker_pools[each.value.hostname]}.yaml"),
+      file("${var.talos_dir}/nodes/${each.value.hostname}.yaml"),
+    ],
+    [for f in sort(fileset("${var.talos_dir}/patches/workers/${var.worker_pools[each.value.hostname]}", "*.yaml")) : file("${var.talos_dir}/patches/workers/${var.worker_pools[each.value.hostname]}/${f}")],
+  )
 }
 
 resource "talos_machine_configuration_apply" "worker" {

@@ -263,6 +263,16 @@ fn pool_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, cluster: &Cluster
         })),
     );
     put(f, &s, "addresses", join(pool.machines.iter().filter_map(|m| m.address.as_ref().map(|a| a.value))));
+    // The user's Talos patches (a file and its content's digest): what they change is read off
+    // the pool's patch files under out/talos, like any other Talos field.
+    put(
+        f,
+        &s,
+        "patches",
+        join(pool.patches.iter().map(|p| {
+            format!("{}@{}", p.path.value, &crate::digest::sha256_hex(p.file.text.as_bytes())[..12])
+        })),
+    );
 }
 
 fn cluster_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, c: &Cluster) {

@@ -269,9 +269,11 @@ fn pool_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, cluster: &Cluster
         f,
         &s,
         "patches",
-        join(pool.patches.iter().map(|p| {
-            format!("{}@{}", p.path.value, &crate::digest::sha256_hex(p.file.text.as_bytes())[..12])
-        })),
+        join(
+            pool.patches
+                .iter()
+                .map(|p| format!("{}@{}", p.path.value, &crate::digest::sha256_hex(p.file.text.as_bytes())[..12])),
+        ),
     );
 }
 

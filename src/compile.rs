@@ -25,7 +25,7 @@ pub fn compile(name: &str, text: &str, loader: &dyn Loader) -> Compilation {
     // Key material anywhere in the text is refused, whether or not the text parses.
     diags.extend(crate::syntax::key_material::scan(file, text));
     let fleet = match crate::syntax::parse(file, text) {
-        Ok(nodes) => crate::model::resolve(&nodes, loader, &mut diags),
+        Ok(nodes) => crate::model::resolve(&nodes, loader, &mut sources, &mut diags),
         Err(d) => {
             diags.extend(d);
             None

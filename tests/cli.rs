@@ -29,7 +29,7 @@ fn text(bytes: &[u8]) -> String {
 fn copy_reference(dst: &Path) {
     let root = common::root();
     fs::copy(root.join("fleet.kdl"), dst.join("fleet.kdl")).unwrap();
-    for dir in ["vendor", "apps", "values"] {
+    for dir in ["vendor", "apps", "values", "patches"] {
         copy_tree(&root.join(dir), &dst.join(dir));
     }
 }

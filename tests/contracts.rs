@@ -221,4 +221,51 @@ fn every_proxmox_machine_template_selects_a_template_the_cloud_root_creates() {
     let module = text(&set, "tofu/modules/proxmox-cloud/main.tf");
     assert!(module.contains("resource \"proxmox_virtual_environment_vm\" \"template\""), "{module}");
     assert!(module.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["template", "=", "true"]), "{module}");
+
+/// A pool's user patches: the talos family writes them under one directory per pool
+/// (`emit::talos::patches`), in apply order; the OpenTofu cluster module lists that directory,
+/// `fleetc talos render` (`apply::layout::pool_patch_dir`) reads the same one, and CABPT's
+/// strategic patches end with the same bytes (docs/talos.md, "Patches").
+#[test]
+fn every_consumer_reads_a_pools_patches_where_the_talos_family_writes_them() {
+    let (fleet, set) = reference();
+    let mut seen = 0;
+    for (env, cluster) in fleet.clusters() {
+        for pool in cluster.pools() {
+            let cp = pool.role == fleetc::model::Role::ControlPlane;
+            let dir = fleetc::apply::layout::pool_patch_dir(&env.name.value, &cluster.name.value, cp, &pool.name.value);
+            let files: Vec<&str> = set.paths().filter(|p| p.starts_with(&dir)).collect();
+            assert_eq!(files.len(), pool.patches.len(), "{dir}: one file per patch of the pool");
+            for (file, patch) in files.iter().zip(&pool.patches) {
+                assert!(text(&set, file).ends_with(&patch.file.text), "{file} carries {}", patch.path.value);
+                seen += 1;
+            }
+            if cluster.is_managed() {
+                let texts: Vec<&str> = files.iter().map(|f| text(&set, f)).collect();
+                let capi: String = set
+                    .iter()
+                    .filter(|(p, _)| {
+                        p.starts_with(&format!(
+                            "capi/{}/{}/",
+                            cluster.managed_by.as_ref().unwrap().value,
+                            cluster.name.value
+                        ))
+                    })
+                    .map(|(_, b)| std::str::from_utf8(b).unwrap().to_owned())
+                    .collect();
+                for t in texts {
+                    let first_content_line = t.lines().nth(2).unwrap();
+                    assert!(capi.contains(first_content_line), "the Cluster API templates carry {first_content_line}");
+                }
+            }
+        }
+    }
+    assert!(seen > 0, "the reference fleet uses patches");
+    let module = text(&set, "tofu/modules/talos-cluster-cp3/main.tf");
+    assert!(module.contains(r#"fileset("${var.talos_dir}/patches/controlplane", "*.yaml")"#), "{module}");
+    assert!(
+        module.contains(
+            r#"fileset("${var.talos_dir}/patches/workers/${var.worker_pools[each.value.hostname]}", "*.yaml")"#
+        )
+    );
 }

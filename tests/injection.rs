@@ -200,7 +200,7 @@ fn reference() -> String {
 /// Every file the reference fleet reads or names, from the repository.
 fn loader() -> MapLoader {
     let mut l = MapLoader::default();
-    for dir in ["vendor", "values", "apps"] {
+    for dir in ["vendor", "values", "apps", "patches"] {
         add_dir(&mut l, &common::root(), dir);
     }
     l

@@ -627,6 +627,15 @@ func talosctlJobs(dirs map[string]*clusterDir) []job {
 			if n.host != "" {
 				cands = append(cands, filepath.Join(d, "nodes", n.host+".yaml"))
 			}
+			// then the user's patches of the pool, in file-name order (src/apply/render.rs)
+			userDir := filepath.Join(d, "patches", "controlplane")
+			if !n.cp {
+				userDir = filepath.Join(d, "patches", "workers", n.pool)
+			}
+			if user, err := filepath.Glob(filepath.Join(userDir, "*.yaml")); err == nil {
+				sort.Strings(user)
+				cands = append(cands, user...)
+			}
 			var ps []patch
 			for _, c := range cands {
 				if b, err := os.ReadFile(c); err == nil {
@@ -791,6 +800,34 @@ func hclFuncs(baseDir string) map[string]function.Function {
 		"jsonencode": stdlib.JSONEncodeFunc,
 		"yamlencode": ctyyaml.YAMLEncodeFunc,
 		"tostring":   stdlib.MakeToFunc(cty.String),
+		"sort":       stdlib.SortFunc,
+		// fileset(path, pattern) as OpenTofu v1.11.5 has it (internal/lang/funcs/filesystem.go):
+		// the matching regular files, relative to path; a missing directory matches nothing.
+		"fileset": function.New(&function.Spec{
+			Params: []function.Parameter{{Name: "path", Type: cty.String}, {Name: "pattern", Type: cty.String}},
+			Type:   function.StaticReturnType(cty.Set(cty.String)),
+			Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+				dir := args[0].AsString()
+				if !filepath.IsAbs(dir) {
+					dir = filepath.Join(baseDir, dir)
+				}
+				matches, err := filepath.Glob(filepath.Join(dir, args[1].AsString()))
+				if err != nil {
+					return cty.NilVal, err
+				}
+				var vals []cty.Value
+				for _, m := range matches {
+					if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
+						r, _ := filepath.Rel(dir, m)
+						vals = append(vals, cty.StringVal(filepath.ToSlash(r)))
+					}
+				}
+				if len(vals) == 0 {
+					return cty.SetValEmpty(cty.String), nil
+				}
+				return cty.SetVal(vals), nil
+			},
+		}),
 		"file": function.New(&function.Spec{
 			Params: []function.Parameter{{Name: "path", Type: cty.String}},
 			Type:   function.StaticReturnType(cty.String),
@@ -1251,6 +1288,13 @@ func patchSources(a *hclsyntax.Attribute, ctx *hcl.EvalContext, n int) []string 
 					flat = append(flat, rel(filepath.Clean(v.AsString())))
 					return
 				}
+			}
+		case *hclsyntax.ForExpr: // the user's patches: one file per element
+			if v, d := x.Value(ctx); !d.HasErrors() && v.CanIterateElements() {
+				for j := 0; j < v.LengthInt(); j++ {
+					flat = append(flat, fmt.Sprintf("user patch %d", j+1))
+				}
+				return
 			}
 		case *hclsyntax.TupleConsExpr:
 			for _, el := range x.Exprs {

@@ -83,6 +83,13 @@ pub fn node_patch_candidates(env: &str, cluster: &str, control_plane: bool, pool
     vec![format!("{dir}/common.yaml"), role, format!("{dir}/nodes/{host}.yaml")]
 }
 
+/// The directory of a pool's user patches (`emit::talos::patches`): its files, in name
+/// order, apply after [`node_patch_candidates`] (docs/talos.md, "Patches").
+pub fn pool_patch_dir(env: &str, cluster: &str, control_plane: bool, pool: &str) -> String {
+    let dir = talos_dir(env, cluster);
+    if control_plane { format!("{dir}/patches/controlplane/") } else { format!("{dir}/patches/workers/{pool}/") }
+}
+
 /// `argocd/<env>/<cluster>/bootstrap`: what `kubectl apply` takes, in file-name order (the
 /// `argocd-cm` health check, the admin project, then the root application: F7).
 pub fn argocd_bootstrap_dir(env: &str, cluster: &str) -> String {

@@ -133,6 +133,21 @@ pub fn render(
                 cmd = cmd.arg("--config-patch").arg(format!("@{}", display(&copy)));
             }
         }
+        // The user's patches of the node's pool, last (docs/talos.md, "Patches"): the checked
+        // bytes too, as private copies.
+        let user = layout::pool_patch_dir(&inp.target.env, cluster, cp, &node.pool);
+        let mine: Vec<String> =
+            inp.build.paths().filter(|p| p.starts_with(&user) && !p[user.len()..].contains('/')).map(str::to_owned).collect();
+        for p in mine {
+            let Some(bytes) = inp.build.get(&p) else { continue };
+            let name = format!("patch-{}", p.replace('/', "__"));
+            let copy = if work.file(&name).exists() {
+                work.file(&name)
+            } else {
+                work.write(&name, bytes).map_err(|e| s.failure(format!("cannot write a private file: {e}")))?
+            };
+            cmd = cmd.arg("--config-patch").arg(format!("@{}", display(&copy)));
+        }
         // Mode 0600 whatever talosctl did, also when it failed after writing.
         let ran = s.run(cmd.args(["--output", &display(&file), "--force"]));
         private(&mut s, &file)?;

@@ -11,6 +11,7 @@ mod downgrades;
 mod extensions;
 mod names;
 mod network;
+mod patches;
 mod quorum;
 mod references;
 mod runtimes;
@@ -43,6 +44,7 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     extensions::check(fleet, diags);
     cni::check(fleet, diags);
     talos::check(fleet, diags);
+    patches::check(fleet, diags);
     argocd::check(fleet, diags);
     capi::check(fleet, diags);
     tofu::check(fleet, diags);

@@ -435,6 +435,138 @@ excludes the system disk: `!system_disk && disk.size >= 100u * GB`.
     pool \"system\" ephemeral-min-size=\"100GB\"
 ";
 
+    PATCH_INVALID = "fleet::talos::patch-invalid", Error, None,
+    Some("a patch is what `talosctl --config-patch` takes: YAML documents, each the machine config (`machine:`/`cluster:`) or a named document with `apiVersion` and `kind` (docs/talos.md, \"Patches\")"),
+"## What it does
+Reports a `patch` file that is not a Talos strategic-merge patch: not YAML, or a document that
+is neither the machine config (a mapping with `machine` or `cluster`) nor a config document
+with a `kind`.
+
+## Why
+Every consumer of the patch (the OpenTofu talos provider, CABPT, talosctl) loads it with
+Talos's `configpatcher.LoadPatch` (siderolabs/talos v1.13.0,
+`pkg/machinery/config/configpatcher/load.go`), whose strict decoder refuses anything else; the
+failure would come at apply time, on one node.
+
+## Example
+    # patches/kubelet.yaml
+    kubelet:
+      extraArgs:
+        max-pods: \"150\"
+
+## Instead
+    machine:
+      kubelet:
+        extraArgs:
+          max-pods: \"150\"
+";
+
+    PATCH_JSON6902 = "fleet::talos::patch-json6902", Error, None,
+    Some("Talos applies RFC 6902 JSON patches to a single-document v1alpha1 config only, and fleetc's configs are multi-document: write the change as a strategic-merge patch (the YAML it should merge into), with `$patch: delete` to remove"),
+"## What it does
+Reports a `patch` file that is a list of `op:` entries (an RFC 6902 JSON patch).
+
+## Why
+Talos refuses a JSON patch on a multi-document config (siderolabs/talos v1.13.0,
+`pkg/machinery/config/configpatcher/apply.go`: JSON patches need the config as one v1alpha1
+document), and every config fleetc hands to Talos is multi-document (common, role, node
+documents). CABPT's README says the same for Talos 1.12 and later.
+
+## Example
+    - op: add
+      path: /machine/kubelet/extraArgs
+      value: {max-pods: \"150\"}
+
+## Instead
+    machine:
+      kubelet:
+        extraArgs:
+          max-pods: \"150\"
+";
+
+    PATCH_SCHEMA = "fleet::talos::patch-schema", Error, None,
+    Some("the patch must be valid for every Talos version it applies to; Talos's strict decoder refuses an unknown field when the config is loaded (schemas/talos/<version>/config.schema.json)"),
+"## What it does
+Checks every document of a `patch` against the Talos config schema of each Talos version the
+patched machines run (`schemas/talos/v1.12`, `v1.13`, `v1.14`, embedded in fleetc), and reports
+unknown fields, unknown document kinds and values of the wrong type, with the line and column
+in the patch file.
+
+## Why
+Talos loads patches with a strict decoder (`configloader/internal/decoder/decoder.go`,
+`KnownFields(true)`): an unknown field fails the machine's config at apply time. A field can
+also move between minors (Talos 1.14 moved `machine.install` out of `v1alpha1`), so a patch is
+checked against each version it reaches.
+
+## Example
+    machine:
+      kubelet:
+        extraArg:            # the field is `extraArgs`
+          max-pods: \"150\"
+
+## Instead
+    machine:
+      kubelet:
+        extraArgs:
+          max-pods: \"150\"
+";
+
+    PATCH_UNDOES_RULE = "fleet::talos::patch-undoes-rule", Error, None,
+    Some("a patch may not silently undo what fleetc enforces; if it is deliberate, say so on the `patch` line (`overrides=\"R21\"`) and the build warns instead"),
+"## What it does
+Reports a patch that changes what one of fleetc's rules fixes: discovery turned back on (R21),
+an installer image other than the pinned Image Factory one (R17), the install disk or the
+EPHEMERAL volume's disk named by device path (R15).
+
+## Why
+Patches apply after fleetc's own documents, so they win: a patch can quietly reintroduce the
+failure the rule exists for. A patch that means it says so with `overrides=`, and every build
+then warns, naming the rule (`fleet::talos::patch-override`).
+
+## Example
+    patch \"patches/discovery.yaml\"      # cluster.discovery.enabled: true
+
+## Instead
+    patch \"patches/discovery.yaml\" overrides=\"R21\"
+";
+
+    PATCH_OVERRIDE = "fleet::talos::patch-override", Warning, None,
+    Some("the `patch` line says `overrides=`: the rule's protection is off for the machines it reaches"),
+"## What it does
+Warns, at every build, that a patch undoes one of fleetc's rules and says so with `overrides=`.
+
+## Why
+The override is deliberate, but a reviewer of each change should still see that the rule no
+longer holds for these machines.
+
+## Example
+    patch \"patches/discovery.yaml\" overrides=\"R21\"
+
+## Instead
+Remove the patch (or the part of it that undoes the rule) when the reason is gone.
+";
+
+    PATCH_SECRET = "fleet::talos::patch-secret", Error, Some("R14"),
+    Some("the cluster's identity comes from the sealed secrets bundle at apply time (R14) and credentials from sealed inputs (F11); a patch is committed and copied into out/, so it never holds key material"),
+"## What it does
+Reports key material or a credential in a `patch`: the cluster's identity fields (`machine.ca`,
+`machine.token`, `cluster.ca`, `cluster.secret`, `cluster.token`, the encryption secrets, the
+service account key, the etcd and aggregator CAs, `cluster.id`) or a PEM private key anywhere.
+It cannot be overridden.
+
+## Why (R14, F11)
+The patch file is committed and fleetc copies it into out/, which is committed too. The
+identity is imported from the sealed bundle, never written in a file (R14).
+
+## Example
+    cluster:
+      secret: c2VjcmV0
+
+## Instead
+Leave the identity to the sealed bundle (`fleetc secrets import`); put credentials in a sealed
+input.
+";
+
     ADDON_KEY_MATERIAL = "fleet::talos::addon-key-material", Error, Some("R20"),
     Some("a manifest embedded in the machine config must render the same every time and carry no credential: generated keys differ at every render, so the config never converges (R20), and credentials join the cluster at apply time from a sealed input (F11)"),
 "## What it does

@@ -177,17 +177,60 @@ struct Report<'a> {
     source: Option<Window<'a>>,
     /// `file:line:column` when the place cannot be shown in a snippet.
     place: Option<String>,
+    /// Related places in another file than the primary one (a patch file's diagnostic and
+    /// the `patch` line of fleet.kdl), each shown as its own snippet after the report.
+    elsewhere: Vec<Elsewhere<'a>>,
+}
+
+/// A related place in another source file.
+struct Elsewhere<'a> {
+    text: &'a str,
+    source: Window<'a>,
+    span: Span,
+}
+
+impl std::fmt::Debug for Elsewhere<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.text)
+    }
+}
+
+impl std::fmt::Display for Elsewhere<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.text)
+    }
+}
+
+impl std::error::Error for Elsewhere<'_> {}
+
+impl miette::Diagnostic for Elsewhere<'_> {
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(miette::Severity::Advice)
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.source)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let l = LabeledSpan::new_primary_with_span(None, SourceSpan::new(self.span.start.into(), self.span.len));
+        Some(Box::new(std::iter::once(l)))
+    }
 }
 
 impl<'a> Report<'a> {
     fn new(diag: &'a Diagnostic, sources: &'a Sources) -> Self {
-        let Some(s) = diag.span else { return Report { diag, source: None, place: None } };
+        let Some(s) = diag.span else { return Report { diag, source: None, place: None, elsewhere: Vec::new() } };
         let file = sources.get(s.file);
+        let elsewhere = diag
+            .related
+            .iter()
+            .filter(|(r, _)| r.file != s.file && showable(sources.get(r.file), *r))
+            .map(|(r, text)| Elsewhere { text, source: Window { file: sources.get(r.file) }, span: *r })
+            .collect();
         if showable(file, s) {
-            Report { diag, source: Some(Window { file }), place: None }
+            Report { diag, source: Some(Window { file }), place: None, elsewhere }
         } else {
             let (line, col) = sources.line_col(s.file, s.start);
-            Report { diag, source: None, place: Some(format!("{}:{line}:{col}", file.name)) }
+            Report { diag, source: None, place: Some(format!("{}:{line}:{col}", file.name)), elsewhere }
         }
     }
 }
@@ -225,6 +268,12 @@ impl miette::Diagnostic for Report<'_> {
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
         self.source.as_ref().map(|s| s as &dyn miette::SourceCode)
+    }
+    fn related<'b>(&'b self) -> Option<Box<dyn Iterator<Item = &'b dyn miette::Diagnostic> + 'b>> {
+        if self.elsewhere.is_empty() {
+            return None;
+        }
+        Some(Box::new(self.elsewhere.iter().map(|e| e as &dyn miette::Diagnostic)))
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let file = self.source.as_ref()?.file;

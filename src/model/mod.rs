@@ -7,6 +7,7 @@
 //! `check` can point at them.
 
 pub mod k8s;
+pub mod patch;
 mod resolve;
 pub use resolve::MAX_CLUSTER_NODES;
 pub mod values;
@@ -16,6 +17,7 @@ use std::net::Ipv4Addr;
 
 use crate::diag::Span;
 pub use crate::diag::Spanned;
+pub use patch::{Patch, PatchLevel};
 pub use resolve::{Loader, resolve};
 pub use values::{ApplyMode, Bytes, Ipv4Net, Ipv4Range, Runtime, TaintEffect, Version};
 
@@ -471,6 +473,9 @@ pub struct Pool {
     pub labels: BTreeMap<String, Spanned<String>>,
     pub taints: Vec<Taint>,
     pub machines: Vec<Machine>,
+    /// The user's Talos patches for this pool's machines, in the order they apply (fleet →
+    /// environment → cluster → role → pool), after fleetc's own documents.
+    pub patches: Vec<Patch>,
     pub former_name: Option<Spanned<String>>,
     /// A worker pool's own Kubernetes version, when it stays behind the control plane during
     /// a staged upgrade of a Cluster API managed cluster; `None` follows the cluster.

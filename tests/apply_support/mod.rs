@@ -69,7 +69,7 @@ impl Fixture {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("fleet");
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-        for d in ["vendor", "values", "apps"] {
+        for d in ["vendor", "values", "apps", "patches"] {
             if repo.join(d).is_dir() {
                 copy_dir(&repo.join(d), &root.join(d));
             }

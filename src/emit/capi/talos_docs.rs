@@ -67,6 +67,15 @@ pub fn role_documents(
     docs.common.docs.iter().chain(pool_docs.docs.iter()).map(render).collect()
 }
 
+/// The user's patches of `pool`, in apply order, as the bytes of their files in out/
+/// (`talos/<env>/<cluster>/patches/…`): each becomes one CABPT strategic patch, applied
+/// after fleetc's own with Talos's `configpatcher.LoadPatch` (CABPT v0.6.11
+/// `controllers/talosconfig_controller.go`).
+pub fn user_patches(fleet: &Fleet, env: &Environment, cluster: &Cluster, pool: &Pool) -> Result<Vec<String>, String> {
+    let docs = talos::cluster_documents(fleet, env, cluster).map_err(|e| e.0)?;
+    Ok(docs.pool_patches(pool).iter().map(|d| d.text.clone()).collect())
+}
+
 fn render(doc: &Document) -> Result<PatchDocument, String> {
     let name =
         serde_json::to_value(doc).map_err(|e| e.to_string())?.get("name").and_then(|n| n.as_str().map(str::to_owned));

@@ -230,6 +230,8 @@ impl Ctx<'_> {
             ] } } });
             patches.push(crate::emit::yaml::to_yaml(&vip).map_err(|e| EmitError(e.to_string()))?);
         }
+        // The user's patches last, each file one strategic patch (docs/talos.md, "Patches").
+        patches.extend(super::talos_docs::user_patches(self.fleet, self.env, self.cluster, pool).map_err(EmitError)?);
         // `cluster.externalCloudProvider` (the kubelet waits for the cloud controller manager,
         // which sets the providerID, R25, F8) and the Talos CCM's Talos API access are in the
         // role documents already: `talos::cloud_controllers` reads them off the add-ons.

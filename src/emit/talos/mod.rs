@@ -17,6 +17,7 @@
 
 pub mod addons;
 pub mod document;
+pub mod patches;
 pub mod runtime;
 
 use std::collections::BTreeMap;
@@ -78,12 +79,23 @@ pub struct TalosDocs {
     pub nodes: BTreeMap<String, DocSet>,
     /// Which way kube-proxy went, and why (F12).
     pub kube_proxy: KubeProxy,
+    /// The user's patches of each pool, by pool name (`cp` for the control plane), in apply
+    /// order; their bytes are the patch files' ([`patches`]).
+    pub patches: BTreeMap<String, Vec<DocSet>>,
 }
 
 impl TalosDocs {
     /// Every file, in a stable order.
     pub fn files(&self) -> impl Iterator<Item = &DocSet> {
-        [&self.common, &self.controlplane].into_iter().chain(self.workers.values()).chain(self.nodes.values())
+        [&self.common, &self.controlplane]
+            .into_iter()
+            .chain(self.workers.values())
+            .chain(self.nodes.values())
+            .chain(self.patches.values().flatten())
+    }
+    /// A pool's own patches, in apply order (empty when it has none).
+    pub fn pool_patches(&self, pool: &Pool) -> &[DocSet] {
+        self.patches.get(&pool.name.value).map_or(&[], Vec::as_slice)
     }
     /// The role-and-pool file of a pool: `controlplane.yaml` or `workers/<pool>.yaml`.
     pub fn pool(&self, pool: &Pool) -> Option<&DocSet> {
@@ -158,7 +170,11 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
             }
         }
     }
-    Ok(TalosDocs { dir, common, controlplane, workers, nodes, kube_proxy })
+    let mut user_patches = BTreeMap::new();
+    for pool in cluster.pools().filter(|p| !p.patches.is_empty()) {
+        user_patches.insert(pool.name.value.clone(), patches::pool_patches(&dir, pool)?);
+    }
+    Ok(TalosDocs { dir, common, controlplane, workers, nodes, kube_proxy, patches: user_patches })
 }
 
 /// The certificate SANs of machines and of the API server: the API endpoint and the gateway

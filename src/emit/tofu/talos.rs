@@ -64,7 +64,8 @@ fn node_ty() -> Expr {
 }
 
 /// The Talos documents of a node, in the order they patch the generated config: the
-/// cluster's common document, the role's, the node's own, then extra patches.
+/// cluster's common document, the role's, the node's own, then the user's patches of the
+/// node's pool.
 fn patches(role: &str, hostname: Expr) -> Expr {
     let doc = |name: Expr| Expr::call("file", [name]);
     let dir = |rest: Vec<Part>| {
@@ -83,11 +84,37 @@ fn patches(role: &str, hostname: Expr) -> Expr {
     } else {
         dir(vec![Part::L(format!("{role}.yaml"))])
     };
-    Expr::List(vec![
+    let hostname_for_patches = hostname.clone();
+    let mut list = vec![
         doc(dir(vec![Part::L("common.yaml".into())])),
         doc(role_doc),
         doc(dir(vec![Part::L("nodes/".into()), Part::E(hostname), Part::L(".yaml".into())])),
-    ])
+    ];
+    // The user's patches last, in file-name order (docs/talos.md, "Patches"); a pool with
+    // none has no directory, and `fileset` of a missing directory is empty (OpenTofu v1.11.5
+    // `internal/lang/funcs/filesystem.go`, `doublestar.FilepathGlob`).
+    let user_dir = |rest: Vec<Part>| {
+        let mut parts = if role == "worker" {
+            vec![
+                Part::L("patches/workers/".into()),
+                Part::E(idx_expr("var.worker_pools", hostname_for_patches.clone(), &[])),
+            ]
+        } else {
+            vec![Part::L("patches/controlplane".into())]
+        };
+        parts.extend(rest);
+        dir(parts)
+    };
+    let user = Expr::For(Box::new(crate::emit::hcl::ForExpr {
+        key_var: None,
+        value_var: "f".into(),
+        collection: Expr::call("sort", [Expr::call("fileset", [user_dir(Vec::new()), Expr::from("*.yaml")])]),
+        key: None,
+        value: doc(user_dir(vec![Part::L("/".into()), Part::E(r("f"))])),
+        cond: None,
+    }));
+    let parts = vec![Expr::List(std::mem::take(&mut list)), user];
+    Expr::call("concat", parts)
 }
 
 pub(super) fn module_for(cp: usize) -> Module {

@@ -4,6 +4,7 @@
 
 mod duplicates;
 mod inherit;
+mod patches;
 mod reader;
 
 use std::collections::BTreeMap;
@@ -13,7 +14,7 @@ use reader::{Reader, missing, unknown_child};
 
 use super::values;
 use super::*;
-use crate::diag::{Diagnostic, Diagnostics, Span, codes};
+use crate::diag::{Diagnostic, Diagnostics, Sources, Span, codes};
 use crate::syntax::{Node, ValueKind};
 
 /// Reads files that fleet.kdl references, by their path relative to the fleet's directory.
@@ -30,7 +31,9 @@ pub trait Loader {
 
 /// Resolves the parsed `fleet.kdl` into a [`Fleet`]. Returns `None` when the fleet is too
 /// broken to build a model; every problem is in `diags` either way.
-pub fn resolve(nodes: &[Node], loader: &dyn Loader, diags: &mut Diagnostics) -> Option<Fleet> {
+/// Files fleet.kdl references that diagnostics point into (Talos patches) are added to
+/// `sources`.
+pub fn resolve(nodes: &[Node], loader: &dyn Loader, sources: &mut Sources, diags: &mut Diagnostics) -> Option<Fleet> {
     let mut fleet_node = None;
     for n in nodes {
         if n.name.value == "fleet" && fleet_node.is_none() {
@@ -55,7 +58,15 @@ pub fn resolve(nodes: &[Node], loader: &dyn Loader, diags: &mut Diagnostics) -> 
         );
         return None;
     };
-    Resolver { loader, diags, cycle_reported: false }.fleet(node)
+    Resolver {
+        loader,
+        diags,
+        cycle_reported: false,
+        sources,
+        patch_files: BTreeMap::new(),
+        patch_level: PatchLevel::Fleet,
+    }
+    .fleet(node)
 }
 
 struct Resolver<'a> {
@@ -63,6 +74,11 @@ struct Resolver<'a> {
     diags: &'a mut Diagnostics,
     /// An inheritance circle is reported once, not once per environment on it.
     cycle_reported: bool,
+    sources: &'a mut Sources,
+    /// Every patch file read so far, once (`None`: it could not be used, already reported).
+    patch_files: BTreeMap<String, Option<std::sync::Arc<patch::PatchFile>>>,
+    /// The level whose children are being read, for the `patch`es among them.
+    patch_level: PatchLevel,
 }
 
 /// Settings that inherit fleet → environment → cluster (the nearest wins).
@@ -83,6 +99,8 @@ struct Settings {
     broken: std::collections::BTreeSet<&'static str>,
     /// Where `cni "default"` was written, when it was.
     cni_default: Option<Span>,
+    /// Talos patches, accumulated level by level (every level's apply, in order).
+    patches: Vec<Patch>,
 }
 
 /// Pool values that inherit fleet → environment → cluster → pool.
@@ -111,6 +129,7 @@ const SETTINGS: &[&str] = &[
     "pod-cidr",
     "service-cidr",
     "pool-defaults",
+    "patch",
 ];
 
 const POOL_PROPS: &[&str] = &[
@@ -171,6 +190,7 @@ impl Resolver<'_> {
         let mut addons: BTreeMap<String, Addon> = BTreeMap::new();
         let mut env_nodes: Vec<&Node> = Vec::new();
         let mut unresolved = std::collections::BTreeSet::new();
+        self.patch_level = PatchLevel::Fleet;
         for child in node.children() {
             // A repeat is reported on the tree (`duplicates`) and not read: the first counts.
             if duplicates::is_repeat(child, node.children()) {
@@ -342,6 +362,10 @@ impl Resolver<'_> {
                 let r = Reader::new(node, POOL_DEFAULT_PROPS, d);
                 self.pool_values(&r, &mut s.pool);
                 r.finish(false, self.diags);
+            }
+            "patch" => {
+                let level = self.patch_level;
+                s.patches.extend(self.patch(node, level));
             }
             _ => return false,
         }
@@ -570,6 +594,7 @@ impl Resolver<'_> {
         let mut secrets = Vec::new();
         let mut cluster_nodes = Vec::new();
         let mut app_nodes: Vec<&Node> = Vec::new();
+        self.patch_level = PatchLevel::Environment;
         for child in node.children() {
             // A repeat is reported on the tree (`duplicates`) and not read: the first counts.
             if duplicates::is_repeat(child, node.children()) {
@@ -989,6 +1014,7 @@ impl Resolver<'_> {
         let mut ip_pool = None;
         let mut sealed = Vec::new();
         let mut endpoint_written = false;
+        self.patch_level = PatchLevel::Cluster;
         for child in node.children() {
             // A repeat is reported on the tree (`duplicates`) and not read: the first counts.
             if duplicates::is_repeat(child, node.children()) {
@@ -1101,7 +1127,7 @@ impl Resolver<'_> {
             None
         });
         let control_plane = match cp_node {
-            Some(n) => self.pool(n, Role::ControlPlane, &name.value, &s.pool),
+            Some(n) => self.pool(n, Role::ControlPlane, &name.value, &s.pool, &s.patches),
             None => {
                 self.diags.push(missing(node, "a `control-plane`").help("`control-plane count=3 size=\"…\"` (R29)"));
                 None
@@ -1109,7 +1135,7 @@ impl Resolver<'_> {
         };
         let mut workers = Vec::new();
         for p in pool_nodes {
-            if let Some(pool) = self.pool(p, Role::Worker, &name.value, &s.pool) {
+            if let Some(pool) = self.pool(p, Role::Worker, &name.value, &s.pool, &s.patches) {
                 workers.push(pool);
             }
         }
@@ -1143,7 +1169,14 @@ impl Resolver<'_> {
         })
     }
 
-    fn pool(&mut self, node: &Node, role: Role, cluster: &str, inherited: &PoolDefaults) -> Option<Pool> {
+    fn pool(
+        &mut self,
+        node: &Node,
+        role: Role,
+        cluster: &str,
+        inherited: &PoolDefaults,
+        inherited_patches: &[Patch],
+    ) -> Option<Pool> {
         let props: &'static [&'static str] =
             if role == Role::ControlPlane { &POOL_PROPS[..POOL_PROPS.len()] } else { POOL_PROPS };
         let mut r = Reader::new(node, props, self.diags);
@@ -1195,7 +1228,15 @@ impl Resolver<'_> {
         let mut taint_keys: BTreeMap<(String, TaintEffect), Span> = BTreeMap::new();
         let mut taints = Vec::new();
         let mut addresses: Option<Vec<Spanned<Ipv4Addr>>> = None;
+        let mut patches = inherited_patches.to_vec();
+        // The control plane's block is its role's and its pool's at once.
+        let level = if role == Role::ControlPlane { PatchLevel::Role } else { PatchLevel::Pool };
         for child in node.children() {
+            if child.name.value == "patch" {
+                patches.extend(self.patch(child, level));
+                continue;
+            }
+            let d = &mut *self.diags;
             match child.name.value.as_str() {
                 "label" => {
                     let mut r = Reader::new(child, &[], d);
@@ -1259,9 +1300,10 @@ impl Resolver<'_> {
                     addresses = Some(r.rest_str(d, "node addresses").iter().filter_map(|s| parse_ip(s, d)).collect());
                     r.finish(false, d);
                 }
-                _ => unknown_child(child, &node.name.value, &["label", "taint", "addresses"], d),
+                _ => unknown_child(child, &node.name.value, &["label", "taint", "addresses", "patch"], d),
             }
         }
+        let d = &mut *self.diags;
         let head = node.head_span();
         let need = |v: Option<Spanned<String>>, what: &str, d: &mut Diagnostics| {
             v.or_else(|| {
@@ -1314,6 +1356,7 @@ impl Resolver<'_> {
             labels,
             taints,
             machines,
+            patches,
             former_name,
             kubernetes: kubernetes.filter(|_| role == Role::Worker),
             span: head,

@@ -273,6 +273,18 @@ fn pool_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, cluster: &Cluster
             join(pool.machines.iter().map(|m| format!("{}@{}", m.hostname, px.placement(m.index)))),
         );
     }
+    // The user's Talos patches (a file and its content's digest): what they change is read off
+    // the pool's patch files under out/talos, like any other Talos field.
+    put(
+        f,
+        &s,
+        "patches",
+        join(
+            pool.patches
+                .iter()
+                .map(|p| format!("{}@{}", p.path.value, &crate::digest::sha256_hex(p.file.text.as_bytes())[..12])),
+        ),
+    );
 }
 
 fn cluster_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, c: &Cluster) {

@@ -1,0 +1,249 @@
+//! The user's Talos patches (`patch "…"`): every document is checked against the Talos config
+//! schema of each Talos version it reaches (`schemas/talos/<minor>/config.schema.json`,
+//! embedded), and against the rules fleetc enforces, which a patch could otherwise undo (it
+//! applies after fleetc's own documents): discovery off (R21), the pinned installer (R17),
+//! disks selected by size (R15), and no key material (R14, F11). A patch that says
+//! `overrides="R…"` turns the first three into a warning naming the rule; key material is
+//! never accepted. Diagnostics point into the patch file, with the `patch` line as related.
+
+use std::collections::BTreeMap;
+
+use jsonschema::error::ValidationErrorKind;
+use serde_json::{Value, json};
+
+use crate::diag::{Diagnostic, Diagnostics, codes};
+use crate::model::patch::PatchDocument;
+use crate::model::{Cluster, Fleet, Patch, Version};
+
+/// The Talos config schemas fleetc carries, by minor (produced by `oracles/schemas/produce`,
+/// provenance in schemas/README.md).
+const SCHEMAS: &[((u32, u32), &str)] = &[
+    ((1, 12), include_str!("../../schemas/talos/v1.12/config.schema.json")),
+    ((1, 13), include_str!("../../schemas/talos/v1.13/config.schema.json")),
+    ((1, 14), include_str!("../../schemas/talos/v1.14/config.schema.json")),
+];
+
+/// The v1alpha1 fields that hold the cluster's identity or a credential (R14): they come
+/// from the sealed secrets bundle at apply time.
+const SECRET_FIELDS: &[&str] = &[
+    "/machine/ca",
+    "/machine/token",
+    "/cluster/id",
+    "/cluster/secret",
+    "/cluster/token",
+    "/cluster/ca",
+    "/cluster/aggregatorCA",
+    "/cluster/serviceAccount",
+    "/cluster/aescbcEncryptionSecret",
+    "/cluster/secretboxEncryptionSecret",
+    "/cluster/etcd/ca",
+];
+
+/// One minor's schema: its definitions and a validator per document kind, built on first use.
+struct Schema {
+    defs: Value,
+    by_kind: BTreeMap<String, Option<jsonschema::Validator>>,
+}
+
+impl Schema {
+    fn load(minor: (u32, u32)) -> Option<Schema> {
+        let text = SCHEMAS.iter().find(|(m, _)| *m == minor)?.1;
+        let schema: Value = serde_json::from_str(text).ok()?;
+        Some(Schema { defs: schema.get("$defs")?.clone(), by_kind: BTreeMap::new() })
+    }
+    /// The validator of a document kind (`v1alpha1` for the machine config), `None` when
+    /// this Talos version has no such document.
+    fn validator(&mut self, kind: &str) -> Option<&jsonschema::Validator> {
+        let defs = &self.defs;
+        self.by_kind
+            .entry(kind.to_owned())
+            .or_insert_with(|| {
+                let def = if kind == "v1alpha1" {
+                    Some("v1alpha1.Config".to_owned())
+                } else {
+                    defs.as_object()?.iter().find_map(|(name, d)| {
+                        let kinds = d.pointer("/properties/kind/enum")?.as_array()?;
+                        kinds.iter().any(|k| k == kind).then(|| name.clone())
+                    })
+                }?;
+                jsonschema::validator_for(&json!({"$defs": defs, "$ref": format!("#/$defs/{def}")})).ok()
+            })
+            .as_ref()
+    }
+}
+
+pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
+    let mut schemas: BTreeMap<(u32, u32), Option<Schema>> = BTreeMap::new();
+    for (_, cluster) in fleet.clusters() {
+        let talos = cluster.talos.value;
+        let schema = schemas.entry(talos.minor_version()).or_insert_with(|| Schema::load(talos.minor_version()));
+        for pool in cluster.pools() {
+            for patch in &pool.patches {
+                for doc in &patch.file.documents {
+                    if let Some(schema) = schema.as_mut() {
+                        check_schema(patch, doc, talos, schema, diags);
+                    }
+                    check_rules(patch, doc, cluster, diags);
+                }
+            }
+        }
+    }
+}
+
+/// `/machine/install/image` → `machine.install.image`
+fn dotted(pointer: &str) -> String {
+    pointer.trim_start_matches('/').replace('/', ".").replace("~1", "/").replace("~0", "~")
+}
+
+/// The document without the `$patch` directives Talos's loader accepts in a patch
+/// (`configloader.WithAllowPatchDelete`), which are no config fields.
+fn without_directives(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter().filter(|(k, _)| *k != "$patch").map(|(k, v)| (k.clone(), without_directives(v))).collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(without_directives).collect()),
+        other => other.clone(),
+    }
+}
+
+fn check_schema(patch: &Patch, doc: &PatchDocument, talos: Version, schema: &mut Schema, diags: &mut Diagnostics) {
+    let version = format!("v{}.{}", talos.major, talos.minor);
+    let kind = doc.kind().to_owned();
+    let Some(validator) = schema.validator(&kind) else {
+        diags.push(
+            Diagnostic::new(&codes::PATCH_SCHEMA, format!("Talos {version} has no config document `{kind}`"))
+                .at(doc.place("/kind"))
+                .label("unknown kind")
+                .related(patch.span, "patch used here"),
+        );
+        return;
+    };
+    // A named document deleted as a whole carries only what names it.
+    if doc.value.get("$patch").and_then(Value::as_str) == Some("delete") && kind != "v1alpha1" {
+        return;
+    }
+    let value = without_directives(&doc.value);
+    for e in validator.iter_errors(&value) {
+        let at = e.instance_path().to_string();
+        let (span, message, label) = match e.kind() {
+            ValidationErrorKind::AdditionalProperties { unexpected } => {
+                let field = unexpected.first().cloned().unwrap_or_default();
+                let p = format!("{at}/{}", field.replace('~', "~0").replace('/', "~1"));
+                let what = if kind == "v1alpha1" { "the machine config" } else { &kind };
+                (
+                    doc.key_place(&p),
+                    format!("`{}` is not a field of {what} in Talos {version}", dotted(&p)),
+                    "unknown field",
+                )
+            }
+            _ => {
+                let field = if at.is_empty() { kind.clone() } else { dotted(&at) };
+                (doc.place(&at), format!("`{field}` is not valid for Talos {version}: {e}"), "invalid here")
+            }
+        };
+        diags.push(
+            Diagnostic::new(&codes::PATCH_SCHEMA, message).at(span).label(label).related(patch.span, "patch used here"),
+        );
+    }
+}
+
+fn check_rules(patch: &Patch, doc: &PatchDocument, cluster: &Cluster, diags: &mut Diagnostics) {
+    let v = &doc.value;
+    let mut undone: Vec<(&str, String, String)> = Vec::new(); // (rule, pointer, what)
+    if doc.kind() == "v1alpha1" {
+        if !cluster.discovery.value {
+            for (p, on) in [
+                ("/cluster/discovery/enabled", true),
+                ("/cluster/discovery/registries/service/disabled", false),
+                ("/cluster/discovery/registries/kubernetes/disabled", false),
+            ] {
+                if v.pointer(p).and_then(Value::as_bool) == Some(on) {
+                    undone.push(("R21", p.into(), "turns discovery back on".into()));
+                }
+            }
+        }
+        if v.pointer("/machine/install/image").is_some() {
+            undone.push(("R17", "/machine/install/image".into(), "replaces the pinned Image Factory installer".into()));
+        }
+        if v.pointer("/machine/install/disk").is_some() {
+            undone.push(("R15", "/machine/install/disk".into(), "names the install disk by device path".into()));
+        }
+        for p in SECRET_FIELDS {
+            if v.pointer(p).is_some() {
+                secret(patch, doc, p, "holds the cluster's identity", diags);
+            }
+        }
+    }
+    if doc.kind() == "VolumeConfig"
+        && v.get("name").and_then(Value::as_str) == Some("EPHEMERAL")
+        && let Some(m) = v.pointer("/provisioning/diskSelector/match").and_then(Value::as_str)
+        && (m.contains("dev_path") || m.contains("/dev/"))
+    {
+        undone.push((
+            "R15",
+            "/provisioning/diskSelector/match".into(),
+            "selects the EPHEMERAL volume's disk by device path".into(),
+        ));
+    }
+    for (p, s) in strings(v, String::new()) {
+        if s.contains("PRIVATE KEY-----") {
+            secret(patch, doc, &p, "holds a PEM private key", diags);
+        }
+    }
+    for (rule, p, what) in undone {
+        let field = dotted(&p);
+        let d = if patch.overrides(rule) {
+            Diagnostic::new(
+                &codes::PATCH_OVERRIDE,
+                format!("`{}` {what} (`{field}`): {rule} is overridden", patch.path.value),
+            )
+            .label(format!("undoes {rule}"))
+            .related(patch.overrides.iter().find(|o| o.value == rule).map_or(patch.span, |o| o.span), "overridden here")
+        } else {
+            Diagnostic::new(
+                &codes::PATCH_UNDOES_RULE,
+                format!("`{}` {what} (`{field}`), undoing {rule}", patch.path.value),
+            )
+            .label(format!("undoes {rule}"))
+            .related(patch.span, "patch used here")
+            .help(format!(
+                "{}; if it is deliberate, write `overrides=\"{rule}\"` on the `patch` line",
+                rule_reason(rule)
+            ))
+        };
+        diags.push(d.at(doc.place(&p)));
+    }
+}
+
+fn rule_reason(rule: &str) -> &'static str {
+    match rule {
+        "R21" => "discovery announces the cluster's members to a hosted service, and fleetc keeps it off (R21)",
+        "R17" => "the standard installer removes the schematic's extensions from every node at the next upgrade (R17)",
+        _ => {
+            "device paths change with attach order and then name the system disk; fleetc selects disks by size (R15, F5)"
+        }
+    }
+}
+
+fn secret(patch: &Patch, doc: &PatchDocument, pointer: &str, what: &str, diags: &mut Diagnostics) {
+    diags.push(
+        Diagnostic::new(&codes::PATCH_SECRET, format!("`{}` {what} (`{}`)", patch.path.value, dotted(pointer)))
+            .at(doc.place(pointer))
+            .label("key material")
+            .related(patch.span, "patch used here"),
+    );
+}
+
+/// Every string of a document with its JSON pointer.
+fn strings(v: &Value, at: String) -> Vec<(String, String)> {
+    match v {
+        Value::String(s) => vec![(at, s.clone())],
+        Value::Array(a) => a.iter().enumerate().flat_map(|(i, x)| strings(x, format!("{at}/{i}"))).collect(),
+        Value::Object(m) => m
+            .iter()
+            .flat_map(|(k, x)| strings(x, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1"))))
+            .collect(),
+        _ => Vec::new(),
+    }
+}

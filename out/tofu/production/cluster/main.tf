@@ -33,6 +33,7 @@ module "main" {
 
   cluster_name       = "main"
   cluster_endpoint   = var.clusters["main"].endpoint
+  kubernetes_api     = var.clusters["main"].kubernetes_api
   talos_version      = var.clusters["main"].talos_version
   kubernetes_version = var.clusters["main"].kubernetes_version
   apply_mode         = coalesce(var.apply_mode, var.clusters["main"].apply_mode)

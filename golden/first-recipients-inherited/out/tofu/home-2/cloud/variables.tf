@@ -5,9 +5,9 @@ variable "proxmox_endpoint" {
   type        = string
 }
 
-variable "node_name" {
-  description = "The Proxmox node VMs are created on."
-  type        = string
+variable "proxmox_insecure" {
+  description = "Accept the API's self-signed certificate (fleet.kdl `insecure`); else give its CA in SSL_CERT_FILE."
+  type        = bool
 }
 
 variable "bridge" {
@@ -46,8 +46,22 @@ variable "dns_servers" {
 }
 
 variable "images" {
-  description = "Image Factory disk image URLs by image name (R22)."
-  type        = map(string)
+  description = "Image Factory disk images per node, keyed `<node>/<image name>` (R22)."
+  type = map(object({
+    node_name = string
+    image     = string
+    url       = string
+  }))
+}
+
+variable "templates" {
+  description = "The VM templates Cluster API clones, by name (model::VmTemplate)."
+  type = map(object({
+    node_name   = string
+    image       = string
+    tags        = list(string)
+    guest_agent = bool
+  }))
 }
 
 variable "clusters" {
@@ -55,7 +69,9 @@ variable "clusters" {
   type = map(object({
     control_plane = list(object({
       hostname       = string
+      node_name      = string
       address        = string
+      guest_agent    = bool
       cores          = number
       memory_mib     = number
       image          = string
@@ -64,7 +80,9 @@ variable "clusters" {
     }))
     workers = map(object({
       hostname       = string
+      node_name      = string
       address        = string
+      guest_agent    = bool
       cores          = number
       memory_mib     = number
       image          = string

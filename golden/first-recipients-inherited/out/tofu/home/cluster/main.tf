@@ -25,7 +25,7 @@ locals {
 # R14: the secrets bundle is imported from the sealed input, decrypted at apply time.
 import {
   to = module.k8s.talos_machine_secrets.this
-  id = var.talos_secrets_files["k8s"]
+  id = lookup(var.talos_secrets_files, "k8s", "no bundle given for cluster k8s (R14: set talos_secrets_files, as fleetc apply does)")
 }
 
 module "k8s" {
@@ -33,6 +33,7 @@ module "k8s" {
 
   cluster_name       = "k8s"
   cluster_endpoint   = var.clusters["k8s"].endpoint
+  kubernetes_api     = var.clusters["k8s"].kubernetes_api
   talos_version      = var.clusters["k8s"].talos_version
   kubernetes_version = var.clusters["k8s"].kubernetes_version
   apply_mode         = coalesce(var.apply_mode, var.clusters["k8s"].apply_mode)

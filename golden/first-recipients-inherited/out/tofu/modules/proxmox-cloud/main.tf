@@ -2,13 +2,15 @@
 
 # R22: Proxmox downloads the schematic's image from the Image Factory at apply time (a network
 # operation of tofu, not of fleetc); the name carries the schematic and the Talos version.
+# N3: the factory serves qcow2 (`nocloud-amd64.qcow2`) and the file is stored as `.qcow2` in the
+# `import` content type, whose extension tells Proxmox VE the source format on import.
 resource "proxmox_download_file" "image" {
   for_each     = var.images
   content_type = "import"
   datastore_id = var.datastore
-  node_name    = var.node_name
-  url          = each.value
-  file_name    = "${each.key}.qcow2"
+  node_name    = each.value.node_name
+  url          = each.value.url
+  file_name    = "${each.value.image}.qcow2"
   overwrite    = false
 }
 
@@ -17,4 +19,52 @@ resource "proxmox_download_file" "image" {
 moved {
   from = proxmox_virtual_environment_download_file.image
   to   = proxmox_download_file.image
+}
+
+locals {
+  image_ids = { for k, f in proxmox_download_file.image : k => "${f.datastore_id}:${f.content_type}/${f.file_name}" }
+}
+
+# capi-argocd R2: the VM templates the ProxmoxMachineTemplates select (CAPMOX v0.9.0
+# FindVMTemplateByTags: a VM with template=1 whose tag set is exactly these tags, one in the
+# whole Proxmox VE cluster). Cluster API clones them; CAPMOX sets cores, memory, the boot
+# volume's size and the NoCloud data of each clone.
+resource "proxmox_virtual_environment_vm" "template" {
+  for_each            = var.templates
+  name                = each.key
+  node_name           = each.value.node_name
+  tags                = each.value.tags
+  template            = true
+  started             = false
+  on_boot             = false
+  migrate             = true
+  reboot_after_update = false
+
+  cpu {
+    cores = 1
+    type  = "host"
+  }
+  memory {
+    dedicated = 2048
+  }
+  operating_system {
+    type = "l26"
+  }
+  agent {
+    enabled = each.value.guest_agent
+  }
+  network_device {
+    bridge = var.bridge
+  }
+  disk {
+    datastore_id = var.template_datastore
+    import_from  = local.image_ids["${each.value.node_name}/${each.value.image}"]
+    interface    = "scsi0"
+    file_format  = "raw"
+    size         = 10
+  }
+
+  lifecycle {
+    ignore_changes = [disk[0].file_id, disk[0].import_from]
+  }
 }

@@ -3,11 +3,17 @@
 # F3: one block per control-plane node, each after the previous one, so that a change to the
 # VMs reaches one control-plane node at a time (R29).
 resource "proxmox_virtual_environment_vm" "cp_1" {
-  name            = var.control_plane[0].hostname
-  node_name       = var.node_name
+  name = var.control_plane[0].hostname
+  # Placement: fleet.kdl's `nodes`, round robin in machine order (model::Proxmox::placement).
+  node_name       = var.control_plane[0].node_name
   tags            = ["talos", "controlplane"]
   on_boot         = true
   stop_on_destroy = true
+  # A new PVE node migrates the VM live instead of replacing it; a change that needs a reboot
+  # waits for the VM's next one (`fleetc upgrade` reboots one node at a time) rather than
+  # rebooting every VM of the apply at once (emit::tofu::arguments).
+  migrate             = true
+  reboot_after_update = false
 
   cpu {
     cores = var.control_plane[0].cores
@@ -19,6 +25,10 @@ resource "proxmox_virtual_environment_vm" "cp_1" {
   operating_system {
     type = "l26"
   }
+  # On when the schematic carries siderolabs/qemu-guest-agent (model::Schematic::has_guest_agent).
+  agent {
+    enabled = var.control_plane[0].guest_agent
+  }
   network_device {
     bridge = var.bridge
   }
@@ -26,7 +36,7 @@ resource "proxmox_virtual_environment_vm" "cp_1" {
   # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
   disk {
     datastore_id = var.datastore
-    import_from  = var.image_ids[var.control_plane[0].image]
+    import_from  = var.image_ids["${var.control_plane[0].node_name}/${var.control_plane[0].image}"]
     interface    = "scsi0"
     file_format  = "raw"
     size         = var.control_plane[0].system_disk_gb
@@ -54,18 +64,24 @@ resource "proxmox_virtual_environment_vm" "cp_1" {
 
   # F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS
   # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
-  # `import_from` were built with.
+  # `import_from` were built with. One table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
     ignore_changes = [disk[0].file_id, disk[0].import_from]
   }
 }
 
 resource "proxmox_virtual_environment_vm" "cp_2" {
-  name            = var.control_plane[1].hostname
-  node_name       = var.node_name
+  name = var.control_plane[1].hostname
+  # Placement: fleet.kdl's `nodes`, round robin in machine order (model::Proxmox::placement).
+  node_name       = var.control_plane[1].node_name
   tags            = ["talos", "controlplane"]
   on_boot         = true
   stop_on_destroy = true
+  # A new PVE node migrates the VM live instead of replacing it; a change that needs a reboot
+  # waits for the VM's next one (`fleetc upgrade` reboots one node at a time) rather than
+  # rebooting every VM of the apply at once (emit::tofu::arguments).
+  migrate             = true
+  reboot_after_update = false
 
   cpu {
     cores = var.control_plane[1].cores
@@ -77,6 +93,10 @@ resource "proxmox_virtual_environment_vm" "cp_2" {
   operating_system {
     type = "l26"
   }
+  # On when the schematic carries siderolabs/qemu-guest-agent (model::Schematic::has_guest_agent).
+  agent {
+    enabled = var.control_plane[1].guest_agent
+  }
   network_device {
     bridge = var.bridge
   }
@@ -84,7 +104,7 @@ resource "proxmox_virtual_environment_vm" "cp_2" {
   # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
   disk {
     datastore_id = var.datastore
-    import_from  = var.image_ids[var.control_plane[1].image]
+    import_from  = var.image_ids["${var.control_plane[1].node_name}/${var.control_plane[1].image}"]
     interface    = "scsi0"
     file_format  = "raw"
     size         = var.control_plane[1].system_disk_gb
@@ -112,7 +132,7 @@ resource "proxmox_virtual_environment_vm" "cp_2" {
 
   # F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS
   # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
-  # `import_from` were built with.
+  # `import_from` were built with. One table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
     ignore_changes = [disk[0].file_id, disk[0].import_from]
   }
@@ -121,11 +141,17 @@ resource "proxmox_virtual_environment_vm" "cp_2" {
 }
 
 resource "proxmox_virtual_environment_vm" "cp_3" {
-  name            = var.control_plane[2].hostname
-  node_name       = var.node_name
+  name = var.control_plane[2].hostname
+  # Placement: fleet.kdl's `nodes`, round robin in machine order (model::Proxmox::placement).
+  node_name       = var.control_plane[2].node_name
   tags            = ["talos", "controlplane"]
   on_boot         = true
   stop_on_destroy = true
+  # A new PVE node migrates the VM live instead of replacing it; a change that needs a reboot
+  # waits for the VM's next one (`fleetc upgrade` reboots one node at a time) rather than
+  # rebooting every VM of the apply at once (emit::tofu::arguments).
+  migrate             = true
+  reboot_after_update = false
 
   cpu {
     cores = var.control_plane[2].cores
@@ -137,6 +163,10 @@ resource "proxmox_virtual_environment_vm" "cp_3" {
   operating_system {
     type = "l26"
   }
+  # On when the schematic carries siderolabs/qemu-guest-agent (model::Schematic::has_guest_agent).
+  agent {
+    enabled = var.control_plane[2].guest_agent
+  }
   network_device {
     bridge = var.bridge
   }
@@ -144,7 +174,7 @@ resource "proxmox_virtual_environment_vm" "cp_3" {
   # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
   disk {
     datastore_id = var.datastore
-    import_from  = var.image_ids[var.control_plane[2].image]
+    import_from  = var.image_ids["${var.control_plane[2].node_name}/${var.control_plane[2].image}"]
     interface    = "scsi0"
     file_format  = "raw"
     size         = var.control_plane[2].system_disk_gb
@@ -172,7 +202,7 @@ resource "proxmox_virtual_environment_vm" "cp_3" {
 
   # F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS
   # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
-  # `import_from` were built with.
+  # `import_from` were built with. One table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
     ignore_changes = [disk[0].file_id, disk[0].import_from]
   }
@@ -181,12 +211,18 @@ resource "proxmox_virtual_environment_vm" "cp_3" {
 }
 
 resource "proxmox_virtual_environment_vm" "worker" {
-  for_each        = var.workers
-  name            = each.value.hostname
-  node_name       = var.node_name
+  for_each = var.workers
+  name     = each.value.hostname
+  # Placement: fleet.kdl's `nodes`, round robin in machine order (model::Proxmox::placement).
+  node_name       = each.value.node_name
   tags            = ["talos", "worker"]
   on_boot         = true
   stop_on_destroy = true
+  # A new PVE node migrates the VM live instead of replacing it; a change that needs a reboot
+  # waits for the VM's next one (`fleetc upgrade` reboots one node at a time) rather than
+  # rebooting every VM of the apply at once (emit::tofu::arguments).
+  migrate             = true
+  reboot_after_update = false
 
   cpu {
     cores = each.value.cores
@@ -198,6 +234,10 @@ resource "proxmox_virtual_environment_vm" "worker" {
   operating_system {
     type = "l26"
   }
+  # On when the schematic carries siderolabs/qemu-guest-agent (model::Schematic::has_guest_agent).
+  agent {
+    enabled = each.value.guest_agent
+  }
   network_device {
     bridge = var.bridge
   }
@@ -205,7 +245,7 @@ resource "proxmox_virtual_environment_vm" "worker" {
   # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
   disk {
     datastore_id = var.datastore
-    import_from  = var.image_ids[each.value.image]
+    import_from  = var.image_ids["${each.value.node_name}/${each.value.image}"]
     interface    = "scsi0"
     file_format  = "raw"
     size         = each.value.system_disk_gb
@@ -233,7 +273,7 @@ resource "proxmox_virtual_environment_vm" "worker" {
 
   # F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS
   # changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before
-  # `import_from` were built with.
+  # `import_from` were built with. One table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
     ignore_changes = [disk[0].file_id, disk[0].import_from]
   }

@@ -10,6 +10,11 @@ variable "cluster_endpoint" {
   type        = string
 }
 
+variable "kubernetes_api" {
+  description = "The operator's path to the Kubernetes API (`https://<gateway>:<port>` on Scaleway, the endpoint on Proxmox): the kubeconfig output's server."
+  type        = string
+}
+
 variable "talos_version" {
   description = "The Talos version the secrets and configs are generated for (R14)."
   type        = string
@@ -61,11 +66,4 @@ variable "worker_pools" {
   description = "The pool of each worker, by hostname: its Talos document is workers/<pool>.yaml."
   type        = map(string)
   default     = {}
-}
-
-variable "controlplane_patches" {
-  description = "Extra control-plane patches built at apply time from sensitive inputs (F11: credentials never come from files)."
-  type        = list(string)
-  default     = []
-  sensitive   = true
 }

@@ -13,9 +13,9 @@ resource "talos_machine_secrets" "this" {
 # F3: instances of one count/for_each block cannot be ordered, so each control-plane node has
 # its own blocks and waits for the previous one. The provider returns once the node accepted
 # the config, not once it is healthy again (v0.11.0 talos_machine_configuration_apply_resource.go,
-# Create/Update): with a mode that reboots, a plain `tofu apply` can have two control-plane
-# nodes down at once. `fleetc apply` applies one node per targeted run with `talosctl health`
-# between them (R19, R29).
+# Create/Update), so the chain orders API calls only. The root's apply mode therefore never
+# reboots a running node (R19): a change that needs a reboot goes through `fleetc apply`,
+# which stages it and reboots one node at a time with `talosctl health` between them.
 data "talos_machine_configuration" "cp_1" {
   cluster_name       = var.cluster_name
   cluster_endpoint   = var.cluster_endpoint
@@ -29,7 +29,6 @@ data "talos_machine_configuration" "cp_1" {
       file("${var.talos_dir}/controlplane.yaml"),
       file("${var.talos_dir}/nodes/${var.control_plane[0].hostname}.yaml"),
     ],
-    var.controlplane_patches,
     [for f in sort(fileset("${var.talos_dir}/patches/controlplane", "*.yaml")) : file("${var.talos_dir}/patches/controlplane/${f}")],
   )
 }
@@ -61,7 +60,6 @@ data "talos_machine_configuration" "cp_2" {
       file("${var.talos_dir}/controlplane.yaml"),
       file("${var.talos_dir}/nodes/${var.control_plane[1].hostname}.yaml"),
     ],
-    var.controlplane_patches,
     [for f in sort(fileset("${var.talos_dir}/patches/controlplane", "*.yaml")) : file("${var.talos_dir}/patches/controlplane/${f}")],
   )
 }
@@ -95,7 +93,6 @@ data "talos_machine_configuration" "cp_3" {
       file("${var.talos_dir}/controlplane.yaml"),
       file("${var.talos_dir}/nodes/${var.control_plane[2].hostname}.yaml"),
     ],
-    var.controlplane_patches,
     [for f in sort(fileset("${var.talos_dir}/patches/controlplane", "*.yaml")) : file("${var.talos_dir}/patches/controlplane/${f}")],
   )
 }

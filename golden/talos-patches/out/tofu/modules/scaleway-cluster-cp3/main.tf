@@ -45,6 +45,7 @@ resource "scaleway_instance_server" "cp_1" {
   # F1: the image only installs a new machine. A Talos upgrade or a new schematic changes the
   # image id, which would replace the server (scaleway v2.81.0 customDiffInstanceServerImage,
   # ForceNew) and wipe its etcd member; running machines change OS through `fleetc upgrade`.
+  # The ignored arguments are one table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
     ignore_changes = [image]
   }
@@ -98,6 +99,7 @@ resource "scaleway_instance_server" "cp_2" {
   # F1: the image only installs a new machine. A Talos upgrade or a new schematic changes the
   # image id, which would replace the server (scaleway v2.81.0 customDiffInstanceServerImage,
   # ForceNew) and wipe its etcd member; running machines change OS through `fleetc upgrade`.
+  # The ignored arguments are one table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
     ignore_changes = [image]
   }
@@ -152,6 +154,7 @@ resource "scaleway_instance_server" "cp_3" {
   # F1: the image only installs a new machine. A Talos upgrade or a new schematic changes the
   # image id, which would replace the server (scaleway v2.81.0 customDiffInstanceServerImage,
   # ForceNew) and wipe its etcd member; running machines change OS through `fleetc upgrade`.
+  # The ignored arguments are one table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
     ignore_changes = [image]
   }
@@ -208,6 +211,7 @@ resource "scaleway_instance_server" "worker" {
   # F1: the image only installs a new machine. A Talos upgrade or a new schematic changes the
   # image id, which would replace the server (scaleway v2.81.0 customDiffInstanceServerImage,
   # ForceNew) and wipe its etcd member; running machines change OS through `fleetc upgrade`.
+  # The ignored arguments are one table, emit::tofu::arguments, which `fleetc diff` reads too.
   lifecycle {
     ignore_changes = [image]
   }

@@ -12,9 +12,10 @@ variable "cloud_state" {
 }
 
 variable "clusters" {
-  description = "Per cluster: versions, endpoint, default apply mode, the Talos documents' directory and each worker's pool."
+  description = "Per cluster: versions, endpoint, the apply mode of a plain apply (never one that reboots a running node, R19), the Talos documents' directory and each worker's pool."
   type = map(object({
     endpoint           = string
+    kubernetes_api     = string
     talos_version      = string
     kubernetes_version = string
     apply_mode         = string
@@ -30,8 +31,9 @@ variable "apply_mode" {
 }
 
 variable "talos_secrets_files" {
-  description = "R14: per cluster, the path of the decrypted machine secrets bundle to import (apply-time input)."
+  description = "R14: per cluster, the path of the decrypted machine secrets bundle to import (apply-time input). Needed only until the import: a cluster whose secrets are in state plans without it."
   type        = map(string)
+  default     = {}
 }
 
 variable "state_passphrase" {

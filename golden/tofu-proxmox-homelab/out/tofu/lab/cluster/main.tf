@@ -25,7 +25,7 @@ locals {
 # R14: the secrets bundle is imported from the sealed input, decrypted at apply time.
 import {
   to = module.main.talos_machine_secrets.this
-  id = var.talos_secrets_files["main"]
+  id = lookup(var.talos_secrets_files, "main", "no bundle given for cluster main (R14: set talos_secrets_files, as fleetc apply does)")
 }
 
 module "main" {

@@ -67,10 +67,3 @@ variable "worker_pools" {
   type        = map(string)
   default     = {}
 }
-
-variable "controlplane_patches" {
-  description = "Extra control-plane patches built at apply time from sensitive inputs (F11: credentials never come from files)."
-  type        = list(string)
-  default     = []
-  sensitive   = true
-}

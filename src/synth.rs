@@ -3,7 +3,7 @@
 //! [`fleet_kdl`] is pure: the same node count gives the same text. Nodes are spread the way
 //! a growing platform would spread them: clusters of at most [`NODES_PER_CLUSTER`] nodes
 //! (3 control-plane nodes, a `system` pool of 2 and a `workers` pool with the rest), at most
-//! [`CLUSTERS_PER_ENVIRONMENT`] clusters per environment, environments alternating between
+//! [`CLUSTERS_PER_ENVIRONMENT`] cluster per environment (its own state, as `fleet::tofu::shared-state` asks, R1), environments alternating between
 //! Scaleway and Proxmox (Proxmox nodes carry static addresses). [`write`] lays out a fleet
 //! directory: `fleet.kdl` plus the vendored manifests and the app directory it names.
 
@@ -14,7 +14,7 @@ use std::path::Path;
 use crate::digest::sha256_hex;
 
 pub const NODES_PER_CLUSTER: usize = 100;
-pub const CLUSTERS_PER_ENVIRONMENT: usize = 5;
+pub const CLUSTERS_PER_ENVIRONMENT: usize = 1;
 
 const ARGOCD: &str = include_str!("../vendor/argocd-3.2.1-install.yaml");
 const CILIUM: &str = include_str!("../vendor/cilium-1.18.4.yaml");

@@ -131,12 +131,16 @@ fn render_uses_talos_generator_per_node_with_private_files() {
         assert!(l.contains("/patch-talos__staging__main__") && !l.contains("/out/"), "{l}");
     }
     // The user's patches come after fleetc's own documents, fleet level first (docs/talos.md,
-    // "Patches"): the registry mirror everywhere, the kubelet patch on the system pool only.
+    // "Patches"); their private copies are named by their path in out/, `/` as `__`: the registry mirror everywhere, the kubelet patch on the system pool only.
     let order = |l: &str, a: &str, b: &str| l.find(a).zip(l.find(b)).is_some_and(|(x, y)| x < y);
-    assert!(order(cp1, "nodes/main-cp-1.yaml", "patches/controlplane/01-registry-mirror.yaml"), "{cp1}");
+    assert!(order(cp1, "nodes__main-cp-1.yaml", "patches__controlplane__01-registry-mirror.yaml"), "{cp1}");
     assert!(!cp1.contains("system-kubelet"), "{cp1}");
     assert!(
-        order(w, "patches/workers/system/01-registry-mirror.yaml", "patches/workers/system/02-system-kubelet.yaml"),
+        order(
+            w,
+            "patches__workers__system__01-registry-mirror.yaml",
+            "patches__workers__system__02-system-kubelet.yaml"
+        ),
         "{w}"
     );
     #[cfg(unix)]

@@ -221,6 +221,7 @@ fn every_proxmox_machine_template_selects_a_template_the_cloud_root_creates() {
     let module = text(&set, "tofu/modules/proxmox-cloud/main.tf");
     assert!(module.contains("resource \"proxmox_virtual_environment_vm\" \"template\""), "{module}");
     assert!(module.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["template", "=", "true"]), "{module}");
+}
 
 /// A pool's user patches: the talos family writes them under one directory per pool
 /// (`emit::talos::patches`), in apply order; the OpenTofu cluster module lists that directory,

@@ -7,8 +7,17 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// fleetc as a new user's shell runs it: only PATH and HOME of this one (apply refuses the
+/// variables that would steer its tools, which a CI machine may set, docs/apply.md).
 fn fleetc(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fleetc")).args(args).current_dir(dir).env("NO_COLOR", "1").output().unwrap()
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleetc"));
+    cmd.args(args).current_dir(dir).env_clear().env("NO_COLOR", "1");
+    for keep in ["PATH", "HOME"] {
+        if let Some(v) = std::env::var_os(keep) {
+            cmd.env(keep, v);
+        }
+    }
+    cmd.output().unwrap()
 }
 
 fn stderr(o: &Output) -> String {

@@ -136,8 +136,12 @@ pub fn render(
         // The user's patches of the node's pool, last (docs/talos.md, "Patches"): the checked
         // bytes too, as private copies.
         let user = layout::pool_patch_dir(&inp.target.env, cluster, cp, &node.pool);
-        let mine: Vec<String> =
-            inp.build.paths().filter(|p| p.starts_with(&user) && !p[user.len()..].contains('/')).map(str::to_owned).collect();
+        let mine: Vec<String> = inp
+            .build
+            .paths()
+            .filter(|p| p.starts_with(&user) && !p[user.len()..].contains('/'))
+            .map(str::to_owned)
+            .collect();
         for p in mine {
             let Some(bytes) = inp.build.get(&p) else { continue };
             let name = format!("patch-{}", p.replace('/', "__"));

@@ -193,11 +193,17 @@ fn talos_documents_capi_provides_otherwise_are_not_patches() {
         .iter()
         .map(|p| p.as_str().unwrap())
         .collect();
-    assert!(patches.iter().all(|p| !p.contains("kind: VolumeConfig") && !p.contains("kind: Layer2VIPConfig")));
+    assert!(patches.iter().all(|p| !p.contains("kind: VolumeConfig")));
+    // C2 (capi-argocd.md): the shared address is a Layer2VIPConfig on the aliased link, never
+    // the deprecated v1alpha1 `machine.network.interfaces[].vip`.
     assert!(
-        patches.iter().any(|p| p.contains("vip:\n") && p.contains("192.168.50.20")),
-        "the API address is a v1alpha1 vip"
+        patches.iter().any(|p| p.contains("kind: Layer2VIPConfig")
+            && p.contains("name: \"192.168.50.20\"")
+            && p.contains("link: net0")),
+        "the API address is a Layer2VIPConfig"
     );
+    assert!(patches.iter().any(|p| p.contains("kind: LinkAliasConfig") && p.contains("name: net0")));
+    assert!(patches.iter().all(|p| !p.contains("interfaces:") && !p.contains("vip:")), "no deprecated vip");
     assert!(patches[0].contains("validSubnets:\n      - 192.168.50.0/24"), "R18 reaches the kubelet");
     let gpu = &get(&objs, "MachineDeployment", "edge-1-gpu")[0];
     assert_eq!(gpu["spec"]["template"]["spec"]["version"], "v1.35.4", "a pool pin is the deployment's version");
@@ -217,6 +223,13 @@ fn the_identity_comes_from_the_sealed_bundle_and_never_from_out() {
     assert_eq!(talos["namespace"], cluster["metadata"]["namespace"], "CABPT looks in the cluster's namespace");
     assert_eq!(talos["keys"], serde_json::json!(["bundle"]));
     assert_eq!(talos["sealedInput"], "talos-secrets");
+    // C3 (capi-argocd.md): CABPT reads the bundle (CACPPT reads only what CABPT derives), and
+    // the file says to create each namespace before its Secret, and both before what reads it.
+    assert!(talos["usedBy"].as_str().unwrap().starts_with("CABPT ("), "{}", talos["usedBy"]);
+    assert!(!talos["usedBy"].as_str().unwrap().contains("CABPT and CACPPT"));
+    let header = std::str::from_utf8(set.get("capi/mgmt/sealed.yaml").unwrap()).unwrap();
+    assert!(header.contains("each Secret's namespace\n# first"), "{header}");
+    assert!(!header.contains("before applying anything under"), "{header}");
     for (path, bytes) in set.iter() {
         let text = std::str::from_utf8(bytes).unwrap();
         assert!(!text.contains("kind: Secret\n"), "{path} holds a Secret");

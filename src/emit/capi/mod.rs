@@ -53,11 +53,12 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
                 sealed_input: TALOS_SEALED_INPUT.into(),
                 keys: vec!["bundle"],
                 labels: [(objects::CLUSTER_NAME_LABEL.to_owned(), cluster.name.value.clone())].into(),
-                used_by: "CABPT and CACPPT: the cluster's Talos secrets bundle, used instead of a generated one",
+                used_by: "CABPT (siderolabs/cluster-api-bootstrap-provider-talos v0.6.11 `controllers/secrets.go` l.47): the cluster's Talos secrets bundle, used instead of a generated one; CACPPT reads only the `<cluster>-talosconfig` and `<cluster>-ca` CABPT derives from it",
             });
         }
         let text = format!(
-            "# {HEADER}\n# Secrets to create on `{}` from sealed inputs before applying anything under capi/{}/.\n{}",
+            "# {HEADER}\n# Secrets to create on `{}` from sealed inputs, in this order: each Secret's namespace\n# first (`kubectl create namespace`, when it does not exist yet), then the Secret, then what reads it:\n# the provider set (capi/{}/providers/) and each cluster's objects (capi/{}/<cluster>/). CABPT generates a\n# new identity when `<cluster>-talos` is missing at its first reconcile (F13).\n{}",
+            mgmt.name,
             mgmt.name,
             mgmt.name,
             yaml::to_yaml(&SealedSet { secrets: sealed }).map_err(|e| EmitError(e.to_string()))?

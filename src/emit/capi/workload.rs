@@ -222,13 +222,8 @@ impl Ctx<'_> {
         }
         // The install disk (the boot volume, by its own size) is in the role document already:
         // `talos::install_disk_size` knows a managed cluster's machines have one disk (R15).
-        if pool.role == Role::ControlPlane {
-            // The API's shared address, held by one control-plane node at a time.
-            let vip = serde_json::json!({ "machine": { "network": { "interfaces": [
-                { "deviceSelector": { "physical": true }, "vip": { "ip": self.cluster.endpoint.address.value.to_string() } }
-            ] } } });
-            patches.push(crate::emit::yaml::to_yaml(&vip).map_err(|e| EmitError(e.to_string()))?);
-        }
+        // The API's shared address (a `Layer2VIPConfig` on the link the `LinkAliasConfig`
+        // names) is in the control plane's role documents, as on every Proxmox node.
         // `cluster.externalCloudProvider` (the kubelet waits for the cloud controller manager,
         // which sets the providerID, R25, F8) and the Talos CCM's Talos API access are in the
         // role documents already: `talos::cloud_controllers` reads them off the add-ons.

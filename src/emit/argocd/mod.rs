@@ -24,9 +24,9 @@ use objects::{
     ARGO_API, AppProject, Application, ApplicationSpec, Automated, Backoff, ConfigMap, Destination, GroupKind, Helm,
     Meta, Object, ProjectSpec, RESOURCES_FINALIZER, Retry, Source, SyncPolicy,
 };
-use plan::{ADMIN_PROJECT, CAPI_PROJECT, CAPI_STAGES, IN_CLUSTER, ROOT, SECRETS};
+use plan::{ADMIN_PROJECT, CAPI_CLUSTERS_PROJECT, CAPI_PROJECT, CAPI_STAGES, IN_CLUSTER, ROOT, SECRETS};
 
-use super::{EmitError, EmitResult, HEADER};
+use super::{EmitError, EmitResult, HEADER, capi};
 use crate::artifacts::ArtifactSet;
 use crate::model::{App, AppSource, Cluster, Environment, Fleet, Gitops, NAMESPACE_KIND};
 
@@ -298,7 +298,7 @@ impl Ctx<'_> {
                 // kind, and with them the workload clusters.
                 let spec = ApplicationSpec {
                     project: CAPI_PROJECT.to_owned(),
-                    source: Some(self.fleet_source(&format!("out/capi/{}/providers/{stage}", c.name.value))),
+                    source: Some(self.fleet_source(&format!("out/{}/{stage}", capi::providers_dir(&c.name.value)))),
                     sources: Vec::new(),
                     destination: destination(c, None),
                     sync_policy: sync_policy(Some(false), &["ServerSideApply=true"]),
@@ -307,6 +307,30 @@ impl Ctx<'_> {
             }
         }
         let last = files.values().map(|(w, _)| *w).max().unwrap_or(0);
+        if plan::runs_argocd(c) && c.cluster_api.is_some() {
+            // R9: each managed cluster's Cluster API objects, from git. Synced by hand, never
+            // automatically: its `<cluster>-talos` Secret (capi/<mgmt>/sealed.yaml) must exist
+            // before CABPT first reconciles, or CABPT generates a new identity (F13); and a
+            // superseded machine template may be pruned only once the rollout that replaced
+            // it is done (a sync with prune then; `PruneLast` prunes after the rest applied).
+            for w in plan::managed(env, c) {
+                let name = plan::capi_cluster_app(&w.name.value);
+                let spec = ApplicationSpec {
+                    project: CAPI_CLUSTERS_PROJECT.to_owned(),
+                    source: Some(
+                        self.fleet_source(&format!("out/{}", capi::workload_dir(&c.name.value, &w.name.value))),
+                    ),
+                    sources: Vec::new(),
+                    destination: Destination {
+                        name: None,
+                        namespace: Some(w.name.value.clone()),
+                        server: Some(IN_CLUSTER.to_owned()),
+                    },
+                    sync_policy: sync_policy(None, &["ServerSideApply=true", "PruneLast=true"]),
+                };
+                files.insert(name.clone(), (last + 1, self.application(name, Some(last + 1), spec, false)));
+            }
+        }
         if plan::runs_argocd(c) {
             // Last, so that a workload cluster not yet registered never holds back the
             // management cluster's own waves.
@@ -393,6 +417,29 @@ impl Ctx<'_> {
                     }],
                     cluster_resource_whitelist: CAPI_CLUSTER_KINDS.iter().map(|(g, k)| GroupKind::new(g, k)).collect(),
                     namespace_resource_whitelist: Vec::new(),
+                },
+            ));
+        }
+        if plan::runs_argocd(c) && c.cluster_api.is_some() && plan::managed(env, c).next().is_some() {
+            let kinds = |list: &[(&str, &str)]| list.iter().map(|(g, k)| GroupKind::new(g, k)).collect();
+            docs.push(self.project(
+                CAPI_CLUSTERS_PROJECT.to_owned(),
+                Some(wave),
+                ProjectSpec {
+                    description: format!(
+                        "fleetc: the Cluster API objects of the clusters {}/{cluster} manages (R9, R24), each in its own namespace",
+                        env.name.value
+                    ),
+                    source_repos: vec![self.gitops.repo.value.clone()],
+                    destinations: plan::managed(env, c)
+                        .map(|w| Destination {
+                            name: None,
+                            namespace: Some(w.name.value.clone()),
+                            server: Some(IN_CLUSTER.to_owned()),
+                        })
+                        .collect(),
+                    cluster_resource_whitelist: kinds(&capi::WORKLOAD_CLUSTER_KINDS),
+                    namespace_resource_whitelist: kinds(&capi::WORKLOAD_KINDS),
                 },
             ));
         }

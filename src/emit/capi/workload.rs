@@ -60,7 +60,7 @@ pub(super) fn emit(
     };
     let name = cluster.name.value.as_str();
     let ctx = Ctx { fleet, env, proxmox, cluster, ns: name.to_owned() };
-    let dir = format!("capi/{}/{name}", mgmt.name);
+    let dir = super::workload_dir(&mgmt.name.value, name);
 
     let ns: Object<NoSpec> =
         Object { api_version: "v1", kind: "Namespace", metadata: Metadata::cluster_scoped(name), spec: None };

@@ -45,7 +45,9 @@ pub fn runtime_class(runtime: Runtime) -> RuntimeClass {
         handler: runtime.handler(),
         overhead: match runtime {
             Runtime::Gvisor => None,
-            Runtime::Kata => Some(Overhead { pod_fixed: BTreeMap::from([("cpu", "250m"), ("memory", KATA_MEMORY_OVERHEAD)]) }),
+            Runtime::Kata => {
+                Some(Overhead { pod_fixed: BTreeMap::from([("cpu", "250m"), ("memory", KATA_MEMORY_OVERHEAD)]) })
+            }
         },
     }
 }

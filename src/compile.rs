@@ -23,7 +23,10 @@ pub fn compile(name: &str, text: &str, loader: &dyn Loader) -> Compilation {
     let file = sources.add(name, text);
     let mut diags = Diagnostics::new();
     let fleet = match crate::syntax::parse(file, text) {
-        Ok(nodes) => crate::model::resolve(&nodes, loader, &mut diags),
+        Ok(nodes) => {
+            crate::check::run_tree(&nodes, &mut diags);
+            crate::model::resolve(&nodes, loader, &mut diags)
+        }
         Err(d) => {
             diags.extend(d);
             None

@@ -6,6 +6,7 @@ mod argocd;
 mod capi;
 mod capi_versions;
 mod discovery;
+mod key_material;
 mod names;
 mod network;
 mod quorum;
@@ -23,6 +24,12 @@ pub use capi::{core_for_workload, core_management_range, core_workload_range, pr
 /// `fleetc check --base REV`: version changes a running cluster can take (R26, F1).
 pub use upgrade_path::check as check_upgrade_path;
 pub use versions::{kubernetes_range, talos_supported};
+
+/// Key material in any string of fleet.kdl (F11, R14), over the syntax tree: it runs whether
+/// or not the model can be resolved.
+pub fn run_tree(nodes: &[crate::syntax::Node], diags: &mut Diagnostics) {
+    key_material::check_tree(nodes, diags);
+}
 
 /// Runs every check.
 pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {

@@ -389,6 +389,31 @@ excludes the system disk: `!system_disk && disk.size >= 100u * GB`.
     pool \"system\" ephemeral-min-size=\"100GB\"
 ";
 
+    KEY_MATERIAL_IN_FLEET = "fleet::secrets::key-material", Error, Some("F11"),
+    Some("fleet.kdl is committed to git, and its strings reach out/, machine configs and tools' command lines: a private key belongs in a sealed input (`fleetc secrets import <env>/<cluster> <name> FILE`, named in the cluster's `sealed`), never in fleet.kdl (F11, R14)"),
+"## What it does
+Reports a string anywhere in fleet.kdl (an argument or a property, of any node, whether
+fleetc reads it or not) that holds a private key: a PEM private-key block (`-----BEGIN …
+PRIVATE KEY-----`, PKCS#1/#8, EC, OpenSSH, encrypted, PGP), the same block base64-encoded, an
+age identity (`AGE-SECRET-KEY-1…`, or a plugin identity `AGE-PLUGIN-…-1…`), or a PuTTY key file.
+Nothing is built while it is there.
+
+## Why (F11, R14)
+fleet.kdl is committed, reviewed in pull requests and copied into out/ (names, labels,
+descriptions, patches): a key written there is in git's history for ever, and in every
+artifact and log that carries the string. Keys and credentials reach a cluster only from a
+sealed input, decrypted at apply time in memory or in a 0600 file.
+
+## Example
+    cluster \"main\" {
+        label \"-----BEGIN PRIVATE KEY-----\\nMIIEv…\"
+
+## Instead
+Remove the string, rotate the key (it has been on disk unencrypted), and seal it:
+`fleetc secrets import staging/main scaleway-api-key key.txt`, with `sealed
+\"scaleway-api-key\"` in the cluster. Public material (certificates, `age1…` recipients) is fine.
+";
+
     ADDON_KEY_MATERIAL = "fleet::talos::addon-key-material", Error, Some("R20"),
     Some("a manifest embedded in the machine config must render the same every time and carry no credential: generated keys differ at every render, so the config never converges (R20), and credentials join the cluster at apply time from a sealed input (F11)"),
 "## What it does

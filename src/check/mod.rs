@@ -20,9 +20,11 @@ mod versions;
 use crate::diag::Diagnostics;
 use crate::model::Fleet;
 
-pub use capi::{core_for_workload, core_management_range, core_workload_range, provider_problem};
+pub use capi::{core_for, core_management_range, core_newest, core_workload_range, provider_problem};
+pub use capi_versions::{CABPT, CACPPT, Support, support};
 /// `fleetc check --base REV`: version changes a running cluster can take (R26, F1).
 pub use upgrade_path::check as check_upgrade_path;
+pub use versions::{kubernetes_newest, talos_newest};
 pub use versions::{kubernetes_range, talos_supported};
 
 /// Key material in any string of fleet.kdl (F11, R14), over the syntax tree: it runs whether

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use objects::{
     ARGO_API, AppProject, Application, ApplicationSpec, Automated, Backoff, ConfigMap, Destination, GroupKind, Helm,
-    Meta, Object, ProjectSpec, RESOURCES_FINALIZER, Retry, Source, SyncPolicy,
+    IgnoreDifference, Meta, Object, ProjectSpec, RESOURCES_FINALIZER, Retry, Source, SyncPolicy,
 };
 use plan::{ADMIN_PROJECT, CAPI_CLUSTERS_PROJECT, CAPI_PROJECT, CAPI_STAGES, IN_CLUSTER, ROOT, SECRETS};
 
@@ -127,12 +127,43 @@ fn sync_policy(automated: Option<bool>, options: &[&str]) -> SyncPolicy {
     }
 }
 
+/// The sync option that keeps a sync from overwriting what `ignoreDifferences` names (argo-cd
+/// v3.2.1 `controller/sync.go` l.261-264 normalises the target with the ignore rules first).
+const RESPECT_IGNORE_DIFFERENCES: &str = "RespectIgnoreDifferences=true";
+
+/// The CA bundles that another controller injects after the apply (cert-manager's cainjector
+/// for `cert-manager.io/inject-ca-from`, External Secrets' cert-controller): webhooks' and CRD
+/// conversion webhooks' `caBundle`. Without these rules the live object differs from git for
+/// ever, and a selfHeal sync would reset the bundle the webhook needs.
+pub(crate) fn injected_ca_bundles() -> Vec<IgnoreDifference> {
+    vec![
+        IgnoreDifference {
+            group: "admissionregistration.k8s.io",
+            kind: "MutatingWebhookConfiguration",
+            jq_path_expressions: vec![".webhooks[]?.clientConfig.caBundle"],
+        },
+        IgnoreDifference {
+            group: "admissionregistration.k8s.io",
+            kind: "ValidatingWebhookConfiguration",
+            jq_path_expressions: vec![".webhooks[]?.clientConfig.caBundle"],
+        },
+        IgnoreDifference {
+            group: "apiextensions.k8s.io",
+            kind: "CustomResourceDefinition",
+            jq_path_expressions: vec![".spec.conversion.webhook.clientConfig.caBundle"],
+        },
+    ]
+}
+
 /// The sync options of an app's Application: `CreateNamespace=true` exactly when the app's
 /// cluster-scoped kinds (`App::cluster_kinds`, which its project permits) hold `Namespace`.
 fn app_sync_options(app: &App) -> Vec<&'static str> {
     let mut options = Vec::new();
     if app.cluster_kinds().contains(&NAMESPACE_KIND) {
         options.push("CreateNamespace=true");
+    }
+    if matches!(app.source, AppSource::Chart { .. }) {
+        options.push(RESPECT_IGNORE_DIFFERENCES);
     }
     options.push("ServerSideApply=true");
     options
@@ -158,6 +189,7 @@ impl Ctx<'_> {
                 server: Some(IN_CLUSTER.to_owned()),
             },
             sync_policy: sync_policy(Some(true), &["ServerSideApply=true"]),
+            ignore_differences: Vec::new(),
         }
     }
 
@@ -277,6 +309,11 @@ impl Ctx<'_> {
                 sources,
                 destination: destination(c, Some(&app.namespace.value)),
                 sync_policy: sync_policy(app.auto_sync.then_some(true), &app_sync_options(app)),
+                ignore_differences: if matches!(app.source, AppSource::Chart { .. }) {
+                    injected_ca_bundles()
+                } else {
+                    Vec::new()
+                },
             };
             files.insert(name.clone(), (wave, self.application(name, Some(wave), spec, app.auto_sync)));
         }
@@ -289,6 +326,7 @@ impl Ctx<'_> {
                 sources: Vec::new(),
                 destination: destination(c, None),
                 sync_policy: sync_policy(Some(true), &["ServerSideApply=true"]),
+                ignore_differences: Vec::new(),
             };
             files.insert(name.clone(), (wave, self.application(name, Some(wave), spec, true)));
         }
@@ -301,7 +339,8 @@ impl Ctx<'_> {
                     source: Some(self.fleet_source(&format!("out/{}/{stage}", capi::providers_dir(&c.name.value)))),
                     sources: Vec::new(),
                     destination: destination(c, None),
-                    sync_policy: sync_policy(Some(false), &["ServerSideApply=true"]),
+                    sync_policy: sync_policy(Some(false), &["ServerSideApply=true", RESPECT_IGNORE_DIFFERENCES]),
+                    ignore_differences: injected_ca_bundles(),
                 };
                 files.insert(name.to_owned(), (wave, self.application(name.to_owned(), Some(wave), spec, false)));
             }
@@ -327,6 +366,7 @@ impl Ctx<'_> {
                         server: Some(IN_CLUSTER.to_owned()),
                     },
                     sync_policy: sync_policy(None, &["ServerSideApply=true", "PruneLast=true"]),
+                    ignore_differences: Vec::new(),
                 };
                 files.insert(name.clone(), (last + 1, self.application(name, Some(last + 1), spec, false)));
             }

@@ -103,30 +103,29 @@ pub(super) fn addon_range(component: &str, release: Version, at: Span, cluster: 
 /// tested Kubernetes ranges. Argo CD is checked in `check::argocd`, which knows which
 /// clusters run it.
 fn addons(fleet: &Fleet, diags: &mut Diagnostics) {
+    let release = |s: &str| s.trim_start_matches('v').parse::<Version>().ok();
     for (_, cluster) in fleet.clusters() {
+        let mut found = Vec::new();
         for name in &cluster.addons {
             let Some(addon) = fleet.addons.get(&name.value) else { continue };
-            if let Ok(v) = addon.version.value.trim_start_matches('v').parse::<Version>() {
-                if let Some(d) = addon_range(&addon.name.value, v, addon.version.span, cluster) {
-                    diags.push(d);
-                }
+            if let Some(v) = release(&addon.version.value) {
+                found.push(addon_range(&addon.name.value, v, addon.version.span, cluster));
             }
         }
         if let Some(Spanned { value, span }) =
             cluster.cluster_api.as_ref().and_then(|c| c.cert_manager_version.as_ref())
         {
-            if let Some(d) = addon_range("cert-manager", *value, *span, cluster) {
-                diags.push(d);
-            }
+            found.push(addon_range("cert-manager", *value, *span, cluster));
         }
         for app in &cluster.apps {
             if let AppSource::Chart { chart, version: Some(v), .. } = &app.source
-                && let Ok(release) = v.value.trim_start_matches('v').parse::<Version>()
+                && let Some(r) = release(&v.value)
             {
-                if let Some(d) = addon_range(&chart.value, release, v.span, cluster) {
-                    diags.push(d);
-                }
+                found.push(addon_range(&chart.value, r, v.span, cluster));
             }
+        }
+        for d in found.into_iter().flatten() {
+            diags.push(d);
         }
     }
 }

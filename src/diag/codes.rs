@@ -1115,10 +1115,11 @@ config as a strategic patch, and the Talos bootstrap provider may refuse it.
 
 ## Why (R24)
 The bootstrap provider generates each machine's config with the Talos library it was built
-with and merges the patches in; whether a strategic patch may add a new document of the
-multi-document format is not settled upstream, and a kind the library does not know fails the
-machine's bootstrap. fleetc expresses what it can through v1alpha1 fields or through Cluster
-API itself, and passes the rest as patches (docs/capi.md, \"Known limitations\").
+with and merges the patches in with `configpatcher.LoadPatch`, which reads multi-document
+patches (CABPT v0.6.11 `controllers/talosconfig_controller.go` l.333-347); but a kind that
+library does not know fails the machine's bootstrap. The kinds fleetc knows CABPT's library
+has (`v1alpha1`, `LinkAliasConfig`, `Layer2VIPConfig`) pass without this warning; the rest
+are passed as patches with it (docs/capi.md, \"Talos documents\").
 
 ## Instead
 Check the machines' bootstrap on a test cluster after a provider or Talos upgrade.

@@ -22,10 +22,11 @@ pub fn compile(name: &str, text: &str, loader: &dyn Loader) -> Compilation {
     let mut sources = Sources::default();
     let file = sources.add(name, text);
     let mut diags = Diagnostics::new();
-    // Key material anywhere in the text is refused, whether or not the text parses.
-    diags.extend(crate::syntax::key_material::scan(file, text));
     let fleet = match crate::syntax::parse(file, text) {
-        Ok(nodes) => crate::model::resolve(&nodes, loader, &mut sources, &mut diags),
+        Ok(nodes) => {
+            crate::check::run_tree(&nodes, &mut diags);
+            crate::model::resolve(&nodes, loader, &mut sources, &mut diags)
+        }
         Err(d) => {
             diags.extend(d);
             None

@@ -62,7 +62,7 @@ pub fn fleet_kdl(nodes: usize) -> String {
     }
     let mut o = String::new();
     let _ = writeln!(o, "fleet \"synth\" {{");
-    o.push_str("    talos \"v1.13.9\"\n    kubernetes \"1.36.2\"\n    cni \"cilium\"\n    addons \"cilium\"\n    runtimes \"gvisor\"\n");
+    o.push_str("    talos \"v1.13.9\"\n    kubernetes \"1.33.4\"\n    cni \"cilium\"\n    addons \"cilium\"\n    runtimes \"gvisor\"\n");
     o.push_str("    pool-defaults schematic=\"isolated\"\n");
     o.push_str("    gitops repo=\"https://git.example.org/synth/fleet.git\" revision=\"main\"\n");
     let _ = writeln!(

@@ -193,11 +193,17 @@ fn talos_documents_capi_provides_otherwise_are_not_patches() {
         .iter()
         .map(|p| p.as_str().unwrap())
         .collect();
-    assert!(patches.iter().all(|p| !p.contains("kind: VolumeConfig") && !p.contains("kind: Layer2VIPConfig")));
+    assert!(patches.iter().all(|p| !p.contains("kind: VolumeConfig")));
+    // C2 (capi-argocd.md): the shared address is a Layer2VIPConfig on the aliased link, never
+    // the deprecated v1alpha1 `machine.network.interfaces[].vip`.
     assert!(
-        patches.iter().any(|p| p.contains("vip:\n") && p.contains("192.168.50.20")),
-        "the API address is a v1alpha1 vip"
+        patches.iter().any(|p| p.contains("kind: Layer2VIPConfig")
+            && p.contains("name: \"192.168.50.20\"")
+            && p.contains("link: net0")),
+        "the API address is a Layer2VIPConfig"
     );
+    assert!(patches.iter().any(|p| p.contains("kind: LinkAliasConfig") && p.contains("name: net0")));
+    assert!(patches.iter().all(|p| !p.contains("interfaces:") && !p.contains("vip:")), "no deprecated vip");
     assert!(patches[0].contains("validSubnets:\n      - 192.168.50.0/24"), "R18 reaches the kubelet");
     let gpu = &get(&objs, "MachineDeployment", "edge-1-gpu")[0];
     assert_eq!(gpu["spec"]["template"]["spec"]["version"], "v1.35.4", "a pool pin is the deployment's version");
@@ -217,6 +223,13 @@ fn the_identity_comes_from_the_sealed_bundle_and_never_from_out() {
     assert_eq!(talos["namespace"], cluster["metadata"]["namespace"], "CABPT looks in the cluster's namespace");
     assert_eq!(talos["keys"], serde_json::json!(["bundle"]));
     assert_eq!(talos["sealedInput"], "talos-secrets");
+    // C3 (capi-argocd.md): CABPT reads the bundle (CACPPT reads only what CABPT derives), and
+    // the file says to create each namespace before its Secret, and both before what reads it.
+    assert!(talos["usedBy"].as_str().unwrap().starts_with("CABPT ("), "{}", talos["usedBy"]);
+    assert!(!talos["usedBy"].as_str().unwrap().contains("CABPT and CACPPT"));
+    let header = std::str::from_utf8(set.get("capi/mgmt/sealed.yaml").unwrap()).unwrap();
+    assert!(header.contains("each Secret's namespace\n# first"), "{header}");
+    assert!(!header.contains("before applying anything under"), "{header}");
     for (path, bytes) in set.iter() {
         let text = std::str::from_utf8(bytes).unwrap();
         assert!(!text.contains("kind: Secret\n"), "{path} holds a Secret");
@@ -298,7 +311,13 @@ fn golden_upgrade_plan_1_33_to_1_36_for_a_managed_cluster() {
     assert!(pos("control plane to Kubernetes 1.34") < pos("control plane to Kubernetes 1.35"));
     assert!(pos("control plane to Kubernetes 1.35") < pos("raise Talos v1.12.6 → v1.13.9"));
     assert!(pos("raise Talos") < pos("control plane to Kubernetes 1.36.2"));
-    assert!(pos("raise Cluster API core 1.12.9 → 1.13.0") < pos("control plane to Kubernetes 1.36.2"));
+    // R12: core 1.12.9 already manages 1.36 (≥ v1.12.8), so no core step; intermediate minors
+    // go to their newest known patch; CABPT and CACPPT are raised before the Talos they must
+    // generate configs for (R7).
+    assert!(titles.iter().all(|t| !t.contains("Cluster API core")), "{titles:?}");
+    assert!(pos("control plane to Kubernetes 1.34.1") < pos("control plane to Kubernetes 1.35.2"));
+    assert!(pos("raise CABPT 0.6.11 → 0.6.12") < pos("raise Talos"));
+    assert!(pos("raise CACPPT 0.5.12 → 0.5.13") < pos("raise Talos"));
     assert_eq!(pos("worker pools to Kubernetes 1.36.2"), titles.len() - 1);
     // Workers stay pinned while the control plane moves.
     let cp134 = &plan.steps[pos("control plane to Kubernetes 1.34")];
@@ -364,4 +383,118 @@ fn each_machine_selects_its_install_disk_once_by_the_boot_volume_in_gib() {
             spec["infrastructureRef"]["name"].as_str().unwrap(),
         );
     }
+}
+
+/// The fleet.kdl text after every edit of `plan` (the edit forms `upgrade-plan` writes).
+fn apply_plan(text: &str, plan: &fleetc::plan::upgrade::Plan) -> String {
+    let mut text = text.to_owned();
+    for step in &plan.steps {
+        for e in &step.edits {
+            let q: Vec<&str> = e.split('"').collect();
+            if let Some(rest) = e.strip_prefix("cluster \"")
+                && !e.contains("cluster-api")
+            {
+                // cluster "<name>" { <field> "<v>" }: replace the cluster's own line, or add one.
+                let (name, field, v) = (q[1], q[2].trim_start_matches(" { ").trim(), q[3]);
+                let _ = rest;
+                let head = format!("cluster \"{name}\"");
+                let start = text.find(&head).unwrap();
+                let open = start + text[start..].find("{\n").unwrap() + 2;
+                let end = open + text[open..].find("\n        }\n").unwrap();
+                let block = &text[open..end];
+                let new_block = match block.find(&format!("            {field} \"")) {
+                    Some(i) => {
+                        let j = i + block[i..].find('\n').unwrap();
+                        format!("{}            {field} \"{v}\"{}", &block[..i], &block[j..])
+                    }
+                    None => format!("            {field} \"{v}\"\n{block}"),
+                };
+                text.replace_range(open..end, &new_block);
+            } else if e.contains("cluster-api {") {
+                // cluster "<mgmt>" { cluster-api { <field> "<v>" } }
+                let (field, v) = (q[2].trim_start_matches(" { cluster-api { ").trim(), q[3]);
+                let i = text.find(&format!("                {field} \"")).unwrap();
+                let j = i + text[i..].find('\n').unwrap();
+                text.replace_range(i..j, &format!("                {field} \"{v}\""));
+            } else if e.starts_with("pool \"") && e.contains("kubernetes=\"") && !e.contains("stays behind") {
+                let (pool, v) = (q[1], q[3]);
+                let head = format!("pool \"{pool}\"");
+                let i = text.find(&head).unwrap() + head.len();
+                text.insert_str(i, &format!(" kubernetes=\"{v}\""));
+            }
+            // "pool …: remove `kubernetes=`" and "(stays behind …)": the base has no pin.
+        }
+    }
+    text
+}
+
+fn upgrade_text() -> String {
+    std::fs::read_to_string(common::root().join("golden/capi-upgrade/fleet.kdl")).unwrap()
+}
+
+fn compile_upgrade(text: &str) -> Compilation {
+    compile("fleet.kdl", text, &FsLoader::new(common::root().join("golden/capi-upgrade")))
+}
+
+/// Item 4: the plan's end state passes `check` (no error, and no CABPT/CACPPT outside its
+/// stated support), and every version it proposes is a release fleetc knows.
+#[test]
+fn an_upgrade_plans_end_state_passes_check() {
+    let v = |s: &str| s.parse::<Version>().unwrap();
+    let plan = fleetc::plan::upgrade::plan(&upgrade_fleet(), "lab/edge-1", v("1.36.2"), Some(v("v1.13.9"))).unwrap();
+    let end = apply_plan(&upgrade_text(), &plan);
+    assert!(end.contains("talos \"v1.13.9\"") && end.contains("control-plane-talos \"0.5.13\""), "{end}");
+    let c = compile_upgrade(&end);
+    let rendered = fleetc::diag::render::text(&c.diags, &c.sources, fleetc::diag::render::Style::PLAIN);
+    assert!(!c.diags.has_errors(), "{rendered}");
+    assert!(!rendered.contains("CABPT 0.") && !rendered.contains("CACPPT 0."), "{rendered}");
+    // Each step's own state passes too: apply the steps one by one.
+    for n in 1..=plan.steps.len() {
+        let partial = fleetc::plan::upgrade::Plan { heading: String::new(), steps: plan.steps[..n].to_vec() };
+        let c = compile_upgrade(&apply_plan(&upgrade_text(), &partial));
+        assert!(
+            !c.diags.has_errors(),
+            "after step {n}: {}",
+            fleetc::diag::render::text(&c.diags, &c.sources, fleetc::diag::render::Style::PLAIN)
+        );
+    }
+}
+
+/// R11 (capi-argocd.md): a target that needs a Talos minor fleetc cannot emit is refused, not
+/// planned; C4: an explicit `--talos` that cannot run the target is refused, never overridden.
+#[test]
+fn upgrade_plans_refuse_what_fleetc_cannot_emit_and_never_override_talos() {
+    let v = |s: &str| s.parse::<Version>().unwrap();
+    let fleet = upgrade_fleet();
+    let e = fleetc::plan::upgrade::plan(&fleet, "lab/edge-1", v("1.37.0"), None).unwrap_err();
+    assert!(e.contains("version-not-emitted"), "{e}");
+    let e = fleetc::plan::upgrade::plan(&fleet, "lab/edge-1", v("1.36.2"), Some(v("v1.12.11"))).unwrap_err();
+    assert!(e.contains("v1.12.11 (--talos)"), "{e}");
+    // Without --talos the newest known patch of the needed minor is proposed, and the heading
+    // says where the plan ends.
+    let plan = fleetc::plan::upgrade::plan(&fleet, "lab/edge-1", v("1.36.2"), None).unwrap();
+    assert!(plan.heading.ends_with("Talos v1.12.6 → v1.13.9"), "{}", plan.heading);
+}
+
+/// R13 (capi-argocd.md): a management cluster's own Kubernetes stays inside its core's
+/// management range: the core is raised first.
+#[test]
+fn upgrading_a_management_cluster_raises_its_core_first() {
+    let v = |s: &str| s.parse::<Version>().unwrap();
+    let text =
+        upgrade_text().replace("core \"1.12.9\"", "core \"1.12.7\"").replace("talos \"v1.12.6\"", "talos \"v1.13.9\"");
+    let c = compile_upgrade(&text);
+    assert!(!c.diags.has_errors());
+    let plan = fleetc::plan::upgrade::plan(c.fleet.as_ref().unwrap(), "lab/mgmt", v("1.36.3"), None).unwrap();
+    let titles: Vec<&str> = plan.steps.iter().map(|s| s.title.as_str()).collect();
+    assert_eq!(titles[0], "control plane to Kubernetes 1.35.2", "1.12.7 runs on 1.35");
+    assert!(titles[1].starts_with("raise Cluster API core 1.12.7 → 1.12.11 on `mgmt`"), "{titles:?}");
+    assert_eq!(titles[2], "control plane to Kubernetes 1.36.3");
+    let end = apply_plan(&text, &plan);
+    let c = compile_upgrade(&end);
+    assert!(
+        !c.diags.has_errors(),
+        "{}",
+        fleetc::diag::render::text(&c.diags, &c.sources, fleetc::diag::render::Style::PLAIN)
+    );
 }

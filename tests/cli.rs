@@ -69,7 +69,14 @@ fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 fn the_reference_fleet_checks_clean() {
     let o = fleetc(&common::root(), &["check"]);
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
-    assert!(text(&o.stderr).contains("no problems"), "{}", text(&o.stderr));
+    // The one kind of warning the reference fleet carries: its add-ons' projects have not
+    // tested Kubernetes 1.36 yet (Cilium 1.18, Argo CD 3.2, cert-manager 1.19, External
+    // Secrets 0.20: `check::versions::ADDON_KUBERNETES`), and no single Kubernetes minor is in
+    // all four ranges. Anything else is a problem.
+    let err = text(&o.stderr);
+    let codes: Vec<&str> = err.lines().filter(|l| l.starts_with("fleet::")).collect();
+    assert!(codes.iter().all(|c| *c == "fleet::addons::kubernetes-untested"), "{err}");
+    assert!(err.contains("no problems") || err.contains(" warnings"), "{err}");
 }
 
 #[test]

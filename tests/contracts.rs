@@ -270,3 +270,87 @@ fn every_consumer_reads_a_pools_patches_where_the_talos_family_writes_them() {
         )
     );
 }
+
+fn docs(set: &ArtifactSet, path: &str) -> Vec<Value> {
+    serde_saphyr::from_multiple(text(set, path)).unwrap()
+}
+
+/// `(group, kind)` of an object, from its `apiVersion`.
+fn group_kind(d: &Value) -> (String, String) {
+    let api = d["apiVersion"].as_str().unwrap();
+    let group = api.rsplit_once('/').map_or("", |(g, _)| g);
+    (group.to_owned(), d["kind"].as_str().unwrap().to_owned())
+}
+
+fn kinds(list: &Value) -> std::collections::BTreeSet<(String, String)> {
+    list.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|gk| (gk["group"].as_str().unwrap().to_owned(), gk["kind"].as_str().unwrap().to_owned()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// R9: every managed cluster's Cluster API directory (`emit::capi::workload_dir`) is delivered
+/// by exactly one Application on its management cluster's Argo CD, into the cluster's
+/// namespace, in a project that permits exactly the kinds the directory holds (cluster-scoped
+/// and namespaced apart, `emit::capi::WORKLOAD_CLUSTER_KINDS` / `WORKLOAD_KINDS`).
+#[test]
+fn the_workload_clusters_capi_objects_are_delivered_by_argocd_in_a_project_that_permits_exactly_them() {
+    let (fleet, set) = reference();
+    let mut checked = 0;
+    for env in &fleet.environments {
+        for mgmt in env.clusters.iter().filter(|c| c.cluster_api.is_some()) {
+            let apps = format!("argocd/{}/{}/apps", env.name.value, mgmt.name.value);
+            let projects = docs(&set, &format!("{apps}/projects.yaml"));
+            for w in env.clusters.iter().filter(|c| c.managed_by.as_ref().is_some_and(|m| m.value == mgmt.name.value)) {
+                let dir = format!("capi/{}/{}/", mgmt.name.value, w.name.value);
+                let delivering: Vec<Value> = set
+                    .iter()
+                    .filter(|(p, _)| p.starts_with(&format!("{apps}/")) && !p.ends_with("projects.yaml"))
+                    .flat_map(|(p, _)| docs(&set, p))
+                    .filter(|a| {
+                        a["spec"]["source"]["path"].as_str() == Some(&format!("out/{}", dir.trim_end_matches('/')))
+                    })
+                    .collect();
+                assert_eq!(delivering.len(), 1, "{dir} is delivered by one Application");
+                let app = &delivering[0];
+                assert_eq!(app["spec"]["destination"]["namespace"], w.name.value.as_str());
+                assert!(
+                    app["spec"]["syncPolicy"]["automated"].is_null(),
+                    "synced by hand: the sealed identity first (F13)"
+                );
+                let project = projects
+                    .iter()
+                    .find(|p| p["metadata"]["name"] == app["spec"]["project"])
+                    .expect("the Application's project");
+                assert!(
+                    project["spec"]["destinations"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|d| d["namespace"] == w.name.value.as_str()),
+                    "the project allows the cluster's namespace"
+                );
+                let (mut cluster_scoped, mut namespaced) =
+                    (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+                for (path, _) in set.iter().filter(|(p, _)| p.starts_with(&dir)) {
+                    for d in docs(&set, path) {
+                        let gk = group_kind(&d);
+                        if d["metadata"]["namespace"].is_null() {
+                            cluster_scoped.insert(gk);
+                        } else {
+                            assert_eq!(d["metadata"]["namespace"], w.name.value.as_str(), "{path}");
+                            namespaced.insert(gk);
+                        }
+                    }
+                }
+                assert_eq!(kinds(&project["spec"]["clusterResourceWhitelist"]), cluster_scoped, "{dir}");
+                assert_eq!(kinds(&project["spec"]["namespaceResourceWhitelist"]), namespaced, "{dir}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 0, "the reference fleet has a managed cluster");
+}

@@ -35,6 +35,11 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
             if !cycles(c, &mut found) {
                 waves(c, &mut found);
             }
+            if let (Some(_), Some(argocd)) = (&fleet.gitops, &fleet.argocd)
+                && plan::has_root(env, c)
+            {
+                found.extend(super::versions::addon_range("argo-cd", argocd.version.value, argocd.version.span, c));
+            }
             if fleet.gitops.is_some() && plan::runs_argocd(c) {
                 name_clashes(env, c, &mut found);
             }

@@ -11,31 +11,95 @@ use crate::model::{Cluster, ClusterApi, Environment, Fleet, Provider, Proxmox, V
 /// A `(major, minor)` pair.
 pub type Minor = (u32, u32);
 
-/// An inclusive range of Kubernetes minors.
-type Range = (Minor, Minor);
+/// One row of the core provider's support matrix: from release `(minor, from_patch)` on, it
+/// manages Kubernetes minor `kubernetes` in workload clusters, and runs on a management
+/// cluster of that minor too when `management`.
+struct CoreRow {
+    core: Minor,
+    kubernetes: Minor,
+    management: bool,
+    from_patch: u32,
+}
 
-/// Cluster API core minor → (workload clusters first and last, management cluster first and
-/// last) Kubernetes minors, from each release's "Kubernetes version support" notes.
-const CORE: &[(Minor, Range, Range)] = &[
-    ((1, 11), ((1, 28), (1, 33)), ((1, 30), (1, 33))),
-    ((1, 12), ((1, 29), (1, 35)), ((1, 31), (1, 35))),
-    ((1, 13), ((1, 30), (1, 36)), ((1, 32), (1, 36))),
-    ((1, 14), ((1, 31), (1, 37)), ((1, 33), (1, 37))),
+const fn core(core: Minor, kubernetes: Minor, management: bool, from_patch: u32) -> CoreRow {
+    CoreRow { core, kubernetes, management, from_patch }
+}
+
+/// The core provider's support matrix, patch-aware. 1.11–1.13: kubernetes-sigs/cluster-api
+/// v1.13.3 `docs/book/src/reference/versions.md` l.363-374 ("✓ (only workload)" is
+/// `management: false`, "✓ >= v1.12.8" is `from_patch: 8`). 1.14: the same table at v1.14.0
+/// (1.31–1.36, management from 1.33) and the v1.14.1 release notes (kubernetes-sigs/cluster-api
+/// #14169: Kubernetes 1.37 from v1.14.1).
+const CORE: &[CoreRow] = &[
+    core((1, 11), (1, 28), false, 0),
+    core((1, 11), (1, 29), false, 0),
+    core((1, 11), (1, 30), true, 0),
+    core((1, 11), (1, 31), true, 0),
+    core((1, 11), (1, 32), true, 0),
+    core((1, 11), (1, 33), true, 0),
+    core((1, 11), (1, 34), true, 1),
+    core((1, 12), (1, 29), false, 0),
+    core((1, 12), (1, 30), false, 0),
+    core((1, 12), (1, 31), true, 0),
+    core((1, 12), (1, 32), true, 0),
+    core((1, 12), (1, 33), true, 0),
+    core((1, 12), (1, 34), true, 0),
+    core((1, 12), (1, 35), true, 1),
+    core((1, 12), (1, 36), true, 8),
+    core((1, 13), (1, 30), false, 0),
+    core((1, 13), (1, 31), false, 0),
+    core((1, 13), (1, 32), true, 0),
+    core((1, 13), (1, 33), true, 0),
+    core((1, 13), (1, 34), true, 0),
+    core((1, 13), (1, 35), true, 0),
+    core((1, 13), (1, 36), true, 1),
+    core((1, 14), (1, 31), false, 0),
+    core((1, 14), (1, 32), false, 0),
+    core((1, 14), (1, 33), true, 0),
+    core((1, 14), (1, 34), true, 0),
+    core((1, 14), (1, 35), true, 0),
+    core((1, 14), (1, 36), true, 0),
+    core((1, 14), (1, 37), true, 1),
 ];
 
-/// The Kubernetes minors a Cluster API core version supports for workload clusters.
+/// The newest release of each core minor fleetc knows of, the one `upgrade-plan` proposes:
+/// v1.12.11 (its release notes, kubernetes-sigs/cluster-api#14056), v1.13.7 and v1.14.2 (the
+/// newest `sigs.k8s.io/cluster-api` module versions the Go module proxy served on 2026-11-25).
+pub const CORE_NEWEST: &[(Minor, u32)] = &[((1, 12), 11), ((1, 13), 7), ((1, 14), 2)];
+
+fn range(core: Version, management: bool) -> Option<(Minor, Minor)> {
+    let rows = CORE
+        .iter()
+        .filter(|r| r.core == core.minor_version() && r.from_patch <= core.patch && (r.management || !management));
+    let lo = rows.clone().map(|r| r.kubernetes).min()?;
+    Some((lo, rows.map(|r| r.kubernetes).max()?))
+}
+
+/// The Kubernetes minors a Cluster API core release supports for workload clusters.
 pub fn core_workload_range(core: Version) -> Option<(Minor, Minor)> {
-    CORE.iter().find(|(m, _, _)| *m == core.minor_version()).map(|(_, w, _)| *w)
+    range(core, false)
 }
 
-/// The Kubernetes minors a Cluster API core version supports for the management cluster.
+/// The Kubernetes minors a Cluster API core release supports for the management cluster.
 pub fn core_management_range(core: Version) -> Option<(Minor, Minor)> {
-    CORE.iter().find(|(m, _, _)| *m == core.minor_version()).map(|(_, _, m)| *m)
+    range(core, true)
 }
 
-/// The oldest Cluster API core minor whose workload range holds `k8s`, for upgrade plans.
-pub fn core_for_workload(k8s: Minor) -> Option<Minor> {
-    CORE.iter().find(|(_, (lo, hi), _)| *lo <= k8s && k8s <= *hi).map(|(m, _, _)| *m)
+/// The newest known release of a core minor.
+pub fn core_newest(m: Minor) -> Option<Version> {
+    CORE_NEWEST.iter().find(|(n, _)| *n == m).map(|(n, p)| Version::new(n.0, n.1, *p))
+}
+
+/// The release `upgrade-plan` proposes for a core that manages Kubernetes `k8s` in workload
+/// clusters (or, with `management`, runs on a management cluster of that minor): the newest
+/// known release of the oldest minor that does.
+pub fn core_for(k8s: Minor, management: bool) -> Option<Version> {
+    let mut minors: Vec<Minor> = CORE_NEWEST.iter().map(|(m, _)| *m).collect();
+    minors.sort();
+    minors.into_iter().filter_map(core_newest).find(|v| {
+        let r = if management { core_management_range(*v) } else { core_workload_range(*v) };
+        r.is_some_and(|(lo, hi)| lo <= k8s && k8s <= hi)
+    })
 }
 
 /// Why fleetc cannot emit for a pinned provider version, if it cannot.
@@ -324,7 +388,16 @@ mod tests {
         assert!(provider_problem("bootstrap-talos", v("0.6.11")).is_none());
         assert!(provider_problem("infrastructure-proxmox", v("0.7.5")).unwrap().contains("v1alpha1"));
         assert!(provider_problem("core", v("1.10.4")).unwrap().contains("v1beta2"));
-        assert_eq!(core_workload_range(v("1.12.9")), Some(((1, 29), (1, 35))));
-        assert_eq!(core_for_workload((1, 36)), Some((1, 13)));
+        // R12 (capi-argocd.md): patch-aware; 1.12.9 already manages 1.36, 1.14.0 not 1.37.
+        assert_eq!(core_workload_range(v("1.12.9")), Some(((1, 29), (1, 36))));
+        assert_eq!(core_workload_range(v("1.12.7")), Some(((1, 29), (1, 35))));
+        assert_eq!(core_workload_range(v("1.13.0")), Some(((1, 30), (1, 35))));
+        assert_eq!(core_workload_range(v("1.14.0")), Some(((1, 31), (1, 36))));
+        assert_eq!(core_workload_range(v("1.14.1")), Some(((1, 31), (1, 37))));
+        assert_eq!(core_management_range(v("1.13.3")), Some(((1, 32), (1, 36))));
+        assert_eq!(core_for((1, 36), false), Some(v("1.12.11")));
+        assert_eq!(core_for((1, 37), false), Some(v("1.14.2")));
+        assert_eq!(core_for((1, 37), true), Some(v("1.14.2")));
+        assert_eq!(core_for((1, 38), false), None);
     }
 }

@@ -37,8 +37,8 @@ pub const CABPT: &[Support] = &[
 
 /// CACPPT 0.5.x, from the compatibility tables of its README at each tag
 /// (siderolabs/cluster-api-control-plane-provider-talos `README.md`, rows "CACPPT (v0.5.x)").
-/// v0.5.12 is the newest release whose README fleetc has read: none yet states Talos 1.13 or
-/// Kubernetes 1.36.
+/// v0.5.13 (README l.27-43 at that tag, built on talos machinery v1.13.0, `go.mod`) is the
+/// first to state Talos 1.13 and Kubernetes 1.36.
 pub const CACPPT: &[Support] = &[
     row(5, 5, ((1, 3), (1, 6)), ((1, 25), (1, 29))),
     row(6, 5, ((1, 3), (1, 7)), ((1, 25), (1, 30))),
@@ -48,6 +48,7 @@ pub const CACPPT: &[Support] = &[
     row(10, 5, ((1, 3), (1, 10)), ((1, 26), (1, 33))),
     row(11, 5, ((1, 3), (1, 11)), ((1, 26), (1, 34))),
     row(12, 5, ((1, 3), (1, 12)), ((1, 26), (1, 35))),
+    row(13, 5, ((1, 3), (1, 13)), ((1, 26), (1, 36))),
 ];
 
 /// What a CAPMOX minor needs: the oldest core minor and the oldest IPAM in-cluster version.
@@ -196,5 +197,7 @@ mod tests {
         assert!(support(CABPT, v("0.7.0")).is_none());
         assert_eq!(support(CACPPT, v("0.5.12")).unwrap().kubernetes, ((1, 26), (1, 35)));
         assert_eq!(support(CACPPT, v("0.5.12")).unwrap().talos.1, (1, 12));
+        assert_eq!(support(CACPPT, v("0.5.13")).unwrap().talos.1, (1, 13));
+        assert_eq!(support(CACPPT, v("0.5.13")).unwrap().kubernetes.1, (1, 36));
     }
 }

@@ -9,6 +9,7 @@ mod cni;
 mod discovery;
 mod downgrades;
 mod extensions;
+mod key_material;
 mod names;
 mod network;
 mod patches;
@@ -23,7 +24,9 @@ mod versions;
 use crate::diag::Diagnostics;
 use crate::model::Fleet;
 
-pub use capi::{core_for_workload, core_management_range, core_workload_range, provider_problem};
+pub use capi::{core_for, core_management_range, core_newest, core_workload_range, provider_problem};
+pub use capi_versions::{CABPT, CACPPT, Support, support};
+pub use versions::{kubernetes_newest, talos_newest};
 /// `fleetc check --base REV`: version changes a running cluster can take (R26, F1): no
 /// skipped minor, no workers ahead, no downgrade.
 pub fn check_upgrade_path(old: &Fleet, new: &Fleet, diags: &mut Diagnostics) {
@@ -31,6 +34,12 @@ pub fn check_upgrade_path(old: &Fleet, new: &Fleet, diags: &mut Diagnostics) {
     downgrades::check(old, new, diags);
 }
 pub use versions::{kubernetes_range, talos_supported};
+
+/// Key material in any string of fleet.kdl (F11, R14), over the syntax tree: it runs whether
+/// or not the model can be resolved.
+pub fn run_tree(nodes: &[crate::syntax::Node], diags: &mut Diagnostics) {
+    key_material::check_tree(nodes, diags);
+}
 
 /// Runs every check.
 pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {

@@ -62,30 +62,6 @@ it can find before stopping.
         endpoint address=\"10.10.0.10\"
 ";
 
-    KEY_MATERIAL = "fleet::secrets::key-material", Error, Some("R14"),
-    Some("fleet.kdl is committed and compiled into out/, which is committed too: a private key or an age identity in it is a secret in git; seal it with `fleetc secrets import` and list it as a `sealed` input (R14, F11)"),
-"## What it does
-Refuses a fleet.kdl that holds key material anywhere in its text (a string, a comment, a
-broken line): a PEM private key (`-----BEGIN … PRIVATE KEY-----`) or an age identity
-(`AGE-SECRET-KEY-1…`). Certificates and age recipients (`age1…`) are public and pass.
-
-## Why (R14, F11)
-Everything in fleet.kdl reaches git, and most of it reaches out/ and from there the nodes.
-Secrets join the fleet only at apply time, decrypted from a sealed input in memory or in a
-private temporary file.
-
-## Example
-    app \"registry\" path=\"apps/registry\" namespace=\"registry\" {
-        // -----BEGIN EC PRIVATE KEY-----
-    }
-
-## Instead
-    fleetc secrets import staging/main registry-key key.pem
-    cluster \"main\" {
-        sealed \"talos-secrets\" \"registry-key\"
-    }
-";
-
     FILE_TOO_LARGE = "fleet::limits::file-too-large", Error, None,
     Some("fleetc reads at most 1 MiB of fleet.kdl, so that every run ends in about a second; split vendored content into files under vendor/"),
 "## What it does
@@ -565,6 +541,56 @@ identity is imported from the sealed bundle, never written in a file (R14).
 ## Instead
 Leave the identity to the sealed bundle (`fleetc secrets import`); put credentials in a sealed
 input.
+";
+
+    ADDON_KUBERNETES_UNTESTED = "fleet::addons::kubernetes-untested", Warning, Some("R25"), None,
+"## What it does
+Warns when an add-on runs on a cluster whose Kubernetes minor is outside the range its project
+tested that release on: an embedded add-on (`addon … version=`, e.g. Cilium), cert-manager
+(`cluster-api { cert-manager version= }`), a chart app (`chart=… version=`, e.g. External
+Secrets) and Argo CD (`argocd version=`) on each cluster that runs it. The ranges, each with
+its source, are `check::versions::ADDON_KUBERNETES` (docs/talos.md, \"Add-on Kubernetes
+ranges\").
+
+## Why (R25)
+A release is built against the Kubernetes APIs of its time: outside its tested range it may
+call an API the server no longer serves, or miss one it now needs. Nodes are Ready only with a
+working CNI and cloud controller manager, and GitOps only with a working Argo CD: an untested
+pair is a risk the project itself has not taken.
+
+## Example
+    kubernetes \"1.36.2\"
+    addon \"cilium\" version=\"1.18.4\" …   // Cilium 1.18 is tested on 1.30–1.33
+
+## Instead
+Pin an add-on release whose project lists the cluster's Kubernetes minor, or keep the cluster
+on a minor the add-on lists. When you have tested the pair yourself, the warning stays: it
+says what upstream states, not what you found.
+";
+
+    KEY_MATERIAL_IN_FLEET = "fleet::secrets::key-material", Error, Some("F11"),
+    Some("fleet.kdl is committed to git, and its strings reach out/, machine configs and tools' command lines: a private key belongs in a sealed input (`fleetc secrets import <env>/<cluster> <name> FILE`, named in the cluster's `sealed`), never in fleet.kdl (F11, R14)"),
+"## What it does
+Reports a string anywhere in fleet.kdl (an argument or a property, of any node, whether
+fleetc reads it or not) that holds a private key: a PEM private-key block (`-----BEGIN …
+PRIVATE KEY-----`, PKCS#1/#8, EC, OpenSSH, encrypted, PGP), the same block base64-encoded, an
+age identity (`AGE-SECRET-KEY-1…`, or a plugin identity `AGE-PLUGIN-…-1…`), or a PuTTY key file.
+Nothing is built while it is there.
+
+## Why (F11, R14)
+fleet.kdl is committed, reviewed in pull requests and copied into out/ (names, labels,
+descriptions, patches): a key written there is in git's history for ever, and in every
+artifact and log that carries the string. Keys and credentials reach a cluster only from a
+sealed input, decrypted at apply time in memory or in a 0600 file.
+
+## Example
+    cluster \"main\" {
+        label \"-----BEGIN PRIVATE KEY-----\\nMIIEv…\"
+
+## Instead
+Remove the string, rotate the key (it has been on disk unencrypted), and seal it:
+`fleetc secrets import staging/main scaleway-api-key key.txt`, with `sealed
+\"scaleway-api-key\"` in the cluster. Public material (certificates, `age1…` recipients) is fine.
 ";
 
     ADDON_KEY_MATERIAL = "fleet::talos::addon-key-material", Error, Some("R20"),
@@ -1250,10 +1276,11 @@ config as a strategic patch, and the Talos bootstrap provider may refuse it.
 
 ## Why (R24)
 The bootstrap provider generates each machine's config with the Talos library it was built
-with and merges the patches in; whether a strategic patch may add a new document of the
-multi-document format is not settled upstream, and a kind the library does not know fails the
-machine's bootstrap. fleetc expresses what it can through v1alpha1 fields or through Cluster
-API itself, and passes the rest as patches (docs/capi.md, \"Known limitations\").
+with and merges the patches in with `configpatcher.LoadPatch`, which reads multi-document
+patches (CABPT v0.6.11 `controllers/talosconfig_controller.go` l.333-347); but a kind that
+library does not know fails the machine's bootstrap. The kinds fleetc knows CABPT's library
+has (`v1alpha1`, `LinkAliasConfig`, `Layer2VIPConfig`) pass without this warning; the rest
+are passed as patches with it (docs/capi.md, \"Talos documents\").
 
 ## Instead
 Check the machines' bootstrap on a test cluster after a provider or Talos upgrade.

@@ -588,6 +588,8 @@ pub struct ClusterApi {
     pub infrastructure_proxmox: Spanned<Version>,
     pub ipam_in_cluster: Spanned<Version>,
     pub operator: Spanned<Version>,
+    /// cert-manager's pinned release (`cert-manager version=`), for its Kubernetes range.
+    pub cert_manager_version: Option<Spanned<Version>>,
     /// Vendored, rendered manifests (fleetc never runs helm).
     pub cert_manager: Option<Vendored>,
     pub operator_manifest: Option<Vendored>,

@@ -16,7 +16,10 @@
 
 use std::fmt;
 
-use crate::check::{core_for_workload, core_management_range, core_workload_range, kubernetes_range};
+use crate::check::{
+    CABPT, CACPPT, core_for, core_management_range, core_workload_range, kubernetes_newest, kubernetes_range, support,
+    talos_newest,
+};
 use crate::model::{Cluster, Environment, Fleet, Version};
 
 type Minor = (u32, u32);
@@ -75,9 +78,19 @@ fn next_minor(m: Minor) -> Minor {
     (m.0, m.1 + 1)
 }
 
-/// The version to pin for minor `m`: the target itself in its own minor, else `m.0`.
+/// The version to pin for Kubernetes minor `m`: the target itself in its own minor, else the
+/// newest release of `m` fleetc knows of (`check::kubernetes_newest`), else `m.0`.
 fn pin(m: Minor, target: Version) -> Version {
-    if minor_of(target) == m { target } else { Version::new(m.0, m.1, 0) }
+    if minor_of(target) == m { target } else { kubernetes_newest(m).unwrap_or(Version::new(m.0, m.1, 0)) }
+}
+
+/// The Talos release to propose for minor `m`: `--talos` in its own minor, else the newest
+/// known release of `m`.
+fn talos_pin(m: Minor, target: Option<Version>) -> Version {
+    match target {
+        Some(t) if minor_of(t) == m => t,
+        _ => talos_newest(m).unwrap_or(Version::new(m.0, m.1, 0)),
+    }
 }
 
 fn fmt_minor(m: Minor) -> String {
@@ -94,6 +107,12 @@ struct Planner<'a> {
     /// Worker pools and their current versions, in declaration order.
     pools: Vec<(String, Version)>,
     core: Option<Version>,
+    /// The management cluster's CABPT and CACPPT pins (a managed cluster only).
+    bootstrap: Option<Version>,
+    control_plane: Option<Version>,
+    /// The clusters this one manages through Cluster API, with their Kubernetes versions (the
+    /// oldest bounds which core this management cluster may run).
+    managed: Vec<Version>,
     steps: Vec<Step>,
 }
 
@@ -108,7 +127,15 @@ impl<'a> Planner<'a> {
             Some(m) => Some(env.cluster(&m.value).ok_or_else(|| format!("no management cluster `{}`", m.value))?),
             None => None,
         };
-        let core = mgmt.and_then(|m| m.cluster_api.as_ref()).map(|c| c.core.value);
+        let mgmt_capi = mgmt.and_then(|m| m.cluster_api.as_ref());
+        // A managed cluster's core is its management cluster's; a management cluster's is its own.
+        let core = mgmt_capi.or(cluster.cluster_api.as_ref()).map(|c| c.core.value);
+        let managed = env
+            .clusters
+            .iter()
+            .filter(|c| c.managed_by.as_ref().is_some_and(|m| m.value == cluster.name.value))
+            .map(|c| c.kubernetes.value)
+            .collect();
         let cp = cluster.kubernetes.value;
         if target_k8s < cp {
             return Err(format!(
@@ -134,6 +161,9 @@ impl<'a> Planner<'a> {
             cp,
             pools,
             core,
+            bootstrap: mgmt_capi.map(|c| c.bootstrap_talos.value),
+            control_plane: mgmt_capi.map(|c| c.control_plane_talos.value),
+            managed,
             steps: Vec::new(),
         })
     }
@@ -143,24 +173,14 @@ impl<'a> Planner<'a> {
     }
 
     fn run(mut self) -> Result<Plan, String> {
-        let heading = format!(
-            "Upgrade plan for {}/{} ({}): Kubernetes {} → {}, Talos {} → {}",
-            self.cluster.env,
-            self.name(),
-            match self.mgmt {
-                Some(m) => format!("managed by `{}` through Cluster API", m.name),
-                None => "built by OpenTofu".to_owned(),
-            },
-            self.cp,
-            self.target_k8s,
-            self.talos.v(),
-            self.target_talos.unwrap_or(self.talos).v(),
-        );
+        let (from_k8s, from_talos) = (self.cp, self.talos);
         let target_minor = minor_of(self.target_k8s);
         while minor_of(self.cp) < target_minor {
             let next = next_minor(minor_of(self.cp));
             self.talos_for(next)?;
             self.core_for(next)?;
+            self.management_core_for(next)?;
+            self.talos_providers_for(next)?;
             if let Some((_, oldest)) = self.pools.iter().min_by_key(|(_, v)| *v)
                 && next.1 > oldest.minor + 3
             {
@@ -174,15 +194,31 @@ impl<'a> Planner<'a> {
         if let Some(t) = self.target_talos {
             while minor_of(self.talos) < minor_of(t) {
                 let next = next_minor(minor_of(self.talos));
-                self.talos_to(if minor_of(t) == next { t } else { Version::new(next.0, next.1, 0) })?;
+                self.talos_to(talos_pin(next, Some(t)))?;
             }
             if self.talos < t {
                 self.talos_to(t)?;
             }
+            self.talos_providers_for(minor_of(self.cp))?;
         }
         if self.mgmt.is_some() && self.pools.iter().any(|(_, v)| *v != self.cp) {
             self.workers_to(self.cp);
         }
+        // The heading says where the plan ends, which may be past `--talos` only never: an
+        // explicit `--talos` that cannot run a step is refused in `talos_for`.
+        let heading = format!(
+            "Upgrade plan for {}/{} ({}): Kubernetes {} → {}, Talos {} → {}",
+            self.cluster.env,
+            self.name(),
+            match self.mgmt {
+                Some(m) => format!("managed by `{}` through Cluster API", m.name),
+                None => "built by OpenTofu".to_owned(),
+            },
+            from_k8s,
+            self.cp,
+            from_talos.v(),
+            self.talos.v(),
+        );
         Ok(Plan { heading, steps: self.steps })
     }
 
@@ -195,15 +231,29 @@ impl<'a> Planner<'a> {
                 return Ok(());
             }
             let m = next_minor(minor_of(self.talos));
-            let v = match self.target_talos {
-                Some(t) if minor_of(t) == m => t,
-                _ => Version::new(m.0, m.1, 0),
-            };
-            self.talos_to(v)?;
+            if let Some(t) = self.target_talos
+                && minor_of(t) < m
+            {
+                return Err(format!(
+                    "Talos {} (--talos) runs Kubernetes up to {}; Kubernetes {} needs Talos {} or later",
+                    t.v(),
+                    fmt_minor(kubernetes_range(t).map_or(hi, |r| r.1)),
+                    fmt_minor(next),
+                    fmt_minor(m)
+                ));
+            }
+            self.talos_to(talos_pin(m, self.target_talos))?;
         }
     }
 
     fn talos_to(&mut self, v: Version) -> Result<(), String> {
+        if !crate::emit::talos::supported(v) {
+            return Err(format!(
+                "the plan needs Talos {}, and fleetc writes no machine configuration for Talos {} yet (fleet::talos::version-not-emitted): no step would pass `fleetc check`",
+                v.v(),
+                fmt_minor(minor_of(v))
+            ));
+        }
         let (lo, hi) =
             kubernetes_range(v).ok_or_else(|| format!("fleetc does not know which Kubernetes Talos {} runs", v.v()))?;
         let oldest = self.pools.iter().map(|(_, k)| *k).chain(std::iter::once(self.cp)).min().unwrap_or(self.cp);
@@ -216,6 +266,9 @@ impl<'a> Planner<'a> {
                 self.cp
             ));
         }
+        // The bootstrap and control-plane providers generate the new Talos's configs: raised
+        // first when they do not state support for it.
+        self.talos_providers(minor_of(v), minor_of(self.cp))?;
         let from = self.talos;
         self.talos = v;
         let name = self.name().to_owned();
@@ -255,10 +308,9 @@ impl<'a> Planner<'a> {
         if core_workload_range(core).is_some_and(|(_, hi)| hi >= next) {
             return Ok(());
         }
-        let m = core_for_workload(next).ok_or_else(|| {
+        let v = core_for(next, false).ok_or_else(|| {
             format!("fleetc knows no Cluster API release that manages Kubernetes {}", fmt_minor(next))
         })?;
-        let v = Version::new(m.0, m.1, 0);
         if let Some((lo, hi)) = core_management_range(v) {
             let k = minor_of(mgmt.kubernetes.value);
             if k < lo || k > hi {
@@ -278,17 +330,113 @@ impl<'a> Planner<'a> {
                 mgmt.name,
                 fmt_minor(core_workload_range(v).map_or(next, |r| r.1))
             ),
-            edits: vec![format!(
-                "cluster \"{}\" {{ cluster-api {{ core \"{v}\" }} }} (any {} patch release; pin the newest)",
-                mgmt.name,
-                fmt_minor(m)
-            )],
+            edits: vec![format!("cluster \"{}\" {{ cluster-api {{ core \"{v}\" }} }}", mgmt.name)],
             rolls: vec![format!(
                 "the operator upgrades the CoreProvider on `{}`; no machine of `{}` is replaced",
                 mgmt.name,
                 self.name()
             )],
         });
+        Ok(())
+    }
+
+    /// R13 (capi-argocd.md): a management cluster's own Kubernetes must stay inside its core
+    /// provider's management range; raise the core first, keeping every cluster it manages
+    /// inside the new core's workload range.
+    fn management_core_for(&mut self, next: Minor) -> Result<(), String> {
+        if self.mgmt.is_some() || self.cluster.cluster_api.is_none() {
+            return Ok(());
+        }
+        let Some(core) = self.core else { return Ok(()) };
+        if core_management_range(core).is_some_and(|(lo, hi)| lo <= next && next <= hi) {
+            return Ok(());
+        }
+        let v = core_for(next, true).ok_or_else(|| {
+            format!(
+                "fleetc knows no Cluster API release that runs on a management cluster with Kubernetes {}",
+                fmt_minor(next)
+            )
+        })?;
+        if let (Some((lo, _)), Some(oldest)) = (core_workload_range(v), self.managed.iter().min())
+            && minor_of(*oldest) < lo
+        {
+            return Err(format!(
+                "Kubernetes {} on `{}` needs Cluster API {v}, which manages workload clusters from Kubernetes {} on; a cluster it manages runs {oldest}: upgrade it first",
+                fmt_minor(next),
+                self.name(),
+                fmt_minor(lo)
+            ));
+        }
+        self.core = Some(v);
+        self.steps.push(Step {
+            title: format!(
+                "raise Cluster API core {core} → {v} on `{}` (it runs on Kubernetes {})",
+                self.name(),
+                fmt_minor(next)
+            ),
+            edits: vec![format!("cluster \"{}\" {{ cluster-api {{ core \"{v}\" }} }}", self.name())],
+            rolls: vec![format!("the operator upgrades the CoreProvider on `{}`; no machine is replaced", self.name())],
+        });
+        Ok(())
+    }
+
+    /// R7: a managed cluster's CABPT and CACPPT must state support for its Talos and for the
+    /// Kubernetes minor `next` (`check::capi_versions`); raise each to the newest release of
+    /// its table that does.
+    fn talos_providers_for(&mut self, next: Minor) -> Result<(), String> {
+        self.talos_providers(minor_of(self.talos), next)
+    }
+
+    /// [`Self::talos_providers_for`] for Talos minor `talos` (a raise about to happen).
+    fn talos_providers(&mut self, talos: Minor, next: Minor) -> Result<(), String> {
+        let Some(mgmt) = self.mgmt else { return Ok(()) };
+        let fits = |s: crate::check::Support| {
+            s.talos.0 <= talos && talos <= s.talos.1 && s.kubernetes.0 <= next && next <= s.kubernetes.1
+        };
+        let providers: [(&str, &str, &[crate::check::Support], Option<Version>); 2] = [
+            ("CABPT", "bootstrap-talos", CABPT, self.bootstrap),
+            ("CACPPT", "control-plane-talos", CACPPT, self.control_plane),
+        ];
+        for (short, field, table, pin) in providers {
+            let Some(pin) = pin else { continue };
+            if support(table, pin).is_some_and(fits) {
+                continue;
+            }
+            let Some(row) = table.iter().rev().find(|s| fits(**s) && s.release.1 == pin.minor) else {
+                return Err(format!(
+                    "no {short} {}.{} release fleetc knows states support for Talos {} with Kubernetes {}",
+                    pin.major,
+                    pin.minor,
+                    fmt_minor(talos),
+                    fmt_minor(next)
+                ));
+            };
+            let v = Version::new(row.release.0, row.release.1, row.release.2);
+            if v <= pin {
+                continue;
+            }
+            if short == "CABPT" {
+                self.bootstrap = Some(v);
+            } else {
+                self.control_plane = Some(v);
+            }
+            self.steps.push(Step {
+                title: format!(
+                    "raise {short} {pin} → {v} on `{}` (it supports Talos {}–{}, Kubernetes {}–{})",
+                    mgmt.name,
+                    fmt_minor(row.talos.0),
+                    fmt_minor(row.talos.1),
+                    fmt_minor(row.kubernetes.0),
+                    fmt_minor(row.kubernetes.1)
+                ),
+                edits: vec![format!("cluster \"{}\" {{ cluster-api {{ {field} \"{v}\" }} }}", mgmt.name)],
+                rolls: vec![format!(
+                    "the operator upgrades the provider on `{}`; no machine of `{}` is replaced",
+                    mgmt.name,
+                    self.name()
+                )],
+            });
+        }
         Ok(())
     }
 
@@ -313,8 +461,11 @@ impl<'a> Planner<'a> {
                 p.1 = v;
             }
         }
-        if minor_of(self.cp) != minor_of(v) && v.patch == 0 && minor_of(v) != minor_of(self.target_k8s) {
-            edits.push(format!("(any {} patch release works; pin the newest)", fmt_minor(minor_of(v))));
+        if minor_of(self.cp) != minor_of(v)
+            && kubernetes_newest(minor_of(v)).is_none()
+            && minor_of(v) != minor_of(self.target_k8s)
+        {
+            edits.push(format!("(fleetc knows no {} patch release: pin the newest)", fmt_minor(minor_of(v))));
         }
         self.steps.push(Step { title: format!("control plane to Kubernetes {v}"), edits, rolls });
         self.cp = v;

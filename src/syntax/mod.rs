@@ -6,7 +6,6 @@
 //! depth (`fleet::limits::*`); after it, the number of nodes.
 
 pub mod fmt;
-pub mod key_material;
 pub mod limits;
 mod recover;
 

@@ -22,11 +22,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use objects::{
     ARGO_API, AppProject, Application, ApplicationSpec, Automated, Backoff, ConfigMap, Destination, GroupKind, Helm,
-    Meta, Object, ProjectSpec, RESOURCES_FINALIZER, Retry, Source, SyncPolicy,
+    IgnoreDifference, Meta, Object, ProjectSpec, RESOURCES_FINALIZER, Retry, Source, SyncPolicy,
 };
-use plan::{ADMIN_PROJECT, CAPI_PROJECT, CAPI_STAGES, IN_CLUSTER, ROOT, SECRETS};
+use plan::{ADMIN_PROJECT, CAPI_CLUSTERS_PROJECT, CAPI_PROJECT, CAPI_STAGES, IN_CLUSTER, ROOT, SECRETS};
 
-use super::{EmitError, EmitResult, HEADER};
+use super::{EmitError, EmitResult, HEADER, capi};
 use crate::artifacts::ArtifactSet;
 use crate::model::{App, AppSource, Cluster, Environment, Fleet, Gitops, NAMESPACE_KIND};
 
@@ -127,12 +127,43 @@ fn sync_policy(automated: Option<bool>, options: &[&str]) -> SyncPolicy {
     }
 }
 
+/// The sync option that keeps a sync from overwriting what `ignoreDifferences` names (argo-cd
+/// v3.2.1 `controller/sync.go` l.261-264 normalises the target with the ignore rules first).
+const RESPECT_IGNORE_DIFFERENCES: &str = "RespectIgnoreDifferences=true";
+
+/// The CA bundles that another controller injects after the apply (cert-manager's cainjector
+/// for `cert-manager.io/inject-ca-from`, External Secrets' cert-controller): webhooks' and CRD
+/// conversion webhooks' `caBundle`. Without these rules the live object differs from git for
+/// ever, and a selfHeal sync would reset the bundle the webhook needs.
+pub(crate) fn injected_ca_bundles() -> Vec<IgnoreDifference> {
+    vec![
+        IgnoreDifference {
+            group: "admissionregistration.k8s.io",
+            kind: "MutatingWebhookConfiguration",
+            jq_path_expressions: vec![".webhooks[]?.clientConfig.caBundle"],
+        },
+        IgnoreDifference {
+            group: "admissionregistration.k8s.io",
+            kind: "ValidatingWebhookConfiguration",
+            jq_path_expressions: vec![".webhooks[]?.clientConfig.caBundle"],
+        },
+        IgnoreDifference {
+            group: "apiextensions.k8s.io",
+            kind: "CustomResourceDefinition",
+            jq_path_expressions: vec![".spec.conversion.webhook.clientConfig.caBundle"],
+        },
+    ]
+}
+
 /// The sync options of an app's Application: `CreateNamespace=true` exactly when the app's
 /// cluster-scoped kinds (`App::cluster_kinds`, which its project permits) hold `Namespace`.
 fn app_sync_options(app: &App) -> Vec<&'static str> {
     let mut options = Vec::new();
     if app.cluster_kinds().contains(&NAMESPACE_KIND) {
         options.push("CreateNamespace=true");
+    }
+    if matches!(app.source, AppSource::Chart { .. }) {
+        options.push(RESPECT_IGNORE_DIFFERENCES);
     }
     options.push("ServerSideApply=true");
     options
@@ -158,6 +189,7 @@ impl Ctx<'_> {
                 server: Some(IN_CLUSTER.to_owned()),
             },
             sync_policy: sync_policy(Some(true), &["ServerSideApply=true"]),
+            ignore_differences: Vec::new(),
         }
     }
 
@@ -277,6 +309,11 @@ impl Ctx<'_> {
                 sources,
                 destination: destination(c, Some(&app.namespace.value)),
                 sync_policy: sync_policy(app.auto_sync.then_some(true), &app_sync_options(app)),
+                ignore_differences: if matches!(app.source, AppSource::Chart { .. }) {
+                    injected_ca_bundles()
+                } else {
+                    Vec::new()
+                },
             };
             files.insert(name.clone(), (wave, self.application(name, Some(wave), spec, app.auto_sync)));
         }
@@ -293,6 +330,7 @@ impl Ctx<'_> {
                 // ExternalSecret names its own namespace; the store is cluster-scoped.
                 destination: destination(c, secrets::consumer_namespaces(c).first().map(String::as_str)),
                 sync_policy: sync_policy(Some(true), &["ServerSideApply=true"]),
+                ignore_differences: Vec::new(),
             };
             files.insert(name.clone(), (wave, self.application(name, Some(wave), spec, true)));
         }
@@ -302,15 +340,41 @@ impl Ctx<'_> {
                 // kind, and with them the workload clusters.
                 let spec = ApplicationSpec {
                     project: CAPI_PROJECT.to_owned(),
-                    source: Some(self.fleet_source(&format!("out/capi/{}/providers/{stage}", c.name.value))),
+                    source: Some(self.fleet_source(&format!("out/{}/{stage}", capi::providers_dir(&c.name.value)))),
                     sources: Vec::new(),
                     destination: destination(c, None),
-                    sync_policy: sync_policy(Some(false), &["ServerSideApply=true"]),
+                    sync_policy: sync_policy(Some(false), &["ServerSideApply=true", RESPECT_IGNORE_DIFFERENCES]),
+                    ignore_differences: injected_ca_bundles(),
                 };
                 files.insert(name.to_owned(), (wave, self.application(name.to_owned(), Some(wave), spec, false)));
             }
         }
         let last = files.values().map(|(w, _)| *w).max().unwrap_or(0);
+        if plan::runs_argocd(c) && c.cluster_api.is_some() {
+            // R9: each managed cluster's Cluster API objects, from git. Synced by hand, never
+            // automatically: its `<cluster>-talos` Secret (capi/<mgmt>/sealed.yaml) must exist
+            // before CABPT first reconciles, or CABPT generates a new identity (F13); and a
+            // superseded machine template may be pruned only once the rollout that replaced
+            // it is done (a sync with prune then; `PruneLast` prunes after the rest applied).
+            for w in plan::managed(env, c) {
+                let name = plan::capi_cluster_app(&w.name.value);
+                let spec = ApplicationSpec {
+                    project: CAPI_CLUSTERS_PROJECT.to_owned(),
+                    source: Some(
+                        self.fleet_source(&format!("out/{}", capi::workload_dir(&c.name.value, &w.name.value))),
+                    ),
+                    sources: Vec::new(),
+                    destination: Destination {
+                        name: None,
+                        namespace: Some(w.name.value.clone()),
+                        server: Some(IN_CLUSTER.to_owned()),
+                    },
+                    sync_policy: sync_policy(None, &["ServerSideApply=true", "PruneLast=true"]),
+                    ignore_differences: Vec::new(),
+                };
+                files.insert(name.clone(), (last + 1, self.application(name, Some(last + 1), spec, false)));
+            }
+        }
         if plan::runs_argocd(c) {
             // Last, so that a workload cluster not yet registered never holds back the
             // management cluster's own waves.
@@ -397,6 +461,29 @@ impl Ctx<'_> {
                     }],
                     cluster_resource_whitelist: CAPI_CLUSTER_KINDS.iter().map(|(g, k)| GroupKind::new(g, k)).collect(),
                     namespace_resource_whitelist: Vec::new(),
+                },
+            ));
+        }
+        if plan::runs_argocd(c) && c.cluster_api.is_some() && plan::managed(env, c).next().is_some() {
+            let kinds = |list: &[(&str, &str)]| list.iter().map(|(g, k)| GroupKind::new(g, k)).collect();
+            docs.push(self.project(
+                CAPI_CLUSTERS_PROJECT.to_owned(),
+                Some(wave),
+                ProjectSpec {
+                    description: format!(
+                        "fleetc: the Cluster API objects of the clusters {}/{cluster} manages (R9, R24), each in its own namespace",
+                        env.name.value
+                    ),
+                    source_repos: vec![self.gitops.repo.value.clone()],
+                    destinations: plan::managed(env, c)
+                        .map(|w| Destination {
+                            name: None,
+                            namespace: Some(w.name.value.clone()),
+                            server: Some(IN_CLUSTER.to_owned()),
+                        })
+                        .collect(),
+                    cluster_resource_whitelist: kinds(&capi::WORKLOAD_CLUSTER_KINDS),
+                    namespace_resource_whitelist: kinds(&capi::WORKLOAD_KINDS),
                 },
             ));
         }

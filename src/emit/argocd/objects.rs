@@ -62,6 +62,20 @@ pub(crate) struct ApplicationSpec {
     pub sources: Vec<Source>,
     pub destination: Destination,
     pub sync_policy: SyncPolicy,
+    /// Fields other controllers own (CA bundles injected into webhooks and CRDs), left out of
+    /// the diff and, with `RespectIgnoreDifferences=true`, out of the sync.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ignore_differences: Vec<IgnoreDifference>,
+}
+
+/// One `spec.ignoreDifferences[]` entry (argo-cd v3.2.1
+/// `pkg/apis/application/v1alpha1/types.go` `ResourceIgnoreDifferences`, l.115-123).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct IgnoreDifference {
+    pub group: &'static str,
+    pub kind: &'static str,
+    pub jq_path_expressions: Vec<&'static str>,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]

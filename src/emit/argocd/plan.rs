@@ -31,6 +31,20 @@ pub(crate) const CAPI_STAGES: [(&str, &str, i64); 3] = [
     ("fleet-capi-providers", "20-providers", -1),
 ];
 
+/// The project of the Applications that deliver the managed clusters' Cluster API objects.
+pub(crate) const CAPI_CLUSTERS_PROJECT: &str = "fleet-capi-clusters";
+
+/// The Application, on the management cluster's Argo CD, that delivers a managed cluster's
+/// Cluster API objects (`out/capi/<mgmt>/<cluster>/`, R9).
+pub(crate) fn capi_cluster_app(workload: &str) -> String {
+    format!("fleet-capi-cluster-{workload}")
+}
+
+/// Every cluster `mgmt` manages through Cluster API (with apps or not).
+pub(crate) fn managed<'a>(env: &'a Environment, mgmt: &'a Cluster) -> impl Iterator<Item = &'a Cluster> {
+    env.clusters.iter().filter(move |c| c.managed_by.as_ref().is_some_and(|m| m.value == mgmt.name.value))
+}
+
 /// The app of apps, on the management cluster's Argo CD, of a workload cluster's apps.
 pub(crate) fn workload_root(workload: &str) -> String {
     format!("fleet-cluster-{workload}")
@@ -103,6 +117,7 @@ pub(crate) fn applications(env: &Environment, inst: &Cluster) -> Vec<(String, Op
     add_dir(inst, &mut out);
     if inst.cluster_api.is_some() {
         out.extend(CAPI_STAGES.iter().map(|(n, _, _)| ((*n).to_owned(), None)));
+        out.extend(managed(env, inst).map(|w| (capi_cluster_app(&w.name.value), None)));
     }
     for w in workloads(env, inst) {
         out.push((workload_root(&w.name.value), None));

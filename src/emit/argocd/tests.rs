@@ -477,3 +477,73 @@ fn every_automated_application_retries_failed_syncs() {
     }
     assert!(automated > 5);
 }
+
+#[test]
+fn applications_that_deliver_webhooks_or_crds_ignore_the_injected_ca_bundles() {
+    // Item 5 (issue 14): cert-manager's cainjector (and External Secrets' cert-controller)
+    // write `caBundle` into webhooks and CRD conversion webhooks after the apply. Every
+    // Application whose project permits those kinds ignores exactly those fields in the diff
+    // and, with RespectIgnoreDifferences=true, in the sync (argo-cd v3.2.1 `controller/sync.go`
+    // l.261-264), so that it converges instead of staying OutOfSync or resetting the bundle.
+    let set = reference();
+    let mut projects: std::collections::BTreeMap<String, Value> = std::collections::BTreeMap::new();
+    for (path, _) in set.iter().filter(|(p, _)| p.ends_with("projects.yaml") || p.contains("project-admin")) {
+        for d in docs(&set, path) {
+            projects.insert(d["metadata"]["name"].as_str().unwrap().to_owned(), d);
+        }
+    }
+    let mut checked = 0;
+    for (path, _) in set.iter().filter(|(p, _)| p.starts_with("argocd/")) {
+        for d in docs(&set, path).into_iter().filter(|d| d["kind"] == "Application") {
+            let Some(project) = projects.get(d["spec"]["project"].as_str().unwrap()) else { continue };
+            let kinds: Vec<&str> = project["spec"]["clusterResourceWhitelist"]
+                .as_array()
+                .map(|a| a.iter().map(|k| k["kind"].as_str().unwrap()).collect())
+                .unwrap_or_default();
+            let delivers_injected =
+                kinds.iter().any(|k| k.ends_with("WebhookConfiguration") || *k == "CustomResourceDefinition");
+            let ignored: Vec<(String, String)> = d["spec"]["ignoreDifferences"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|i| {
+                            (
+                                i["kind"].as_str().unwrap().to_owned(),
+                                i["jqPathExpressions"][0].as_str().unwrap().to_owned(),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let options: Vec<&str> = d["spec"]["syncPolicy"]["syncOptions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o.as_str().unwrap())
+                .collect();
+            // What the Application itself delivers: a chart (an operator's webhooks and CRDs,
+            // `App::cluster_kinds`) or a Cluster API provider stage.
+            let chart = !d["spec"]["source"]["chart"].is_null()
+                || d["spec"]["sources"].as_array().is_some_and(|a| a.iter().any(|s| !s["chart"].is_null()));
+            let stage = d["spec"]["source"]["path"].as_str().is_some_and(|p| p.contains("/providers/"));
+            if delivers_injected && (chart || stage) {
+                checked += 1;
+                for kind in ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"] {
+                    assert!(
+                        ignored.contains(&(kind.to_owned(), ".webhooks[]?.clientConfig.caBundle".to_owned())),
+                        "{path}: {kind}"
+                    );
+                }
+                assert!(
+                    ignored.contains(&(
+                        "CustomResourceDefinition".to_owned(),
+                        ".spec.conversion.webhook.clientConfig.caBundle".to_owned()
+                    )),
+                    "{path}"
+                );
+                assert!(options.contains(&"RespectIgnoreDifferences=true"), "{path}");
+            }
+        }
+    }
+    assert!(checked >= 4, "the CAPI stages and the External Secrets chart apps: {checked}");
+}

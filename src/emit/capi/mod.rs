@@ -26,6 +26,32 @@ use crate::model::Fleet;
 pub use talos_docs::{Disposition, PatchDocument, disposition};
 pub use workload::{PROVIDER_ID_ADDON, max_unhealthy, unsettled_patches};
 
+/// `capi/<mgmt>/providers`: the provider set of a management cluster (inside out/).
+pub fn providers_dir(mgmt: &str) -> String {
+    format!("capi/{mgmt}/providers")
+}
+
+/// `capi/<mgmt>/<cluster>`: the objects of one managed cluster (inside out/). The Argo CD
+/// family delivers exactly this directory (`fleet-capi-cluster-<cluster>`, R9).
+pub fn workload_dir(mgmt: &str, cluster: &str) -> String {
+    format!("capi/{mgmt}/{cluster}")
+}
+
+/// The `(group, kind)` of the cluster-scoped objects [`workload_dir`] holds (the cluster's
+/// namespace), and of its namespaced ones below. The AppProject of the Application that
+/// delivers the directory permits exactly these (contract test: `tests/contracts.rs`).
+pub const WORKLOAD_CLUSTER_KINDS: [(&str, &str); 1] = [("", "Namespace")];
+/// See [`WORKLOAD_CLUSTER_KINDS`].
+pub const WORKLOAD_KINDS: [(&str, &str); 7] = [
+    ("bootstrap.cluster.x-k8s.io", "TalosConfigTemplate"),
+    ("cluster.x-k8s.io", "Cluster"),
+    ("cluster.x-k8s.io", "MachineDeployment"),
+    ("cluster.x-k8s.io", "MachineHealthCheck"),
+    ("controlplane.cluster.x-k8s.io", "TalosControlPlane"),
+    ("infrastructure.cluster.x-k8s.io", "ProxmoxCluster"),
+    ("infrastructure.cluster.x-k8s.io", "ProxmoxMachineTemplate"),
+];
+
 /// The sealed input of a managed cluster that holds its Talos secrets bundle.
 pub const TALOS_SEALED_INPUT: &str = "talos-secrets";
 
@@ -53,11 +79,12 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
                 sealed_input: TALOS_SEALED_INPUT.into(),
                 keys: vec!["bundle"],
                 labels: [(objects::CLUSTER_NAME_LABEL.to_owned(), cluster.name.value.clone())].into(),
-                used_by: "CABPT and CACPPT: the cluster's Talos secrets bundle, used instead of a generated one",
+                used_by: "CABPT (siderolabs/cluster-api-bootstrap-provider-talos v0.6.11 `controllers/secrets.go` l.47): the cluster's Talos secrets bundle, used instead of a generated one; CACPPT reads only the `<cluster>-talosconfig` and `<cluster>-ca` CABPT derives from it",
             });
         }
         let text = format!(
-            "# {HEADER}\n# Secrets to create on `{}` from sealed inputs before applying anything under capi/{}/.\n{}",
+            "# {HEADER}\n# Secrets to create on `{}` from sealed inputs, in this order: each Secret's namespace\n# first (`kubectl create namespace`, when it does not exist yet), then the Secret, then what reads it:\n# the provider set (capi/{}/providers/) and each cluster's objects (capi/{}/<cluster>/). CABPT generates a\n# new identity when `<cluster>-talos` is missing at its first reconcile (F13).\n{}",
+            mgmt.name,
             mgmt.name,
             mgmt.name,
             yaml::to_yaml(&SealedSet { secrets: sealed }).map_err(|e| EmitError(e.to_string()))?

@@ -43,12 +43,17 @@ pub fn disposition(kind: &str, name: Option<&str>) -> Disposition {
         ("HostnameConfig", _) => {
             Disposition::Dropped("the hostname is the Machine's name, from CAPMOX's nocloud metadata")
         }
-        ("LinkConfig" | "LinkAliasConfig" | "ResolverConfig", _) => Disposition::Dropped(
+        ("LinkConfig" | "ResolverConfig", _) => Disposition::Dropped(
             "addresses, routes and DNS servers come from CAPMOX's nocloud network config (the IP pool)",
         ),
-        ("Layer2VIPConfig", _) => {
-            Disposition::Dropped("the API's shared address is written as a v1alpha1 `vip` patch instead")
-        }
+        // The link's name and the API's shared address on it, as on every Proxmox node: CABPT
+        // merges each strategic patch with `configpatcher.LoadPatch`, which reads a
+        // multi-document patch (siderolabs/cluster-api-bootstrap-provider-talos v0.6.11
+        // `controllers/talosconfig_controller.go` l.333-347), and both kinds are in the Talos
+        // 1.12 library it is built with (`pkg/machinery/config/types/network/link_alias.go`,
+        // `layer2_vip.go`). The v1alpha1 `machine.network.interfaces[].vip` they replace is
+        // deprecated (talos v1.13.9 `v1alpha1_types.go` l.803-806).
+        ("LinkAliasConfig" | "Layer2VIPConfig", _) => Disposition::Patch,
         _ => Disposition::UnsettledPatch,
     }
 }
@@ -90,7 +95,8 @@ mod tests {
     fn dispositions() {
         assert_eq!(disposition("v1alpha1", None), Disposition::Patch);
         assert!(matches!(disposition("VolumeConfig", Some("EPHEMERAL")), Disposition::Dropped(_)));
-        assert!(matches!(disposition("Layer2VIPConfig", Some("10.0.0.1")), Disposition::Dropped(_)));
+        assert_eq!(disposition("Layer2VIPConfig", Some("10.0.0.1")), Disposition::Patch);
+        assert_eq!(disposition("LinkAliasConfig", Some("net0")), Disposition::Patch);
         assert!(matches!(disposition("ResolverConfig", None), Disposition::Dropped(_)));
         assert_eq!(disposition("VolumeConfig", Some("data")), Disposition::UnsettledPatch);
         assert_eq!(disposition("KubeSpanConfig", None), Disposition::UnsettledPatch);

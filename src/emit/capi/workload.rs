@@ -60,7 +60,7 @@ pub(super) fn emit(
     };
     let name = cluster.name.value.as_str();
     let ctx = Ctx { fleet, env, proxmox, cluster, ns: name.to_owned() };
-    let dir = format!("capi/{}/{name}", mgmt.name);
+    let dir = super::workload_dir(&mgmt.name.value, name);
 
     let ns: Object<NoSpec> =
         Object { api_version: "v1", kind: "Namespace", metadata: Metadata::cluster_scoped(name), spec: None };
@@ -223,13 +223,8 @@ impl Ctx<'_> {
         }
         // The install disk (the boot volume, by its own size) is in the role document already:
         // `talos::install_disk_size` knows a managed cluster's machines have one disk (R15).
-        if pool.role == Role::ControlPlane {
-            // The API's shared address, held by one control-plane node at a time.
-            let vip = serde_json::json!({ "machine": { "network": { "interfaces": [
-                { "deviceSelector": { "physical": true }, "vip": { "ip": self.cluster.endpoint.address.value.to_string() } }
-            ] } } });
-            patches.push(crate::emit::yaml::to_yaml(&vip).map_err(|e| EmitError(e.to_string()))?);
-        }
+        // The API's shared address (a `Layer2VIPConfig` on the link the `LinkAliasConfig`
+        // names) is in the control plane's role documents, as on every Proxmox node.
         // The user's patches last, each file one strategic patch (docs/talos.md, "Patches").
         patches.extend(super::talos_docs::user_patches(self.fleet, self.env, self.cluster, pool).map_err(EmitError)?);
         // `cluster.externalCloudProvider` (the kubelet waits for the cloud controller manager,

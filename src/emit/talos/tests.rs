@@ -288,7 +288,7 @@ fn runtimes_get_their_runtime_classes_and_sysctl() {
     let kata = inline.iter().find(|m| m.name == "runtimeclass-kata").unwrap();
     assert_eq!(
         kata.contents,
-        "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: kata\nhandler: kata\noverhead:\n  podFixed:\n    cpu: 250m\n    memory: 160Mi\n"
+        "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: kata\nhandler: kata\noverhead:\n  podFixed:\n    cpu: 250m\n    memory: 130Mi\n"
     );
     assert_eq!(machine(&d.common).sysctls.get("user.max_user_namespaces").map(String::as_str), Some("11255"));
     let lab = docs_of(&f, "lab", "main");

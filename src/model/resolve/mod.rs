@@ -1476,6 +1476,7 @@ impl Resolver<'_> {
         r.finish(true, d);
         let mut versions: BTreeMap<&str, Spanned<Version>> = BTreeMap::new();
         let mut cert_manager = None;
+        let mut cert_manager_version = None;
         let mut operator_manifest = None;
         const PROVIDERS: &[&str] = &[
             "core",
@@ -1502,6 +1503,7 @@ impl Resolver<'_> {
                         operator_manifest = vendored;
                     } else {
                         cert_manager = vendored;
+                        cert_manager_version = version;
                     }
                 }
                 k if PROVIDERS.contains(&k) => {
@@ -1535,6 +1537,7 @@ impl Resolver<'_> {
             ipam_in_cluster: ipam_in_cluster?,
             operator: operator?,
             cert_manager,
+            cert_manager_version,
             operator_manifest,
             span: node.head_span(),
         })

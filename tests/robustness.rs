@@ -171,18 +171,16 @@ fn arbitrary_bytes_read_as_text_never_panic() {
 }
 
 /// 20,000 diagnostics took 10.8 s (quadratic de-duplication) before; now at most
-/// `MAX_DIAGNOSTICS` are kept, found in linear time, and rendered in well under a second.
+/// `MAX_DIAGNOSTICS` are kept and rendered (the bound is what is asserted: speed is measured
+/// in the benchmark, never in a test).
 #[test]
 fn many_diagnostics_are_bounded_and_fast() {
     let text = format!("{}\n{}", reference(), "nod \"x\"\n".repeat(9_000));
-    let started = std::time::Instant::now();
     let c = compile("fleet.kdl", &text, &loader());
     let rendered = render_text(&c.diags, &c.sources, Style::PLAIN);
-    let elapsed = started.elapsed();
     assert!(c.diags.len() <= fleetc::diag::MAX_DIAGNOSTICS + 1, "{}", c.diags.len());
     assert!(c.diags.omitted() > 8_000);
     assert!(rendered.contains("fleet::limits::too-many-diagnostics"));
-    assert!(elapsed.as_secs() < 5, "{elapsed:?}");
     assert_well_placed(&c, &text);
 }
 

@@ -245,10 +245,23 @@ impl<'a> Session<'a> {
         if self.plan {
             return Ok(Output::ok(cmd.plan_stdout.clone().into_bytes()));
         }
-        match self.runner.run(&cmd) {
-            Ok(out) => Ok(out),
-            Err(e) => self.fail(format!("cannot run `{}`: {e} (is it installed and on PATH?)", cmd.program)),
+        let out = match self.runner.run(&cmd) {
+            Ok(out) => out,
+            Err(e) => return self.fail(format!("cannot run `{}`: {e} (is it installed and on PATH?)", cmd.program)),
+        };
+        // A signal or a deadline ends the step even where the caller tolerates a failed
+        // command (a lookup, a best-effort mark): nothing after it but closing may run.
+        if !cmd.cleanup {
+            if let Some(sig) = super::signals::pending() {
+                return self.fail(format!("fleetc received {} while `{}` ran", super::signals::name(sig), cmd.program));
+            }
+            if cmd.in_window && out.code == super::runner::DEADLINE_EXIT {
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_owned();
+                return self.fail(last);
+            }
         }
+        Ok(out)
     }
 
     pub fn sleep(&mut self, d: Duration) {

@@ -217,8 +217,8 @@ fn inventory(fx: &Fixture) -> String {
 }
 
 /// The node addresses each targeted plan of the cluster root configures (the fake adds them
-/// to `applied` when the plan is applied): `main-cp-<i>.tfplan` its node, `cluster-rest.tfplan`
-/// every node.
+/// to `applied` when the plan is applied): `<cluster>-cp-<i>.tfplan` and
+/// `<cluster>-<hostname>.tfplan` its node (control plane and workers, one at a time), `cluster-rest.tfplan` every node.
 fn plans(fx: &Fixture) -> String {
     let mut out = String::new();
     for (ci, c) in fx.target.clusters.iter().filter(|c| !c.managed).enumerate() {
@@ -228,7 +228,11 @@ fn plans(fx: &Fixture) -> String {
             out.push_str(&format!("{}.tfplan {a}\n", n.hostname));
             all.push(a);
         }
-        all.extend((0..c.workers.len()).map(|i| format!("10.{ci}.0.{}", 110 + i)));
+        for (i, n) in c.workers.iter().enumerate() {
+            let a = format!("10.{ci}.0.{}", 110 + i);
+            out.push_str(&format!("{}-{}.tfplan {a}\n", c.name, n.hostname));
+            all.push(a);
+        }
         out.push_str(&format!("cluster-rest.tfplan {}\n", all.join(" ")));
     }
     out

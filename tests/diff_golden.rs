@@ -128,7 +128,7 @@ fn each_case_shows_the_impact_it_is_for() {
             "of `main-system-2` → `scaleway_block_volume.size_in_gb` forces a new resource",
         ),
         ("diff-control-plane", "control-plane-count", "warning", "etcd quorum changes"),
-        ("diff-apply-reboot", "apply-mode", "danger", "the reboots overlap"),
+        ("diff-apply-reboot", "apply-mode", "warning", "one at a time with `talosctl health` after each"),
         ("diff-apply-reboot", "ephemeral-volume", "warning", "only at first provisioning"),
         (
             "diff-talos-live",

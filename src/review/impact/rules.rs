@@ -662,7 +662,7 @@ fn worker_count(ctx: &Ctx<'_>, out: &mut Outcome) {
 
 /// R19, F10: how a changed machine config reaches the nodes.
 fn apply_mode(ctx: &Ctx<'_>, out: &mut Outcome) {
-    const REBOOT: &str = "every control-plane node reboots when its config is applied: `fleetc apply` applies them one at a time with `talosctl health` between them, but any other apply of the cluster root (a plain `tofu apply`) returns before a rebooted node is healthy (F3): the reboots overlap, etcd quorum lost; Talos 1.14 drops `reboot`";
+    const REBOOT: &str = "every node whose config changes reboots: `fleetc apply` reboots them one at a time with `talosctl health` after each (R19, F3); a plain `tofu apply` of the cluster root never reboots (its variables file's mode is `no_reboot`, `staged_if_needing_reboot` on Talos 1.12), so such a change waits for `fleetc apply`; Talos 1.14 drops `reboot`";
     let mut reported = BTreeSet::new();
     for (i, c) in stable_changes(ctx, "apply-mode") {
         out.claim(i);
@@ -670,7 +670,7 @@ fn apply_mode(ctx: &Ctx<'_>, out: &mut Outcome) {
         let new = c.new.as_deref().unwrap_or_default();
         if new == "reboot" {
             out.push(
-                Severity::Danger,
+                Severity::Warning,
                 c.scope.subject(),
                 format!("apply mode {} on a running cluster", c.values()),
                 REBOOT,
@@ -678,7 +678,7 @@ fn apply_mode(ctx: &Ctx<'_>, out: &mut Outcome) {
         } else {
             let how = match new {
                 "auto" => "Talos applies live what it can and reboots when it must",
-                "no_reboot" => "a change that needs a reboot fails instead of rebooting",
+                "no_reboot" => "a change that needs a reboot is not applied: `fleetc apply` refuses to reboot for it",
                 "staged" => "changes wait for the next reboot",
                 "staged_if_needing_reboot" => "changes apply live, or wait for the next reboot when they need one",
                 _ => "unknown",
@@ -703,7 +703,7 @@ fn apply_mode(ctx: &Ctx<'_>, out: &mut Outcome) {
         let changed = ctx.changes.iter().any(|c| c.scope.within(&scope) && !matches!(c.scope, Scope::App { .. }));
         if changed {
             out.push(
-                Severity::Danger,
+                Severity::Warning,
                 scope.subject(),
                 "a change to a running cluster whose apply mode is `reboot`",
                 REBOOT,

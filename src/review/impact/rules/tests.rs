@@ -163,8 +163,8 @@ const CASES: &[(&str, &str, &str, Severity, &str)] = &[
         "apply-mode",
         "apply-mode \"auto\"",
         "apply-mode \"reboot\"",
-        Severity::Danger,
-        "the reboots overlap, etcd quorum lost",
+        Severity::Warning,
+        "one at a time with `talosctl health` after each",
     ),
     (
         "ephemeral-volume",
@@ -371,7 +371,7 @@ fn reboot_mode_on_a_running_cluster_is_danger_for_any_change() {
     let base = edit("apply-mode \"auto\"", "apply-mode \"reboot\"");
     let new = base.replacen("pool \"system\" count=2", "pool \"system\" count=3", 1);
     let i = impacts_with(RULES, &base, &new);
-    assert!(find(&i, "apply-mode", Severity::Danger, "apply mode is `reboot`").is_some(), "{i:#?}");
+    assert!(find(&i, "apply-mode", Severity::Warning, "apply mode is `reboot`").is_some(), "{i:#?}");
 }
 
 #[test]

@@ -223,11 +223,9 @@ fn a_hang_inside_a_window_meets_its_deadline_and_the_switch_closes() {
 /// Talos API switch is open, kubectl only while the Kubernetes path is) and `talosctl health`'s
 /// node-set comparison (the nodes given must be the nodes whose config was applied).
 ///
-/// Ignored until the step logic of `src/apply/cluster.rs` and `argocd.rs` resumes (the
-/// audit's defects 1 and 2, another change): run it with `--ignored`. It prints the figure
-/// docs/reliability.md records.
+/// It prints the figure docs/reliability.md records (the audit's defects 1 and 2: health over
+/// the configured nodes, the kubeconfig inside the Talos window).
 #[test]
-#[ignore = "6 of 12 reruns still fail against the fakes (the first apply now succeeds): not yet diagnosed whether fleetc or the fakes' model of state is wrong (docs/reliability.md); run with --ignored"]
 fn a_rerun_after_a_failure_at_any_step_succeeds() {
     let fx = Fixture::new();
     let work = tempfile::tempdir().unwrap();

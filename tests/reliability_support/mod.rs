@@ -84,7 +84,11 @@ case "$T" in
       *"cluster apply"*.tfplan*)
         while read -r plan addrs; do
           case "$*" in *"/$plan"*) for a in $addrs; do echo "$a" >> "$D/applied"; done ;; esac
-        done < "$D/plans" ;;
+        done < "$D/plans"
+        # A real apply records what it created in the state, which the next run lists.
+        while read -r plan res; do
+          case "$*" in *"/$plan"*) for r in $res; do echo "$r" >> "$D/state"; done ;; esac
+        done < "$D/plan-states" ;;
     esac ;;
   talosctl)
     P=; prev=
@@ -118,6 +122,7 @@ impl Fakes {
         }
         std::fs::write(dir.join("inventory.json"), inventory(fx)).unwrap();
         std::fs::write(dir.join("plans"), plans(fx)).unwrap();
+        std::fs::write(dir.join("plan-states"), plan_states(fx)).unwrap();
         let f = Fakes { dir };
         f.reset(None);
         f
@@ -232,6 +237,29 @@ fn plans(fx: &Fixture) -> String {
             let a = format!("10.{ci}.0.{}", 110 + i);
             out.push_str(&format!("{}-{}.tfplan {a}\n", c.name, n.hostname));
             all.push(a);
+        }
+        out.push_str(&format!("cluster-rest.tfplan {}\n", all.join(" ")));
+    }
+    out
+}
+
+/// The state address each targeted plan of the cluster root creates (`tofu state list` of the
+/// next run lists it): the node's `talos_machine_configuration_apply`, as fleetc reads it
+/// (`apply::layout::control_plane_target`, `worker_target`).
+fn plan_states(fx: &Fixture) -> String {
+    use fleetc::apply::layout::{control_plane_target, worker_target};
+    let mut out = String::new();
+    for c in fx.target.clusters.iter().filter(|c| !c.managed) {
+        let mut all = Vec::new();
+        for (i, n) in c.control_plane.iter().enumerate() {
+            let t = control_plane_target(&c.name, i + 1);
+            out.push_str(&format!("{}.tfplan {t}\n", n.hostname));
+            all.push(t);
+        }
+        for n in &c.workers {
+            let t = worker_target(&c.name, &n.hostname);
+            out.push_str(&format!("{}-{}.tfplan {t}\n", c.name, n.hostname));
+            all.push(t);
         }
         out.push_str(&format!("cluster-rest.tfplan {}\n", all.join(" ")));
     }

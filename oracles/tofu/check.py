@@ -301,7 +301,11 @@ def hcl_value(v):
 
 def apply_plan_vars(fleetc, fleet, env):
     """{root: (set of -var assignments as tuples, set of TF_VAR_ names)} from `fleetc apply --plan`."""
-    p = subprocess.run([fleetc, "apply", env, "--plan", "--fleet", str(fleet), "--color", "never"], capture_output=True, text=True)
+    # As a new user's shell runs it: fleetc apply refuses variables that steer its tools
+    # (TF_*, AWS_*, KUBECONFIG, …, docs/apply.md), which a CI machine may set.
+    clean = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")}
+    p = subprocess.run([fleetc, "apply", env, "--plan", "--fleet", str(fleet), "--color", "never"],
+                       capture_output=True, text=True, env=clean)
     if p.returncode != 0 and not p.stdout:
         return None, p.stderr.strip()
     roots = {}

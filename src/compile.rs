@@ -24,7 +24,7 @@ pub fn compile(name: &str, text: &str, loader: &dyn Loader) -> Compilation {
     let mut diags = Diagnostics::new();
     let fleet = match crate::syntax::parse(file, text) {
         Ok(nodes) => {
-            crate::check::run_tree(&nodes, &mut diags);
+            crate::check::run_tree(&nodes, file, text, &mut diags);
             crate::model::resolve(&nodes, loader, &mut sources, &mut diags)
         }
         Err(d) => {

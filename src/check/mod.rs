@@ -35,10 +35,11 @@ pub fn check_upgrade_path(old: &Fleet, new: &Fleet, diags: &mut Diagnostics) {
 }
 pub use versions::{kubernetes_range, talos_supported};
 
-/// Key material in any string of fleet.kdl (F11, R14), over the syntax tree: it runs whether
-/// or not the model can be resolved.
-pub fn run_tree(nodes: &[crate::syntax::Node], diags: &mut Diagnostics) {
+/// Key material in any string or comment of fleet.kdl (F11, R14), over the syntax tree and
+/// the lossless token stream of `text`: it runs whether or not the model can be resolved.
+pub fn run_tree(nodes: &[crate::syntax::Node], file: crate::diag::FileId, text: &str, diags: &mut Diagnostics) {
     key_material::check_tree(nodes, diags);
+    key_material::check_comments(file, text, diags);
 }
 
 /// Runs every check.

@@ -572,9 +572,11 @@ says what upstream states, not what you found.
     Some("fleet.kdl is committed to git, and its strings reach out/, machine configs and tools' command lines: a private key belongs in a sealed input (`fleetc secrets import <env>/<cluster> <name> FILE`, named in the cluster's `sealed`), never in fleet.kdl (F11, R14)"),
 "## What it does
 Reports a string anywhere in fleet.kdl (an argument or a property, of any node, whether
-fleetc reads it or not) that holds a private key: a PEM private-key block (`-----BEGIN …
-PRIVATE KEY-----`, PKCS#1/#8, EC, OpenSSH, encrypted, PGP), the same block base64-encoded, an
-age identity (`AGE-SECRET-KEY-1…`, or a plugin identity `AGE-PLUGIN-…-1…`), or a PuTTY key file.
+fleetc reads it or not), or a comment (`//`, `/* … */`, or a part commented out with `/-`),
+that holds a private key: a PEM private-key block (`-----BEGIN … PRIVATE KEY-----`, PKCS#1/#8,
+EC, OpenSSH, encrypted, PGP), the same block base64-encoded, an age identity
+(`AGE-SECRET-KEY-1…`, or a plugin identity `AGE-PLUGIN-…-1…`), or a PuTTY key file. In a
+comment it points at the key's header or prefix, so that the report does not print the key.
 Nothing is built while it is there.
 
 ## Why (F11, R14)

@@ -74,6 +74,32 @@ pub fn comments(text: &str) -> Vec<String> {
     out
 }
 
+/// The byte ranges of every comment of `text`, in order and without overlap: line and block
+/// comments, and every slashdash-commented node, entry or children block (a comment inside a
+/// slashdashed range is part of that range). The parser drops all of them, so a check that
+/// must see what the file holds, not only what it means (key material, F11), reads these.
+/// Never panics, even on text `kdl` refuses.
+pub fn comment_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
+    let toks = lexer::lex(text);
+    let mut parser = layout::Parser::new(text, &toks);
+    let _ = parser.document();
+    let mut all: Vec<std::ops::Range<usize>> = toks
+        .iter()
+        .filter(|t| matches!(t.kind, lexer::Kind::LineComment | lexer::Kind::BlockComment))
+        .map(|t| t.start..t.end)
+        .chain(parser.slashdashed.iter().cloned())
+        .collect();
+    all.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    for r in all {
+        match out.last() {
+            Some(last) if r.start < last.end => {}
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
 fn bug(file: FileId, offset: usize, what: &str) -> Diagnostics {
     let mut d = Diagnostics::new();
     d.push(

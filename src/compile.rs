@@ -99,6 +99,18 @@ impl Loader for FsLoader {
             _ => false,
         }
     }
+
+    /// The names in a directory inside the fleet's directory (sorted; none outside it).
+    fn entries(&self, rel_dir: &str) -> Vec<String> {
+        if !rel_dir.is_empty() && !self.exists(rel_dir) {
+            return Vec::new();
+        }
+        let mut names: Vec<String> = std::fs::read_dir(self.root.join(rel_dir))
+            .map(|rd| rd.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()).collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
 }
 
 /// An I/O error in words that do not depend on the operating system.
@@ -126,5 +138,43 @@ impl Loader for MapLoader {
     fn exists(&self, rel: &str) -> bool {
         let dir = format!("{}/", rel.trim_end_matches('/'));
         self.files.contains_key(rel) || self.files.range(dir.clone()..).next().is_some_and(|(k, _)| k.starts_with(&dir))
+    }
+
+    /// The first component of every file under `rel_dir`.
+    fn entries(&self, rel_dir: &str) -> Vec<String> {
+        let dir = if rel_dir.is_empty() { String::new() } else { format!("{}/", rel_dir.trim_end_matches('/')) };
+        let names: std::collections::BTreeSet<String> = self
+            .files
+            .keys()
+            .filter_map(|k| k.strip_prefix(&dir))
+            .filter_map(|rest| rest.split('/').next())
+            .map(str::to_owned)
+            .collect();
+        names.into_iter().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// m25 and m08 of the newcomer's findings: a path with a typo gets the closest existing one.
+    #[test]
+    fn the_nearest_existing_path_is_suggested_component_by_component() {
+        let mut l = MapLoader::default();
+        for f in ["apps/whoami/kustomization.yaml", "apps/web/k.yaml", "vendor/cilium-1.18.4.yaml"] {
+            l.files.insert(f.to_owned(), String::new());
+        }
+        let near = |p| crate::model::nearest_path(&l, p);
+        assert_eq!(near("apps/whoamii").as_deref(), Some("apps/whoami"));
+        assert_eq!(near("aps/whoami").as_deref(), Some("apps/whoami"));
+        assert_eq!(near("vendor/cilium-1.18.5.yaml").as_deref(), Some("vendor/cilium-1.18.4.yaml"));
+        assert_eq!(near("apps/whoami").as_deref(), None, "an existing path needs no suggestion");
+        assert_eq!(near("apps/database"), None, "nothing close");
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tmp.path().join("apps/whoami")).unwrap();
+        let fs = FsLoader::new(tmp.path());
+        assert_eq!(crate::model::nearest_path(&fs, "apps/whoamii").as_deref(), Some("apps/whoami"));
+        assert_eq!(crate::model::nearest_path(&fs, "../etc"), None);
     }
 }

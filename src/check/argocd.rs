@@ -66,14 +66,20 @@ fn is_exact_version(v: &str) -> bool {
 
 fn source(app: &App, found: &mut Vec<Diagnostic>) {
     match &app.source {
-        AppSource::Path { path, exists: false } => found.push(
-            Diagnostic::new(
+        AppSource::Path { path, exists: false, nearest } => {
+            let mut d = Diagnostic::new(
                 &codes::APP_PATH_MISSING,
                 format!("app `{}` reads `{}`, which does not exist beside fleet.kdl", app.name.value, path.value),
             )
             .at(path.span)
-            .label("no such directory"),
-        ),
+            .label("no such directory");
+            if let Some(near) = nearest {
+                d = d.help(format!(
+                    "did you mean `{near}`? Argo CD reads the path from the fleet's repository (R23); until the directory is committed there, the app stays out of sync"
+                ));
+            }
+            found.push(d)
+        }
         AppSource::Chart { chart, version: None, .. } => found.push(
             Diagnostic::new(
                 &codes::CHART_UNPINNED,

@@ -18,7 +18,7 @@ use std::net::Ipv4Addr;
 use crate::diag::Span;
 pub use crate::diag::Spanned;
 pub use patch::{Patch, PatchLevel};
-pub use resolve::{Loader, resolve};
+pub use resolve::{Loader, nearest_path, resolve};
 pub use values::{ApplyMode, Bytes, Ipv4Net, Ipv4Range, Runtime, TaintEffect, Version};
 
 /// The whole fleet: pins, schematics, add-ons, and environments in declaration order.
@@ -568,6 +568,8 @@ pub enum AppSource {
         path: Spanned<String>,
         /// Whether the directory exists beside fleet.kdl (as the [`Loader`] saw it).
         exists: bool,
+        /// When it does not: the existing path nearest to it, for a "did you mean".
+        nearest: Option<String>,
     },
     /// A Helm chart from a chart repository, pinned.
     Chart {

@@ -27,6 +27,37 @@ pub trait Loader {
     fn exists(&self, _rel_path: &str) -> bool {
         true
     }
+    /// The names in the directory `rel_dir` (`""` is fleet.kdl's own), for "did you mean"
+    /// helps on a path that does not exist. A loader that cannot list says nothing.
+    fn entries(&self, _rel_dir: &str) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// The existing path nearest to `rel`, which does not exist: each component that does not
+/// exist is replaced by the closest name of its directory (`apps/whoamii` → `apps/whoami`,
+/// `vendor/cilium-1.18.5.yaml` → `vendor/cilium-1.18.4.yaml`). `None` when a component has no
+/// close name, or the loader cannot list.
+pub fn nearest_path(loader: &dyn Loader, rel: &str) -> Option<String> {
+    let mut at = String::new();
+    let mut changed = false;
+    for comp in rel.trim_end_matches('/').split('/') {
+        let candidate = if at.is_empty() { comp.to_owned() } else { format!("{at}/{comp}") };
+        if !comp.is_empty() && loader.exists(&candidate) {
+            at = candidate;
+            continue;
+        }
+        let names = loader.entries(&at);
+        let near = crate::diag::did_you_mean(comp, names.iter().map(String::as_str))?.to_owned();
+        at = if at.is_empty() { near } else { format!("{at}/{near}") };
+        changed = true;
+    }
+    (changed && loader.exists(&at)).then_some(at)
+}
+
+/// ` Did you mean `<path>`?`, when a path close to `rel` exists.
+pub(crate) fn path_hint(loader: &dyn Loader, rel: &str) -> String {
+    nearest_path(loader, rel).map(|p| format!("; did you mean `{p}`?")).unwrap_or_default()
 }
 
 /// Resolves the parsed `fleet.kdl` into a [`Fleet`]. Returns `None` when the fleet is too
@@ -451,9 +482,10 @@ impl Resolver<'_> {
                     Diagnostic::new(&codes::FILE_UNREADABLE, format!("cannot read `{}`: {e}", path.value))
                         .at(path.span)
                         .label("this file")
-                        .help(
-                            "vendor the rendered manifest in the repository, beside fleet.kdl (fleetc never downloads)",
-                        ),
+                        .help(format!(
+                            "vendor the rendered manifest in the repository, beside fleet.kdl (fleetc never downloads){}",
+                            path_hint(self.loader, &path.value)
+                        )),
                 );
                 return None;
             }
@@ -1387,7 +1419,12 @@ impl Resolver<'_> {
                     d,
                 );
                 let exists = check_relative(&p.value).is_ok() && self.loader.exists(&p.value);
-                Some(AppSource::Path { path: p, exists })
+                let nearest = if exists || check_relative(&p.value).is_err() {
+                    None
+                } else {
+                    nearest_path(self.loader, &p.value)
+                };
+                Some(AppSource::Path { path: p, exists, nearest })
             }
             (None, Some(chart)) => {
                 let repo = r.require_str("repo", d);

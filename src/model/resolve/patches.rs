@@ -63,7 +63,10 @@ impl Resolver<'_> {
                     Diagnostic::new(&codes::FILE_UNREADABLE, format!("cannot read `{}`: {e}", path.value))
                         .at(path.span)
                         .label("this file")
-                        .help("a patch is a file beside fleet.kdl, named relative to its directory"),
+                        .help(format!(
+                            "a patch is a file beside fleet.kdl, named relative to its directory{}",
+                            super::path_hint(self.loader, &path.value)
+                        )),
                 );
                 return None;
             }

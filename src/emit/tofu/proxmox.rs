@@ -187,7 +187,12 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
     Var::new("bridge", ty("string"), "The bridge the VMs' network interfaces attach to.").write(&mut vars);
     Var::new("datastore", ty("string"), "The datastore of the VM disks.").write(&mut vars);
     Var::new("network_prefix", ty("number"), "The private network's prefix length.").write(&mut vars);
-    Var::new("gateway", ty("string"), "The private network's router.").write(&mut vars);
+    Var::new(
+        "router",
+        ty("string"),
+        "The private network's router (fleet.kdl `proxmox router=`), the nodes' default route.",
+    )
+    .write(&mut vars);
     Var::new("dns_servers", of("list", ty("string")), "DNS servers given to the nodes.").write(&mut vars);
     Var::new("image_ids", of("map", ty("string")), "Downloaded image file ids, keyed `<node>/<image name>`.")
         .write(&mut vars);
@@ -323,7 +328,7 @@ fn vm(main: &mut Body, name: &str, node: &dyn Fn(&str) -> Expr, role: Role, each
                                     Part::E(r("var.network_prefix")),
                                 ]),
                             )
-                            .attr("gateway", r("var.gateway"));
+                            .attr("gateway", r("var.router"));
                         });
                     })
                     .block("dns", &[], |d| {
@@ -379,7 +384,7 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
                 .attr("bridge", r("var.bridge"))
                 .attr("datastore", r("var.datastore"))
                 .attr("network_prefix", r("var.network_prefix"))
-                .attr("gateway", r("var.gateway"))
+                .attr("router", r("var.router"))
                 .attr("dns_servers", r("var.dns_servers"))
                 .attr("image_ids", r("module.cloud.image_ids"))
                 .attr("control_plane", cv("control_plane"))
@@ -402,7 +407,12 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
     Var::new("image_datastore", ty("string"), "The datastore images are downloaded to.").write(&mut vars);
     Var::new("network_cidr", ty("string"), "The private network.").write(&mut vars);
     Var::new("network_prefix", ty("number"), "The private network's prefix length.").write(&mut vars);
-    Var::new("gateway", ty("string"), "The private network's router.").write(&mut vars);
+    Var::new(
+        "router",
+        ty("string"),
+        "The private network's router (fleet.kdl `proxmox router=`), the nodes' default route.",
+    )
+    .write(&mut vars);
     Var::new("dns_servers", of("list", ty("string")), "DNS servers.").write(&mut vars);
     Var::new(
         "images",
@@ -442,7 +452,7 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
         .attr("image_datastore", px.image_datastore.value.as_str())
         .attr("network_cidr", e.network.value.to_string())
         .attr("network_prefix", i64::from(e.network.value.prefix))
-        .attr("gateway", px.gateway.value.to_string())
+        .attr("router", px.gateway.value.to_string())
         .attr("dns_servers", Expr::list(px.dns.iter().map(|d| d.value.to_string())))
         .blank()
         .attr(

@@ -7,7 +7,7 @@ datastore        = "local-lvm"
 image_datastore  = "local"
 network_cidr     = "10.20.0.0/24"
 network_prefix   = 24
-gateway          = "10.20.0.1"
+router           = "10.20.0.1"
 dns_servers      = ["10.20.0.2"]
 
 images = {

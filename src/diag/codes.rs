@@ -1477,12 +1477,16 @@ would skip one; this code says so at review time.
     // ---- The first hour (issue 15): mistakes that used to pass silently, said at their cause.
 
     INVALID_LABEL = "fleet::names::invalid-label", Error, None,
-    Some("Kubernetes refuses the Node object with this label or taint (k8s.io/apimachinery `IsQualifiedName`, `IsValidLabelValue`): the node would never register its labels"),
+    Some("Kubernetes refuses the Node object with this label, annotation or taint (k8s.io/apimachinery `IsQualifiedName`, `IsValidLabelValue`): the node would never register it"),
 "## What it does
-Reports a node label or taint whose key or value Kubernetes would reject: a key is
-`[prefix/]name`, the prefix a DNS subdomain (lowercase, at most 253 characters), the name at most
-63 letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit; a value is empty
-or follows the name's rule.
+Reports a node label, annotation or taint whose key or value Kubernetes or Talos would reject: a
+key is `[prefix/]name`, the prefix a DNS subdomain (lowercase, at most 253 characters), the name
+at most 63 letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit; a label
+or taint value is empty or follows the name's rule. An annotation's value is free text, but
+Talos reserves three keys (`talos.dev/owned-labels`, `talos.dev/owned-annotations`,
+`talos.dev/owned-taints`) and the keys and values of one pool's annotations together may hold at
+most 256 KiB (siderolabs/talos v1.13.9 `pkg/machinery/labels/validate.go`
+`ValidateAnnotations`, which the machine config's validation calls).
 
 ## Why
 Talos hands the labels and taints of a pool to the kubelet and the API server; the API server

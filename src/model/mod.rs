@@ -471,6 +471,9 @@ pub struct Pool {
     /// Size of the system disk.
     pub system_disk_size: Spanned<Bytes>,
     pub labels: BTreeMap<String, Spanned<String>>,
+    /// Node annotations (Talos `machine.nodeAnnotations`): keys are checked as Kubernetes
+    /// qualified names, the values are free text.
+    pub annotations: BTreeMap<String, Spanned<String>>,
     pub taints: Vec<Taint>,
     pub machines: Vec<Machine>,
     /// The user's Talos patches for this pool's machines, in the order they apply (fleet →

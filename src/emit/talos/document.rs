@@ -73,6 +73,8 @@ pub struct Machine {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub node_labels: BTreeMap<String, String>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub node_annotations: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub node_taints: BTreeMap<String, String>,
 }
 

@@ -357,6 +357,7 @@ fn pool_machine(fleet: &Fleet, env: &Environment, cluster: &Cluster, pool: &Pool
             disk_selector: Some(InstallDiskSelector { size: install_disk_size(cluster, pool) }),
         }),
         node_labels: pool.labels.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect(),
+        node_annotations: pool.annotations.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect(),
         node_taints: taints,
         ..Machine::default()
     })

@@ -55,6 +55,7 @@ fn fleet_full(cilium_text: &str, ccm_text: &str, talos: &str, extra_cluster: &st
             control-plane count=3
             pool "system" count=2 ephemeral-min-size="50GB" schematic="plain" {{
                 label "node.example/pool" "system"
+                annotation "node.example/rack" "r13 a25, row 2"
                 taint "dedicated" "system" effect="NoSchedule"
                 taint "quiet" effect="PreferNoSchedule"
             }}
@@ -302,6 +303,10 @@ fn pools_carry_labels_and_taints() {
     let d = docs_of(&f, "staging", "main");
     let m = machine(&d.workers["system"]);
     assert_eq!(m.node_labels.get("node.example/pool").map(String::as_str), Some("system"));
+    // An annotation's value is free text (Talos `machine.nodeAnnotations`; only its key and
+    // the total size are validated: talos v1.13.9 `pkg/machinery/labels/validate.go`).
+    assert_eq!(m.node_annotations.get("node.example/rack").map(String::as_str), Some("r13 a25, row 2"));
+    assert!(machine(&d.controlplane).node_annotations.is_empty());
     assert_eq!(m.node_taints.get("dedicated").map(String::as_str), Some("system:NoSchedule"));
     assert_eq!(m.node_taints.get("quiet").map(String::as_str), Some("PreferNoSchedule"));
     assert!(machine(&d.controlplane).node_taints.is_empty());

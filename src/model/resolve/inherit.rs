@@ -5,7 +5,7 @@
 //! Merge rules, the same at every depth:
 //! - named blocks (`cluster "x"`, `pool "x"`, `app "x"`, services, sizes) merge by name:
 //!   properties override one by one, children merge recursively;
-//! - repeatable leaves (`label`, `taint`, `sealed`, `patch`) are replaced as a group: stating any
+//! - repeatable leaves (`label`, `annotation`, `taint`, `sealed`, `patch`) are replaced as a group: stating any
 //!   replaces all of the base's;
 //! - every other node is a setting: stating it replaces the base's (arguments and
 //!   properties override, children merge).
@@ -13,7 +13,7 @@
 use crate::syntax::{Node, ValueKind};
 
 const NAMED: &[&str] = &["cluster", "pool", "app", "postgres", "bucket", "registry", "secret", "size", "control-plane"];
-const GROUPS: &[&str] = &["label", "taint", "sealed", "patch"];
+const GROUPS: &[&str] = &["label", "annotation", "taint", "sealed", "patch"];
 
 fn key(node: &Node) -> (String, Option<String>) {
     let name = node.name.value.clone();

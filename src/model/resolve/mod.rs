@@ -1257,6 +1257,8 @@ impl Resolver<'_> {
         r.finish(true, d);
         let mut labels: BTreeMap<String, Spanned<String>> = BTreeMap::new();
         let mut label_keys: BTreeMap<String, Span> = BTreeMap::new();
+        let mut annotations: BTreeMap<String, Spanned<String>> = BTreeMap::new();
+        let mut annotation_keys: BTreeMap<String, Span> = BTreeMap::new();
         let mut taint_keys: BTreeMap<(String, TaintEffect), Span> = BTreeMap::new();
         let mut taints = Vec::new();
         let mut addresses: Option<Vec<Spanned<Ipv4Addr>>> = None;
@@ -1290,6 +1292,30 @@ impl Resolver<'_> {
                         } else if valid {
                             label_keys.insert(k.value.clone(), k.span);
                             labels.insert(k.value, v);
+                        }
+                    }
+                }
+                "annotation" => {
+                    let mut r = Reader::new(child, &[], d);
+                    let k = r.arg_str(d, "an annotation key");
+                    let v = r.arg_str(d, "an annotation value");
+                    r.finish(false, d);
+                    if let (Some(k), Some(v)) = (k, v) {
+                        let valid = kubernetes_key(&k, "annotation", d) && annotation_not_reserved(&k, d);
+                        if let Some(first) = annotation_keys.get(&k.value) {
+                            d.push(
+                                Diagnostic::new(
+                                    &codes::DUPLICATE_KEY,
+                                    format!("annotation `{}` is set twice on pool `{}`", k.value, pool_word(node)),
+                                )
+                                .at(k.span)
+                                .label("set again here")
+                                .related(*first, "first set here")
+                                .help("an annotation key holds one value: the second would silently replace the first"),
+                            );
+                        } else if valid {
+                            annotation_keys.insert(k.value.clone(), k.span);
+                            annotations.insert(k.value, v);
                         }
                     }
                 }
@@ -1332,11 +1358,26 @@ impl Resolver<'_> {
                     addresses = Some(r.rest_str(d, "node addresses").iter().filter_map(|s| parse_ip(s, d)).collect());
                     r.finish(false, d);
                 }
-                _ => unknown_child(child, &node.name.value, &["label", "taint", "addresses", "patch"], d),
+                _ => unknown_child(child, &node.name.value, &["label", "annotation", "taint", "addresses", "patch"], d),
             }
         }
         let d = &mut *self.diags;
         let head = node.head_span();
+        let annotation_bytes: usize = annotations.iter().map(|(k, v)| k.len() + v.value.len()).sum();
+        if annotation_bytes > ANNOTATIONS_MAX_BYTES {
+            d.push(
+                Diagnostic::new(
+                    &codes::INVALID_LABEL,
+                    format!(
+                        "the annotations of pool `{}` hold {annotation_bytes} bytes, more than Talos and Kubernetes accept ({ANNOTATIONS_MAX_BYTES})",
+                        pool_word(node)
+                    ),
+                )
+                .at(head)
+                .label("too much annotation text")
+                .help("keys and values together are limited to 256 KiB (Talos `TotalAnnotationSizeLimitB`, the API server's `TotalAnnotationSizeLimitB`): keep large data in a ConfigMap"),
+            );
+        }
         let need = |v: Option<Spanned<String>>, what: &str, d: &mut Diagnostics| {
             v.or_else(|| {
                 d.push(missing(node, what).help(
@@ -1386,6 +1427,7 @@ impl Resolver<'_> {
             data_disk_size,
             system_disk_size,
             labels,
+            annotations,
             taints,
             machines,
             patches,
@@ -1685,6 +1727,29 @@ fn kubernetes_key(k: &Spanned<String>, what: &str, d: &mut Diagnostics) -> bool 
         ));
     }
     d.push(diag);
+    false
+}
+
+/// The most bytes (keys and values) the annotations of one object may hold: 256 KiB
+/// (siderolabs/talos v1.13.9 `pkg/machinery/labels/validate.go` `TotalAnnotationSizeLimitB`).
+const ANNOTATIONS_MAX_BYTES: usize = 256 * 1024;
+
+/// Talos keeps three annotation keys for itself (the keys it owns on the Node) and refuses a
+/// config that sets one (siderolabs/talos v1.13.9 `pkg/machinery/labels/validate.go`
+/// `ValidateAnnotations`; the keys in `pkg/machinery/constants/constants.go`).
+pub(crate) const TALOS_RESERVED_ANNOTATIONS: [&str; 3] =
+    ["talos.dev/owned-labels", "talos.dev/owned-annotations", "talos.dev/owned-taints"];
+
+fn annotation_not_reserved(k: &Spanned<String>, d: &mut Diagnostics) -> bool {
+    if !TALOS_RESERVED_ANNOTATIONS.contains(&k.value.as_str()) {
+        return true;
+    }
+    d.push(
+        Diagnostic::new(&codes::INVALID_LABEL, format!("annotation key `{}` is reserved by Talos", k.value))
+            .at(k.span)
+            .label("Talos refuses this key")
+            .help("Talos records in `talos.dev/owned-labels`, `talos.dev/owned-annotations` and `talos.dev/owned-taints` which Node keys it manages, and refuses a machine config that sets one (Talos `ValidateAnnotations`): choose a key of your own prefix"),
+    );
     false
 }
 

@@ -249,6 +249,7 @@ fn pool_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, cluster: &Cluster
     put(f, &s, "data-disk-size", pool.data_disk_size.value);
     put(f, &s, "system-disk-size", pool.system_disk_size.value);
     put(f, &s, "labels", join(pool.labels.iter().map(|(k, v)| format!("{k}={}", v.value))));
+    put(f, &s, "annotations", join(pool.annotations.iter().map(|(k, v)| format!("{k}={}", v.value))));
     put(
         f,
         &s,

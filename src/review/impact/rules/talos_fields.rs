@@ -78,7 +78,7 @@ pub const TABLE: &[(&str, &[&str], Reach)] = &[
 ];
 
 /// Settings of the fleet whose only output is in the Talos documents.
-const TALOS_ONLY_FACTS: &[&str] = &["cert-sans", "discovery", "labels", "taints", "patches"];
+const TALOS_ONLY_FACTS: &[&str] = &["cert-sans", "discovery", "labels", "annotations", "taints", "patches"];
 
 /// The Talos minors the table describes (the ones fleetc emits machine configs for).
 fn covered(talos: Version) -> bool {

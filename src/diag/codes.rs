@@ -1623,6 +1623,31 @@ says which address to write.
     endpoint address=\"192.168.1.50\" port=6443
 ";
 
+    NOT_A_URL = "fleet::model::not-a-url", Error, None, None,
+"## What it does
+Reports a string written where fleet.kdl expects a URL that the tool reading it would not take
+as one: a host without a scheme, or a scheme the tool refuses. The Proxmox `endpoint` must be
+`https://host:port/` (bpg/terraform-provider-proxmox v0.111.1 `proxmox/api/client.go`
+`NewConnection`: `url.ParseRequestURI`, then only `https`); a state bucket's `endpoint` is an
+`http://` or `https://` base URL (OpenTofu 1.11.5 s3 backend, `endpoints.s3`: \"a custom endpoint
+URL\"); the `gitops` repository and a chart app's `repo` are what Argo CD fetches:
+`https://…`, `http://…` or an SSH URL (`ssh://git@host/…`, `git@host:org/repo.git`; argo-cd
+v3.2.1 `util/git/git.go` `IsSSHURL`, `IsHTTPSURL`), and for a chart also `oci://…`.
+
+## Why
+Each of these strings goes into out/ as written, and the tool fails only when it first dials
+it: at `tofu init`, at `tofu plan`, or as an Argo CD application that never syncs. fleetc
+reports it in fleet.kdl, where it was written.
+
+## Example
+    proxmox endpoint=\"pve.home.arpa\" node=\"pve\" router=\"192.168.1.1\"
+    gitops repo=\"github.com/me/homelab\"
+
+## Instead
+    proxmox endpoint=\"https://pve.home.arpa:8006\" node=\"pve\" router=\"192.168.1.1\"
+    gitops repo=\"https://github.com/me/homelab.git\"
+";
+
     RENAMED = "fleet::model::renamed", Error, None, None,
 "## What it does
 Reports a node or property written with a spelling fleetc no longer reads, and names the new

@@ -438,6 +438,9 @@ impl Resolver<'_> {
     fn gitops(&mut self, node: &Node) -> Option<Gitops> {
         let r = Reader::new(node, &["repo", "revision", "path"], self.diags);
         let repo = r.require_str("repo", self.diags);
+        if let Some(repo) = &repo {
+            expect_url(repo, "the `gitops` repository", UrlUse::GitRepo, self.diags);
+        }
         let revision = r.prop_str("revision", self.diags).unwrap_or_else(|| Spanned::new("main".into(), r.span()));
         let path = r.prop_str("path", self.diags).filter(|p| {
             let ok = check_relative(&p.value);
@@ -940,6 +943,9 @@ impl Resolver<'_> {
                 d,
             );
             let endpoint = r.require_str("endpoint", d);
+            if let Some(e) = &endpoint {
+                expect_url(e, "the Proxmox `endpoint`", UrlUse::ProxmoxApi, d);
+            }
             let pnode = r.require_str("node", d);
             let bridge = r.prop_str("bridge", d).unwrap_or_else(|| Spanned::new("vmbr0".into(), r.span()));
             let datastore = r.prop_str("datastore", d).unwrap_or_else(|| Spanned::new("local-lvm".into(), r.span()));
@@ -1005,6 +1011,9 @@ impl Resolver<'_> {
         let bucket = r.require_str("bucket", d);
         let region = r.prop_str("region", d);
         let endpoint = r.prop_str("endpoint", d);
+        if let Some(e) = &endpoint {
+            expect_url(e, "the state bucket's `endpoint`", UrlUse::S3, d);
+        }
         let skip_checksum = r.prop_bool("skip-checksum", d).is_some_and(|b| b.value);
         r.finish(false, d);
         let (region, endpoint) = match (provider, region, endpoint) {
@@ -1470,6 +1479,9 @@ impl Resolver<'_> {
             }
             (None, Some(chart)) => {
                 let repo = r.require_str("repo", d);
+                if let Some(repo) = &repo {
+                    expect_url(repo, "the chart repository", UrlUse::ChartRepo, d);
+                }
                 repo.map(|repo| AppSource::Chart {
                     repo,
                     chart,
@@ -1772,6 +1784,90 @@ fn kubernetes_value(v: &Spanned<String>, what: &str, d: &mut Diagnostics) -> boo
     false
 }
 
+/// What a URL of fleet.kdl is handed to, and so which forms it may take.
+#[derive(Clone, Copy)]
+enum UrlUse {
+    /// The Proxmox VE API: `https://` only (bpg v0.111.1 `proxmox/api/client.go`).
+    ProxmoxApi,
+    /// An S3 endpoint: `http://` or `https://`.
+    S3,
+    /// A git repository Argo CD clones: `https://`, `http://` or SSH (argo-cd v3.2.1
+    /// `util/git/git.go`: `^(ssh://)?([^/:]*?)@[^@]+$` is SSH).
+    GitRepo,
+    /// A Helm chart repository: as a git repository's HTTP forms, or `oci://`.
+    ChartRepo,
+}
+
+/// Why `s` is not a URL the tool of `usage` takes, with the URL to write instead, or `None`.
+fn url_problem(s: &str, usage: UrlUse) -> Option<(String, String)> {
+    let scheme = s.split_once("://").map(|(sc, _)| sc.to_ascii_lowercase());
+    let rest_after = |s: &str| s.split_once("://").map_or(s.to_owned(), |(_, r)| r.to_owned());
+    let host_ok = |s: &str| {
+        let h = rest_after(s);
+        let host = h.split(['/', ':', '?', '#']).next().unwrap_or("");
+        !host.is_empty() && !h.contains(char::is_whitespace)
+    };
+    let ssh = |s: &str| {
+        let body = s.strip_prefix("ssh://").unwrap_or(s);
+        match body.split_once('@') {
+            Some((user, host)) => {
+                !user.contains(['/', ':'])
+                    && !host.is_empty()
+                    && !host.contains('@')
+                    && !s.contains(char::is_whitespace)
+            }
+            None => false,
+        }
+    };
+    let (allowed, example): (&[&str], String) = match usage {
+        UrlUse::ProxmoxApi => {
+            let hostport = rest_after(s).trim_end_matches('/').to_owned();
+            let port = if hostport.split('/').next().unwrap_or("").contains(':') { "" } else { ":8006" };
+            (&["https"], format!("https://{hostport}{port}"))
+        }
+        UrlUse::S3 => (&["https", "http"], format!("https://{}", rest_after(s))),
+        UrlUse::GitRepo => (&["https", "http", "ssh"], format!("https://{}", rest_after(s))),
+        UrlUse::ChartRepo => (&["https", "http", "oci"], format!("https://{}", rest_after(s))),
+    };
+    if matches!(usage, UrlUse::GitRepo) && ssh(s) {
+        return None;
+    }
+    match scheme {
+        Some(sc) if allowed.contains(&sc.as_str()) && host_ok(s) => None,
+        Some(sc) if allowed.contains(&sc.as_str()) => Some(("it has no host, or holds a space".to_owned(), example)),
+        Some(sc) => Some((
+            format!(
+                "`{sc}://` is not a scheme it takes ({})",
+                allowed.iter().map(|a| format!("`{a}://`")).collect::<Vec<_>>().join(", ")
+            ),
+            example,
+        )),
+        None => Some(("it has no scheme".to_owned(), example)),
+    }
+}
+
+/// Reports a string that is not the URL `usage` needs; true when it is one.
+fn expect_url(v: &Spanned<String>, what: &str, usage: UrlUse, d: &mut Diagnostics) -> bool {
+    let Some((why, instead)) = url_problem(&v.value, usage) else { return true };
+    let reader = match usage {
+        UrlUse::ProxmoxApi => "the Proxmox provider dials `https://host:port/` only (bpg v0.111.1 `NewConnection`)",
+        UrlUse::S3 => {
+            "the state lives in an S3 bucket (R3), and OpenTofu's s3 backend takes its endpoint as a base URL"
+        }
+        UrlUse::GitRepo => {
+            "everything after the cluster comes from this repository through Argo CD (R23), which clones `https://`, `http://` or SSH URLs (argo-cd v3.2.1 `util/git/git.go`); anything else it reads as neither and cannot fetch"
+        }
+        UrlUse::ChartRepo => "Argo CD fetches a chart app (R23) from an `https://`, `http://` or `oci://` repository",
+    };
+    d.push(
+        Diagnostic::new(&codes::NOT_A_URL, format!("{what} `{}` is not a URL the tool takes: {why}", v.value))
+            .at(v.span)
+            .label("not a URL")
+            .help(format!("{reader}: write `{instead}`")),
+    );
+    false
+}
+
 /// `scheme://host[:port][/…]` or `host:port` where an address is expected: the host (and the
 /// port, when one is written).
 fn url_address(s: &str) -> Option<(String, Option<u16>)> {
@@ -1788,5 +1884,38 @@ fn url_address(s: &str) -> Option<(String, Option<u16>)> {
         Some((host.to_owned(), port))
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod url_tests {
+    use super::{UrlUse, url_problem};
+
+    /// The forms each reader takes (bpg v0.111.1 `NewConnection`; argo-cd v3.2.1
+    /// `util/git/git.go` `sshURLRegex`), and the URL the help offers instead.
+    #[test]
+    fn urls_are_the_forms_their_readers_take() {
+        for (s, usage) in [
+            ("https://pve.home.arpa:8006", UrlUse::ProxmoxApi),
+            ("https://pve.home.arpa:8006/", UrlUse::ProxmoxApi),
+            ("http://minio.home.arpa:9000", UrlUse::S3),
+            ("https://s3.fr-par.scw.cloud", UrlUse::S3),
+            ("https://github.com/me/homelab.git", UrlUse::GitRepo),
+            ("git@github.com:me/homelab.git", UrlUse::GitRepo),
+            ("ssh://git@git.example.org/me/homelab.git", UrlUse::GitRepo),
+            ("https://charts.jetstack.io", UrlUse::ChartRepo),
+            ("oci://ghcr.io/stefanprodan/charts", UrlUse::ChartRepo),
+        ] {
+            assert_eq!(url_problem(s, usage), None, "{s}");
+        }
+        let instead = |s, usage| url_problem(s, usage).map(|(_, i)| i);
+        assert_eq!(instead("pve.home.arpa", UrlUse::ProxmoxApi).as_deref(), Some("https://pve.home.arpa:8006"));
+        assert_eq!(instead("http://pve:8006", UrlUse::ProxmoxApi).as_deref(), Some("https://pve:8006"));
+        assert_eq!(instead("minio.home.arpa:9000", UrlUse::S3).as_deref(), Some("https://minio.home.arpa:9000"));
+        assert_eq!(instead("github.com/me/homelab", UrlUse::GitRepo).as_deref(), Some("https://github.com/me/homelab"));
+        assert!(url_problem("ftp://charts.example", UrlUse::ChartRepo).is_some());
+        assert!(url_problem("oci://ghcr.io/x", UrlUse::GitRepo).is_some());
+        assert!(url_problem("https://", UrlUse::S3).is_some());
+        assert!(url_problem("https://git example.org/x", UrlUse::GitRepo).is_some());
     }
 }

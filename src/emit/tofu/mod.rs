@@ -272,7 +272,11 @@ in this order:
    versioning on, so that every state can be restored (R28).
 {% else %}1. The state bucket `{{ bucket }}` {% if owner != env %}is created by `../{{ owner }}/bootstrap/`{% else %}lives outside Scaleway: create it by hand, with versioning on (R28){% endif %}.
 {% endif %}2. `cloud/`: {{ cloud }}.
-{% if clusters %}3. `cluster/`: reads the cloud root's state and builds the Talos cluster{% if clusters|length > 1 %}s{% endif %} {{ clusters|join(', ') }}:
+{% if scaleway %}   Its instances boot a Talos image by name that must exist in the project before `cloud/`
+   can plan: `fleetc apply` makes it (step 2, the image pipeline: Image Factory download,
+   upload to the state bucket, snapshot import, image create; R22, docs/apply.md). Running
+   tofu by hand, run that pipeline first: `fleetc apply {{ env }} --plan` prints its commands.
+{% endif %}{% if clusters %}3. `cluster/`: reads the cloud root's state and builds the Talos cluster{% if clusters|length > 1 %}s{% endif %} {{ clusters|join(', ') }}:
    machine configs from `out/talos/{{ env }}/`, applied one control-plane node at a time, etcd
    bootstrap, kubeconfig and talosconfig as sensitive outputs (R2, R11, R14, R19).
 {% endif %}

@@ -273,8 +273,8 @@ fn sealed_refusals(s: &mut Session<'_>, inp: &Inputs<'_>, identity: Option<&Path
     for c in target.clusters.iter().filter(|c| clusters.contains(&c.name)) {
         if !c.sealed.iter().any(|n| n == TALOS_SECRETS) {
             let why = format!(
-                "cluster `{}` lists no `sealed \"{TALOS_SECRETS}\"`: fleetc never generates a secrets bundle (R14); make one with `talosctl gen secrets`, seal it with `fleetc secrets import {}/{} {TALOS_SECRETS} secrets.yaml`, and list it",
-                c.name, target.env, c.name
+                "cluster `{}` lists no `sealed \"{TALOS_SECRETS}\"`: fleetc never generates a secrets bundle (R14); first list it (`sealed \"{TALOS_SECRETS}\"` in cluster `{}`: `secrets import` accepts only a listed name), then make one with `talosctl gen secrets` and seal it with `fleetc secrets import {}/{} {TALOS_SECRETS} secrets.yaml`",
+                c.name, c.name, target.env, c.name
             );
             if s.plan {
                 // `--plan` shows what would run and, as for a missing sealed file, what stops it.

@@ -166,12 +166,21 @@ pub fn render(
     Ok(())
 }
 
+/// The `--talos-version` of `talosctl gen config`: the contract minor talosctl is told.
+fn render_contract(talos: crate::model::Version) -> String {
+    use crate::check::versions::{Consumer, table};
+    let (a, b) = table().contract(Consumer::Talosctl, talos).unwrap_or(talos.minor_version());
+    format!("v{a}.{b}")
+}
+
 fn gen_config(c: &ClusterTarget, bundle: &Path) -> Cmd {
     Cmd::new("talosctl")
         .args(["gen", "config", &c.name, &c.endpoint_url, "--with-secrets", &display(bundle)])
         .args([
             "--talos-version",
-            &format!("v{}.{}", c.talos.major, c.talos.minor),
+            // The document model fleetc writes for this Talos (versions/talos.kdl): `v1.13`
+            // for a 1.14 node, whose talosctl would otherwise generate the 1.14 documents.
+            &render_contract(c.talos),
             "--kubernetes-version",
             &c.kubernetes.to_string(),
         ])

@@ -23,6 +23,11 @@ const SCHEMAS: &[((u32, u32), &str)] = &[
     ((1, 14), include_str!("../../schemas/talos/v1.14/config.schema.json")),
 ];
 
+/// Whether fleetc carries the config schema of this Talos minor.
+pub fn has_schema(minor: (u32, u32)) -> bool {
+    SCHEMAS.iter().any(|(m, _)| *m == minor)
+}
+
 /// The v1alpha1 fields that hold the cluster's identity or a credential (R14): they come
 /// from the sealed secrets bundle at apply time.
 const SECRET_FIELDS: &[&str] = &[

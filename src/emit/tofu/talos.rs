@@ -462,7 +462,14 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
                                     .unwrap_or_else(|| c.endpoint_url()),
                             ),
                         ),
-                        ("talos_version", Expr::from(c.talos.value.v())),
+                        // The contract the provider's machinery speaks (versions/talos.kdl).
+                        (
+                            "talos_version",
+                            Expr::from(crate::check::versions::consumer_contract(
+                                super::providers::talos_consumer(),
+                                c.talos.value,
+                            )),
+                        ),
                         ("kubernetes_version", Expr::from(c.kubernetes.value.to_string())),
                         ("apply_mode", Expr::from(root_apply_mode(c.apply_mode.value, c.talos.value).as_str())),
                         ("talos_dir", Expr::from(format!("../../../talos/{}/{}", env.env.name.value, c.name.value))),

@@ -197,12 +197,65 @@ impl Table {
     /// capped at the machinery the consumer runs (it cannot generate a newer one). `None`
     /// means the node's own version (the model is the node's minor and the consumer knows it).
     pub fn contract(&self, consumer: Consumer, talos: Version) -> Option<Minor> {
+        self.contract_with(self.machinery(consumer), talos)
+    }
+
+    fn contract_with(&self, machinery: Option<Machinery>, talos: Version) -> Option<Minor> {
         let model = self.documents(talos);
-        let cap = match self.machinery(consumer) {
+        let cap = match machinery {
             Some(Machinery::Minor(m)) => model.min(m),
             Some(Machinery::Node) | None => model,
         };
         (cap != talos.minor_version()).then_some(cap)
+    }
+}
+
+fn minor_text(m: Minor) -> String {
+    format!("{}.{}", m.0, m.1)
+}
+
+impl Table {
+    /// The table as docs/talos.md prints it ("Versions"; `tests/versions_table.rs`).
+    pub fn markdown(&self) -> String {
+        let mut out = String::from(
+            "| Talos | Kubernetes | newest | documents fleetc writes | kinds | sources |\n|---|---|---|---|---|---|\n",
+        );
+        for r in &self.talos {
+            let sources: Vec<String> = r.sources.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            out += &format!(
+                "| {} | {}–{} | v{} | the {} model | {} | {} |\n",
+                minor_text(r.minor),
+                minor_text(r.kubernetes.0),
+                minor_text(r.kubernetes.1),
+                r.newest,
+                minor_text(r.documents),
+                r.kinds.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
+                sources.join("; ").replace('|', "\\|"),
+            );
+        }
+        out += "\n| consumer | release | machinery |";
+        for r in &self.talos {
+            out += &format!(" contract on Talos {} |", minor_text(r.minor));
+        }
+        out += " source |\n|---|---|---|";
+        out += &"---|".repeat(self.talos.len());
+        out += "---|\n";
+        for c in &self.consumers {
+            let machinery = match c.machinery {
+                Machinery::Minor(m) => minor_text(m),
+                Machinery::Node => "the node's".to_owned(),
+            };
+            out += &format!("| {} | {} | {} |", c.name, c.release, machinery);
+            for r in &self.talos {
+                let cell = match self.contract_with(Some(c.machinery), r.newest) {
+                    Some(m) => format!("v{}", minor_text(m)),
+                    None => "its own version".to_owned(),
+                };
+                out += &format!(" {cell} |");
+            }
+            out += &format!(" {} |\n", c.source.replace('|', "\\|"));
+        }
+        out
     }
 }
 

@@ -463,16 +463,18 @@ documents). CABPT's README says the same for Talos 1.12 and later.
     PATCH_SCHEMA = "fleet::talos::patch-schema", Error, None,
     Some("the patch must be valid for every Talos version it applies to; Talos's strict decoder refuses an unknown field when the config is loaded (schemas/talos/<version>/config.schema.json)"),
 "## What it does
-Checks every document of a `patch` against the Talos config schema of each Talos version the
-patched machines run (`schemas/talos/v1.12`, `v1.13`, `v1.14`, embedded in fleetc), and reports
-unknown fields, unknown document kinds and values of the wrong type, with the line and column
-in the patch file.
+Checks every document of a `patch` against the Talos config schema of the document model
+fleetc writes for the patched machines (`schemas/talos/v1.12`, `v1.13`, embedded in fleetc;
+the 1.13 model on Talos 1.14 nodes, versions/talos.kdl), and reports unknown fields, unknown
+document kinds and values of the wrong type, with the line and column in the patch file.
 
 ## Why
 Talos loads patches with a strict decoder (`configloader/internal/decoder/decoder.go`,
-`KnownFields(true)`): an unknown field fails the machine's config at apply time. A field can
-also move between minors (Talos 1.14 moved `machine.install` out of `v1alpha1`), so a patch is
-checked against each version it reaches.
+`KnownFields(true)`): an unknown field fails the machine's config at apply time. The patch is
+merged into the config the consumer generates for that model's contract (the OpenTofu provider
+and CABPT are built on the 1.13 machinery), so the model's schema is what it must fit; a 1.14
+document such as `KubeletConfig` next to the 1.13 model's `machine.kubelet` is refused by a
+1.14 node as a conflict.
 
 ## Example
     machine:

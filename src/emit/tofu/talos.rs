@@ -132,7 +132,11 @@ pub(super) fn module_for(cp: usize) -> Module {
         "The operator's path to the Kubernetes API (`https://<gateway>:<port>` on Scaleway, the endpoint on Proxmox): the kubeconfig output's server.",
     )
     .write(&mut vars);
-    Var::new("talos_version", ty("string"), "The Talos version the secrets and configs are generated for (R14).")
+    Var::new(
+        "talos_version",
+        ty("string"),
+        "The Talos version contract the provider generates the secrets and configs for (R14): the cluster's version, or the newest contract the provider's machinery speaks (versions/talos.kdl).",
+    )
         .write(&mut vars);
     Var::new("kubernetes_version", ty("string"), "The Kubernetes version.").write(&mut vars);
     Var::new(

@@ -231,4 +231,15 @@ mod tests {
         assert!(inside(&d.path().join("z/../out/r"), &out));
         assert!(!inside(&d.path().join("rendered"), &out));
     }
+
+    /// A 1.14 node's configs are rendered with the 1.13 contract, the document model fleetc
+    /// writes: talosctl 1.14 with `--talos-version v1.14` generates the 1.14 documents, which
+    /// conflict with the model's v1alpha1 fields on the node (oracles/talos/README.md).
+    #[test]
+    fn render_passes_the_document_model_as_the_contract() {
+        let v = |s: &str| s.parse::<crate::model::Version>().unwrap();
+        assert_eq!(render_contract(v("v1.14.1")), "v1.13");
+        assert_eq!(render_contract(v("v1.13.9")), "v1.13");
+        assert_eq!(render_contract(v("v1.12.6")), "v1.12");
+    }
 }

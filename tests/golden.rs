@@ -118,7 +118,15 @@ fn every_code_has_a_failing_golden_case() {
     }
     // `capi::multidoc-patch` warns about Talos document kinds that no document source emits
     // yet (docs/capi.md, "Known limitations"); its disposition table has a unit test.
-    let exempt = [fleetc::diag::codes::INTERNAL.name, fleetc::diag::codes::CAPI_MULTIDOC_PATCH.name];
+    // `versions::talos-newer-than-table` needs a Talos minor whose schema is in schemas/ but
+    // that has no row in versions/talos.kdl; every schema fleetc carries (1.12–1.14) has its
+    // row, so no fleet.kdl can show it: src/check/versions.rs tests it on the table as it was
+    // before 1.14's row, and `golden/talos-newer-than-table` shows the refusal without a schema.
+    let exempt = [
+        fleetc::diag::codes::INTERNAL.name,
+        fleetc::diag::codes::CAPI_MULTIDOC_PATCH.name,
+        fleetc::diag::codes::TALOS_NEWER_THAN_TABLE.name,
+    ];
     let missing: Vec<&str> = fleetc::diag::codes::ALL
         .iter()
         .map(|c| c.name)

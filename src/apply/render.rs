@@ -166,12 +166,21 @@ pub fn render(
     Ok(())
 }
 
+/// The `--talos-version` of `talosctl gen config`: the contract minor talosctl is told.
+fn render_contract(talos: crate::model::Version) -> String {
+    use crate::check::versions::{Consumer, table};
+    let (a, b) = table().contract(Consumer::Talosctl, talos).unwrap_or(talos.minor_version());
+    format!("v{a}.{b}")
+}
+
 fn gen_config(c: &ClusterTarget, bundle: &Path) -> Cmd {
     Cmd::new("talosctl")
         .args(["gen", "config", &c.name, &c.endpoint_url, "--with-secrets", &display(bundle)])
         .args([
             "--talos-version",
-            &format!("v{}.{}", c.talos.major, c.talos.minor),
+            // The document model fleetc writes for this Talos (versions/talos.kdl): `v1.13`
+            // for a 1.14 node, whose talosctl would otherwise generate the 1.14 documents.
+            &render_contract(c.talos),
             "--kubernetes-version",
             &c.kubernetes.to_string(),
         ])
@@ -221,5 +230,16 @@ mod tests {
         assert!(inside(&out.join("x/y"), &out));
         assert!(inside(&d.path().join("z/../out/r"), &out));
         assert!(!inside(&d.path().join("rendered"), &out));
+    }
+
+    /// A 1.14 node's configs are rendered with the 1.13 contract, the document model fleetc
+    /// writes: talosctl 1.14 with `--talos-version v1.14` generates the 1.14 documents, which
+    /// conflict with the model's v1alpha1 fields on the node (oracles/talos/README.md).
+    #[test]
+    fn render_passes_the_document_model_as_the_contract() {
+        let v = |s: &str| s.parse::<crate::model::Version>().unwrap();
+        assert_eq!(render_contract(v("v1.14.1")), "v1.13");
+        assert_eq!(render_contract(v("v1.13.9")), "v1.13");
+        assert_eq!(render_contract(v("v1.12.6")), "v1.12");
     }
 }

@@ -19,7 +19,7 @@ mod runtimes;
 mod talos;
 mod tofu;
 mod upgrade_path;
-mod versions;
+pub mod versions;
 
 use crate::diag::Diagnostics;
 use crate::model::Fleet;
@@ -33,7 +33,7 @@ pub fn check_upgrade_path(old: &Fleet, new: &Fleet, diags: &mut Diagnostics) {
     upgrade_path::check(old, new, diags);
     downgrades::check(old, new, diags);
 }
-pub use versions::{kubernetes_range, talos_supported};
+pub use versions::{kubernetes_range, talos_emittable, talos_supported};
 
 /// Key material in any string or comment of fleet.kdl (F11, R14), over the syntax tree and
 /// the lossless token stream of `text`: it runs whether or not the model can be resolved.

@@ -23,6 +23,11 @@ const SCHEMAS: &[((u32, u32), &str)] = &[
     ((1, 14), include_str!("../../schemas/talos/v1.14/config.schema.json")),
 ];
 
+/// Whether fleetc carries the config schema of this Talos minor.
+pub fn has_schema(minor: (u32, u32)) -> bool {
+    SCHEMAS.iter().any(|(m, _)| *m == minor)
+}
+
 /// The v1alpha1 fields that hold the cluster's identity or a credential (R14): they come
 /// from the sealed secrets bundle at apply time.
 const SECRET_FIELDS: &[&str] = &[
@@ -75,8 +80,12 @@ impl Schema {
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     let mut schemas: BTreeMap<(u32, u32), Option<Schema>> = BTreeMap::new();
     for (_, cluster) in fleet.clusters() {
-        let talos = cluster.talos.value;
-        let schema = schemas.entry(talos.minor_version()).or_insert_with(|| Schema::load(talos.minor_version()));
+        // The patch merges into the document model fleetc writes for this Talos (the 1.13
+        // model on 1.14 nodes, versions/talos.kdl): that model's schema judges it, and the
+        // node's machinery judges the merged config in the harness (oracles/talos).
+        let model = super::versions::table().documents(cluster.talos.value);
+        let talos = Version::new(model.0, model.1, 0);
+        let schema = schemas.entry(model).or_insert_with(|| Schema::load(model));
         for pool in cluster.pools() {
             for patch in &pool.patches {
                 for doc in &patch.file.documents {
@@ -107,6 +116,7 @@ fn without_directives(v: &Value) -> Value {
     }
 }
 
+/// `talos` is the document model's minor (its patch number is not used).
 fn check_schema(patch: &Patch, doc: &PatchDocument, talos: Version, schema: &mut Schema, diags: &mut Diagnostics) {
     let version = format!("v{}.{}", talos.major, talos.minor);
     let kind = doc.kind().to_owned();

@@ -4,27 +4,13 @@
 //! that misses KubePrism (F12), and Talos versions or apply modes fleetc cannot emit (F10).
 
 use crate::diag::{Diagnostic, Diagnostics, codes};
-use crate::emit::talos::{self, KubeProxy, addons};
+use crate::emit::talos::{KubeProxy, addons};
 use crate::model::{ApplyMode, Fleet, Version};
 
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     key_material(fleet, diags);
     for (env, cluster) in fleet.clusters() {
         let talos_v = &cluster.talos;
-        if crate::check::talos_supported(talos_v.value) && !talos::supported(talos_v.value) {
-            diags.push(
-                Diagnostic::new(
-                    &codes::TALOS_NOT_EMITTED,
-                    format!(
-                        "fleetc writes no machine configuration for Talos {} yet (cluster `{}`)",
-                        talos_v.value.v(),
-                        cluster.name
-                    ),
-                )
-                .at(talos_v.span)
-                .label("Talos 1.12 and 1.13 only"),
-            );
-        }
         if cluster.apply_mode.value == ApplyMode::Reboot && talos_v.value >= Version::new(1, 14, 0) {
             diags.push(
                 Diagnostic::new(

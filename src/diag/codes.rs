@@ -463,16 +463,18 @@ documents). CABPT's README says the same for Talos 1.12 and later.
     PATCH_SCHEMA = "fleet::talos::patch-schema", Error, None,
     Some("the patch must be valid for every Talos version it applies to; Talos's strict decoder refuses an unknown field when the config is loaded (schemas/talos/<version>/config.schema.json)"),
 "## What it does
-Checks every document of a `patch` against the Talos config schema of each Talos version the
-patched machines run (`schemas/talos/v1.12`, `v1.13`, `v1.14`, embedded in fleetc), and reports
-unknown fields, unknown document kinds and values of the wrong type, with the line and column
-in the patch file.
+Checks every document of a `patch` against the Talos config schema of the document model
+fleetc writes for the patched machines (`schemas/talos/v1.12`, `v1.13`, embedded in fleetc;
+the 1.13 model on Talos 1.14 nodes, versions/talos.kdl), and reports unknown fields, unknown
+document kinds and values of the wrong type, with the line and column in the patch file.
 
 ## Why
 Talos loads patches with a strict decoder (`configloader/internal/decoder/decoder.go`,
-`KnownFields(true)`): an unknown field fails the machine's config at apply time. A field can
-also move between minors (Talos 1.14 moved `machine.install` out of `v1alpha1`), so a patch is
-checked against each version it reaches.
+`KnownFields(true)`): an unknown field fails the machine's config at apply time. The patch is
+merged into the config the consumer generates for that model's contract (the OpenTofu provider
+and CABPT are built on the 1.13 machinery), so the model's schema is what it must fit; a 1.14
+document such as `KubeletConfig` next to the 1.13 model's `machine.kubelet` is refused by a
+1.14 node as a conflict.
 
 ## Example
     machine:
@@ -710,28 +712,6 @@ Render Cilium with `--set kubeProxyReplacement=true --set k8sServiceHost=localho
 --set k8sServicePort=7445`, or with `kubeProxyReplacement=false` to keep kube-proxy on purpose.
 ";
 
-    TALOS_NOT_EMITTED = "fleet::talos::version-not-emitted", Error, Some("F10"),
-    Some("Talos 1.14 moves most cluster settings out of the v1alpha1 config into new documents and drops the `reboot` apply mode (F10); fleetc emits machine configs for Talos 1.12 and 1.13 only, for now"),
-"## What it does
-Reports a cluster whose Talos version is one fleetc knows of but does not yet write machine
-configuration for (Talos 1.14).
-
-## Why (F10)
-Talos 1.14 removes `machine.install`, `machine.kubelet`, `machine.sysctls`, the node labels
-and taints, `cluster.network`, `cluster.apiServer`, `cluster.proxy`, `cluster.discovery` and
-`cluster.inlineManifests` from the v1alpha1 schema: each moves into its own document
-(UnattendedInstall, KubeNodeConfig, SysctlConfig, KubeNetworkConfig, KubeAPIServerConfig,
-KubeProxyConfig, KubeInlineManifestConfig, …). A config written for 1.13 uses fields the 1.14
-schema no longer knows (they are deprecated), and one only half moved would silently lose a
-rule. Its apply modes change too.
-
-## Example
-    talos \"v1.14.0\"
-
-## Instead
-    talos \"v1.13.9\"
-";
-
     REBOOT_APPLY_MODE = "fleet::talos::reboot-apply-mode", Error, Some("F10"),
     Some("Talos 1.14 removes the `reboot` apply mode, and its `auto` never reboots (F10)"),
 "## What it does
@@ -859,19 +839,46 @@ with that Talos and upgrades refuse to run.
 ";
 
     TALOS_UNSUPPORTED = "fleet::versions::talos-unsupported", Error, None,
-    Some("fleetc knows the configuration schema of Talos 1.12, 1.13 and 1.14; other versions cannot be emitted safely"),
+    Some("fleetc writes configuration for the Talos minors of its versions table (versions/talos.kdl, docs/talos.md \"Versions\"), and for a newer minor whose config schema is in schemas/talos/; this one is neither"),
 "## What it does
-Reports a Talos version fleetc cannot emit configuration for.
+Reports a Talos version fleetc cannot emit configuration for: a minor older than its versions
+table (`versions/talos.kdl`), or newer than the table with no config schema in
+`schemas/talos/`.
 
 ## Why
-Machine configuration fields change between Talos minors; fleetc emits only fields the target
-version's schema knows.
+Machine configuration fields change between Talos minors; fleetc emits only documents the
+target version's schema knows, and checks patches against that schema. Without the schema it
+cannot tell whether the node will accept the documents.
 
 ## Example
     talos \"v1.9.0\"
 
 ## Instead
     talos \"v1.13.9\"
+
+Adding a Talos minor is a change of `versions/talos.kdl` and `schemas/`: the checklist is in
+docs/talos.md, \"Versions\".
+";
+
+    TALOS_NEWER_THAN_TABLE = "fleet::versions::talos-newer-than-table", Warning, None,
+    Some("fleetc writes the newest document model of its table for it, which this Talos's schema (schemas/talos/) accepts; the Kubernetes range and the consumers' contracts of this minor are not recorded yet: add its row to versions/talos.kdl (docs/talos.md, \"Versions\")"),
+"## What it does
+Reports a Talos minor newer than every row of fleetc's versions table (`versions/talos.kdl`)
+whose config schema is in `schemas/talos/`.
+
+## Why
+fleetc supports a new Talos minor on the day it is released (docs/talos.md, \"Versions\"):
+it writes the document model of the table's newest row, every patch is checked against the
+new minor's own schema, and the harness (`oracles/talos`) judges the output with the new
+machinery. What the table would add (the Kubernetes range Talos accepts, the newest patch,
+which contract each consumer speaks) is not known to fleetc yet, so the Kubernetes version
+is not checked against Talos's range. It is a warning, not a refusal.
+
+## Example
+    talos \"v1.15.0\"   // schemas/talos/v1.15 committed, no `talos \"1.15\"` row yet
+
+## Instead
+Add the row (the checklist in docs/talos.md, \"Versions\"), or pin a minor of the table.
 ";
 
     RUNTIME_EXTENSION = "fleet::runtimes::missing-extension", Error, Some("R17"),

@@ -249,7 +249,7 @@ impl<'a> Planner<'a> {
     fn talos_to(&mut self, v: Version) -> Result<(), String> {
         if !crate::emit::talos::supported(v) {
             return Err(format!(
-                "the plan needs Talos {}, and fleetc writes no machine configuration for Talos {} yet (fleet::talos::version-not-emitted): no step would pass `fleetc check`",
+                "the plan needs Talos {}, and fleetc writes no machine configuration for Talos {} (fleet::versions::talos-unsupported; its versions table is versions/talos.kdl): no step would pass `fleetc check`",
                 v.v(),
                 fmt_minor(minor_of(v))
             ));

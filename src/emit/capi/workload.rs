@@ -46,6 +46,8 @@ struct Ctx<'a> {
     proxmox: &'a Proxmox,
     cluster: &'a Cluster,
     ns: String,
+    /// The CABPT release the management cluster runs (its machinery makes the configs).
+    bootstrap: crate::model::Version,
 }
 
 pub(super) fn emit(
@@ -59,7 +61,11 @@ pub(super) fn emit(
         return Err(EmitError(format!("cluster `{}` is managed outside Proxmox", cluster.name)));
     };
     let name = cluster.name.value.as_str();
-    let ctx = Ctx { fleet, env, proxmox, cluster, ns: name.to_owned() };
+    let Some(capi) = mgmt.cluster_api.as_ref() else {
+        return Err(EmitError(format!("cluster `{}` pins no Cluster API providers", mgmt.name)));
+    };
+    let bootstrap = capi.bootstrap_talos.value;
+    let ctx = Ctx { fleet, env, proxmox, cluster, ns: name.to_owned(), bootstrap };
     let dir = super::workload_dir(&mgmt.name.value, name);
 
     let ns: Object<NoSpec> =
@@ -239,7 +245,11 @@ impl Ctx<'_> {
                 Role::ControlPlane => "controlplane",
                 Role::Worker => "worker",
             },
-            talos_version: self.cluster.talos.value.v(),
+            // The contract CABPT's machinery speaks (versions/talos.kdl).
+            talos_version: crate::check::versions::consumer_contract(
+                crate::check::versions::Consumer::Cabpt(self.bootstrap),
+                self.cluster.talos.value,
+            ),
             strategic_patches: self.patches(pool)?,
         })
     }

@@ -30,13 +30,12 @@ use super::{EmitError, EmitResult, HEADER, yaml};
 use crate::artifacts::ArtifactSet;
 use crate::model::{Bytes, Cluster, Environment, Fleet, Pool, Provider, Role, Runtime, Version};
 
-/// The Talos minors whose config schema fleetc emits for. Talos 1.14 moves most cluster
-/// settings out of `v1alpha1` into new documents and drops the `reboot` apply mode (F10):
-/// `check::talos` refuses it until fleetc writes those documents.
-pub const SUPPORTED_MINORS: &[(u32, u32)] = &[(1, 12), (1, 13)];
-
+/// Whether fleetc writes machine configuration for this Talos version: a minor of the
+/// versions table (`versions/talos.kdl`), or a newer one whose schema is in `schemas/`
+/// (`fleet::versions::talos-newer-than-table`). The document model written for each minor is
+/// the table's ([`crate::check::versions::Table::documents`]): the 1.13 model for 1.14 nodes.
 pub fn supported(talos: Version) -> bool {
-    SUPPORTED_MINORS.contains(&talos.minor_version())
+    crate::check::talos_emittable(talos)
 }
 
 /// The alias fleetc gives the one virtio network interface of a Proxmox VM, so that documents

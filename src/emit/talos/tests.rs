@@ -355,12 +355,17 @@ fn nodes_get_hostname_and_on_proxmox_their_address() {
 }
 
 #[test]
-fn talos_1_12_is_emitted_and_1_14_is_not() {
+fn talos_1_12_and_1_14_are_emitted_and_1_11_is_not() {
     let f = fleet_with(CILIUM, "v1.12.4", "");
     let d = docs_of(&f, "staging", "main");
     assert!(machine(&d.controlplane).install.as_ref().unwrap().image.ends_with(":v1.12.4"));
+    // A 1.14 node gets the 1.13 document model (versions/talos.kdl), its own installer.
+    let f = fleet_with(CILIUM, "v1.14.1", "");
+    let d = docs_of(&f, "staging", "main");
+    assert!(machine(&d.controlplane).install.as_ref().unwrap().image.ends_with(":v1.14.1"));
     assert!(supported(Version::new(1, 13, 0)));
-    assert!(!supported(Version::new(1, 14, 0)));
+    assert!(supported(Version::new(1, 14, 0)));
+    assert!(!supported(Version::new(1, 11, 0)));
 }
 
 #[test]

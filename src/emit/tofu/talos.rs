@@ -132,7 +132,11 @@ pub(super) fn module_for(cp: usize) -> Module {
         "The operator's path to the Kubernetes API (`https://<gateway>:<port>` on Scaleway, the endpoint on Proxmox): the kubeconfig output's server.",
     )
     .write(&mut vars);
-    Var::new("talos_version", ty("string"), "The Talos version the secrets and configs are generated for (R14).")
+    Var::new(
+        "talos_version",
+        ty("string"),
+        "The Talos version contract the provider generates the secrets and configs for (R14): the cluster's version, or the newest contract the provider's machinery speaks (versions/talos.kdl).",
+    )
         .write(&mut vars);
     Var::new("kubernetes_version", ty("string"), "The Kubernetes version.").write(&mut vars);
     Var::new(
@@ -462,7 +466,14 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
                                     .unwrap_or_else(|| c.endpoint_url()),
                             ),
                         ),
-                        ("talos_version", Expr::from(c.talos.value.v())),
+                        // The contract the provider's machinery speaks (versions/talos.kdl).
+                        (
+                            "talos_version",
+                            Expr::from(crate::check::versions::consumer_contract(
+                                super::providers::talos_consumer(),
+                                c.talos.value,
+                            )),
+                        ),
                         ("kubernetes_version", Expr::from(c.kubernetes.value.to_string())),
                         ("apply_mode", Expr::from(root_apply_mode(c.apply_mode.value, c.talos.value).as_str())),
                         ("talos_dir", Expr::from(format!("../../../talos/{}/{}", env.env.name.value, c.name.value))),

@@ -178,7 +178,28 @@ pub fn talos_fields(ctx: &Ctx<'_>, out: &mut Outcome) {
     let mut modes: BTreeMap<String, ApplyMode> = BTreeMap::new();
     // Clusters whose changed Talos files were all classified (true) or not (false).
     let mut classified: BTreeMap<String, bool> = BTreeMap::new();
-    for f in ctx.files.iter().filter(|f| f.status == Status::Changed && f.path.starts_with("talos/")) {
+    // A user patch added to or removed from a pool that stays: the paths it sets (or set) are
+    // changed fields like any other (the other side is empty). A patch of a pool that comes
+    // or goes with it is the pool's change, left to the rules of pools and nodes.
+    let pool_file_moves = |patch: &str| {
+        let parts: Vec<&str> = patch.split('/').collect();
+        let role_file = match parts[..] {
+            ["talos", env, cluster, "patches", "controlplane", _] => format!("talos/{env}/{cluster}/controlplane.yaml"),
+            ["talos", env, cluster, "patches", "workers", pool, _] => {
+                format!("talos/{env}/{cluster}/workers/{pool}.yaml")
+            }
+            _ => return true,
+        };
+        ctx.files.iter().any(|g| g.path == role_file && g.status != Status::Changed)
+    };
+    let considered = |f: &&crate::review::files::FileDiff| {
+        f.path.starts_with("talos/")
+            && match f.status {
+                Status::Changed => true,
+                Status::Added | Status::Removed => f.path.contains("/patches/") && !pool_file_moves(&f.path),
+            }
+    };
+    for f in ctx.files.iter().filter(considered) {
         let parts: Vec<&str> = f.path.splitn(4, '/').collect();
         let [_, env, cluster, rest] = parts[..] else { continue };
         let Some(c) = ctx.new.environment(env).and_then(|e| e.clusters.iter().find(|c| c.name.value == cluster)) else {
@@ -213,8 +234,10 @@ pub fn talos_fields(ctx: &Ctx<'_>, out: &mut Outcome) {
         }
         out.claim_file(&f.path);
         modes.insert(subject.clone(), c.apply_mode.value);
+        // A user patch has no fleet setting whose rule would explain its fields.
+        let from_patch = rest.starts_with("patches/");
         for (field, r) in rows {
-            if ctx.old.is_some() && matches!(r, Reach::Upgrade | Reach::FirstProvisioning) {
+            if ctx.old.is_some() && !from_patch && matches!(r, Reach::Upgrade | Reach::FirstProvisioning) {
                 continue;
             }
             found.entry((subject.clone(), field, r)).or_default().push(rest.to_owned());

@@ -1,0 +1,3 @@
+module github.com/neticdk/go-stdlib
+
+go 1.22

@@ -72,6 +72,8 @@ variable "clusters" {
       node_name      = string
       address        = string
       guest_agent    = bool
+      secure_boot    = bool
+      tpm            = bool
       cores          = number
       memory_mib     = number
       image          = string
@@ -83,6 +85,8 @@ variable "clusters" {
       node_name      = string
       address        = string
       guest_agent    = bool
+      secure_boot    = bool
+      tpm            = bool
       cores          = number
       memory_mib     = number
       image          = string

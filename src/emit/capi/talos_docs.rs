@@ -42,8 +42,9 @@ pub fn disposition(kind: &str, name: Option<&str>) -> Disposition {
         ),
         // An encrypted volume's `encryption` alone ([`role_documents`] strips EPHEMERAL's
         // provisioning): the bootstrap provider's Talos library has the VolumeConfig kind with
-        // `encryption` (CABPT v0.6.12 `go.mod`: siderolabs/talos/pkg/machinery v1.13.0,
-        // `config/types/block/encryption.go`).
+        // `encryption` (CABPT v0.6.11 and v0.6.12 `go.mod`: siderolabs/talos/pkg/machinery
+        // v1.12.0 and v1.13.0, `config/types/block/encryption.go`); `oracles/talos` merges
+        // them as CABPT does (golden/disk-capi-secureboot).
         ("VolumeConfig", Some("STATE" | "EPHEMERAL-encrypted")) => Disposition::Patch,
         ("HostnameConfig", _) => {
             Disposition::Dropped("the hostname is the Machine's name, from CAPMOX's nocloud metadata")
@@ -121,6 +122,8 @@ mod tests {
         assert_eq!(disposition("Layer2VIPConfig", Some("10.0.0.1")), Disposition::Patch);
         assert_eq!(disposition("LinkAliasConfig", Some("net0")), Disposition::Patch);
         assert!(matches!(disposition("ResolverConfig", None), Disposition::Dropped(_)));
+        assert_eq!(disposition("VolumeConfig", Some("STATE")), Disposition::Patch);
+        assert_eq!(disposition("VolumeConfig", Some("EPHEMERAL-encrypted")), Disposition::Patch);
         assert_eq!(disposition("VolumeConfig", Some("data")), Disposition::UnsettledPatch);
         assert_eq!(disposition("KubeSpanConfig", None), Disposition::UnsettledPatch);
     }

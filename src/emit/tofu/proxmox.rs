@@ -47,6 +47,17 @@ fn node_ty() -> Expr {
     ])
 }
 
+/// A VM template's object type, one for the cloud module's variable and the root's that passes it.
+fn template_ty() -> Expr {
+    object_ty(&[
+        ("node_name", ty("string")),
+        ("image", ty("string")),
+        ("tags", of("list", ty("string"))),
+        ("guest_agent", ty("bool")),
+        ("secure_boot", ty("bool")),
+    ])
+}
+
 pub(super) fn cloud_module() -> Module {
     let mut vars = file();
     Var::new(
@@ -65,16 +76,7 @@ pub(super) fn cloud_module() -> Module {
     Var::new("bridge", ty("string"), "The bridge of the VM templates' network interface.").write(&mut vars);
     Var::new(
         "templates",
-        of(
-            "map",
-            object_ty(&[
-                ("node_name", ty("string")),
-                ("image", ty("string")),
-                ("tags", of("list", ty("string"))),
-                ("guest_agent", ty("bool")),
-                ("secure_boot", ty("bool")),
-            ]),
-        ),
+        of("map", template_ty()),
         "VM templates Cluster API clones, by name (model::VmTemplate: the ProxmoxMachineTemplates select them by these exact tags).",
     )
     .default(empty())
@@ -441,15 +443,7 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
     .write(&mut vars);
     Var::new(
         "templates",
-        of(
-            "map",
-            object_ty(&[
-                ("node_name", ty("string")),
-                ("image", ty("string")),
-                ("tags", of("list", ty("string"))),
-                ("guest_agent", ty("bool")),
-            ]),
-        ),
+        of("map", template_ty()),
         "The VM templates Cluster API clones, by name (model::VmTemplate).",
     )
     .write(&mut vars);

@@ -210,15 +210,3 @@ pub fn check_security(env: &Environment, cluster: &Cluster, pool: &Pool, sec: &D
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_provider_has_a_row() {
-        for p in ["scaleway", "proxmox"] {
-            assert!(PLATFORMS.iter().any(|r| r.platform == p), "{p} has no capability row");
-        }
-    }
-}

@@ -355,9 +355,12 @@ fn pool_machine(fleet: &Fleet, env: &Environment, cluster: &Cluster, pool: &Pool
             (t.key.clone(), v)
         })
         .collect();
+    let image = fleet
+        .installer(env, cluster, pool)
+        .ok_or_else(|| EmitError(format!("no installer for pool `{}` (schematic `{}`)", pool.name, schematic.name)))?;
     Ok(Machine {
         install: Some(Install {
-            image: fleet.installer(env, cluster, pool).unwrap_or_else(|| schematic.name.value.clone()),
+            image,
             disk_selector: Some(InstallDiskSelector { size: install_disk_size(cluster, pool) }),
         }),
         node_labels: pool.labels.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect(),

@@ -86,3 +86,27 @@ fn every_provider_has_a_capability_row() {
         assert!(fleetc::check::disk::PLATFORMS.iter().any(|r| r.platform == p), "{p}");
     }
 }
+
+/// The Proxmox row of the table is what the roots emit: each VM's `secure_boot` and `tpm`
+/// follow its pool (OVMF and an EFI vars disk without pre-enrolled keys for SecureBoot, a vTPM
+/// 2.0 where a key is sealed to it), and a VM that asks for neither keeps `seabios`.
+#[test]
+fn proxmox_vms_get_uefi_secure_boot_and_a_vtpm_exactly_where_their_pool_asks() {
+    let c = case("disk-proxmox-secureboot");
+    let set = c.artifacts.unwrap();
+    let tfvars = std::str::from_utf8(set.get("tofu/lab/cloud/lab.auto.tfvars").unwrap()).unwrap();
+    let flags = |key: &str| -> Vec<bool> {
+        tfvars
+            .lines()
+            .filter_map(|l| l.split_once('=').filter(|(k, _)| k.trim() == key).map(|(_, v)| v.trim() == "true"))
+            .collect()
+    };
+    // Three control-plane VMs (secure-boot, TPM keys), then two system VMs (a KMS key).
+    assert_eq!(flags("secure_boot"), [true, true, true, false, false]);
+    assert_eq!(flags("tpm"), [true, true, true, false, false]);
+    assert!(tfvars.contains("/nocloud-amd64-secureboot.qcow2\""), "the SecureBoot image is downloaded");
+    let module = std::str::from_utf8(set.get("tofu/modules/proxmox-cluster-cp3/main.tf").unwrap()).unwrap();
+    assert!(module.contains("bios = var.control_plane[0].secure_boot ? \"ovmf\" : \"seabios\""), "{module}");
+    assert!(module.contains("dynamic \"efi_disk\"") && module.contains("pre_enrolled_keys = false"), "{module}");
+    assert!(module.contains("dynamic \"tpm_state\"") && module.contains("version      = \"v2.0\""), "{module}");
+}

@@ -354,3 +354,71 @@ fn the_workload_clusters_capi_objects_are_delivered_by_argocd_in_a_project_that_
     }
     assert!(checked > 0, "the reference fleet has a managed cluster");
 }
+
+/// A fleet of a golden case, compiled with its own vendored files.
+fn golden_case(name: &str) -> (fleetc::model::Fleet, ArtifactSet) {
+    let dir = common::root().join("golden").join(name);
+    let text = std::fs::read_to_string(dir.join("fleet.kdl")).unwrap();
+    let c = compile("fleet.kdl", &text, &FsLoader::new(&dir));
+    assert!(
+        !c.diags.has_errors(),
+        "{}",
+        fleetc::diag::render::text(&c.diags, &c.sources, fleetc::diag::render::Style::PLAIN)
+    );
+    (c.fleet.unwrap(), c.artifacts.unwrap())
+}
+
+/// The Image Factory images (`image: factory.talos.dev/…` lines) of a text.
+fn images(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("image: "))
+        .filter(|i| i.starts_with(fleetc::model::IMAGE_FACTORY))
+        .collect()
+}
+
+/// The installer a pool's machines install and upgrade to is `Fleet::installer` for every
+/// consumer: the Talos documents' `machine.install.image` (which the OpenTofu roots read by
+/// path), the Cluster API templates' strategic patches, and `apply::target`'s node installer,
+/// which `fleetc talos render` passes as `--install-image` and `fleetc upgrade` as `--image`.
+/// A SecureBoot pool gets the `-installer-secureboot` variant everywhere, and keeps it.
+#[test]
+fn every_consumer_installs_and_upgrades_to_the_installer_of_the_pools_boot() {
+    let mut secure = 0;
+    for case in ["disk-proxmox-secureboot", "disk-capi-secureboot"] {
+        let (fleet, set) = golden_case(case);
+        for (env, cluster) in fleet.clusters() {
+            let target = fleetc::apply::target::of(&fleet, &env.name.value).unwrap();
+            let ct = target.clusters.iter().find(|c| c.name == cluster.name.value).unwrap();
+            for pool in cluster.pools() {
+                let want = fleet.installer(env, cluster, pool).unwrap();
+                assert_eq!(want.contains("-installer-secureboot/"), pool.disk.secure_boot(), "{case}: {want}");
+                secure += usize::from(pool.disk.secure_boot());
+                let dir = format!("talos/{}/{}", env.name.value, cluster.name.value);
+                let doc = match pool.role {
+                    fleetc::model::Role::ControlPlane => format!("{dir}/controlplane.yaml"),
+                    fleetc::model::Role::Worker => format!("{dir}/workers/{}.yaml", pool.name.value),
+                };
+                assert_eq!(images(text(&set, &doc)), [want.as_str()], "{case}: {doc}");
+                for node in ct.nodes().filter(|n| n.pool == pool.name.value) {
+                    assert_eq!(
+                        node.installer, want,
+                        "{case}: {} renders and upgrades with another image",
+                        node.hostname
+                    );
+                }
+                if let Some(mgmt) = &cluster.managed_by {
+                    let file = match pool.role {
+                        fleetc::model::Role::ControlPlane => "control-plane.yaml".to_owned(),
+                        fleetc::model::Role::Worker => format!("pool-{}.yaml", pool.name.value),
+                    };
+                    let path = format!("capi/{}/{}/{file}", mgmt.value, cluster.name.value);
+                    assert!(
+                        images(text(&set, &path)).contains(&want.as_str()),
+                        "{case}: {path} installs another image"
+                    );
+                }
+            }
+        }
+    }
+    assert!(secure >= 2, "both cases have a SecureBoot pool");
+}

@@ -34,6 +34,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/siderolabs/talos/pkg/machinery/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/bundle"
+	cfgif "github.com/siderolabs/talos/pkg/machinery/config/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
 	"github.com/siderolabs/talos/pkg/machinery/config/configpatcher"
 	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
@@ -541,10 +542,42 @@ func runJob(j job, handoffPath string) {
 		return
 	}
 	msg := fmt.Sprintf("%s, loads strictly, Validate(%s mode, %s) passed on the node's machinery %s", generated, j.mode, j.platform, selfVersion)
+	msg += encrypted(cfg)
 	if len(warnings) > 0 {
 		msg += fmt.Sprintf("; %d warning(s): %s", len(warnings), strings.Join(warnings, "; "))
 	}
 	okf(j.what, "%s", msg)
+}
+
+// encrypted names the system volumes the final config encrypts and each key's kind, as the
+// node reads them (config.VolumesConfig.ByName, VolumeConfig.Encryption().Keys()): proof that
+// fleetc's VolumeConfig encryption survived every merge. Empty when nothing is encrypted.
+func encrypted(cfg cfgif.Config) string {
+	var vols []string
+	for _, name := range []string{"STATE", "EPHEMERAL"} {
+		v, ok := cfg.Volumes().ByName(name)
+		if !ok || v.Encryption() == nil {
+			continue
+		}
+		var kinds []string
+		for _, k := range v.Encryption().Keys() {
+			switch {
+			case k.TPM() != nil:
+				kinds = append(kinds, "tpm")
+			case k.NodeID() != nil:
+				kinds = append(kinds, "nodeid")
+			case k.KMS() != nil:
+				kinds = append(kinds, "kms")
+			case k.Static() != nil:
+				kinds = append(kinds, "static")
+			}
+		}
+		vols = append(vols, fmt.Sprintf("%s %s (%s)", name, v.Encryption().Provider(), strings.Join(kinds, ", ")))
+	}
+	if len(vols) == 0 {
+		return ""
+	}
+	return "; encrypts " + strings.Join(vols, ", ")
 }
 
 // genBundle: siderolabs/terraform-provider-talos v0.11.0 pkg/talos/util.go

@@ -145,16 +145,17 @@ pub fn of(fleet: &Fleet, env: &str) -> Option<Target> {
             let talos = c.talos.value;
             let mut node = |pool: &crate::model::Pool, m: &crate::model::Machine| {
                 let s = fleet.schematic(&pool.schematic.value);
+                let sb = pool.disk.secure_boot();
                 if let Some(s) = s
                     && !c.is_managed()
-                    && !images.iter().any(|i| i.schematic_id == s.id && i.talos == talos)
+                    && !images.iter().any(|i| i.name == s.image_name(talos, sb))
                 {
                     images.push(ImageTarget {
                         schematic: s.name.value.clone(),
                         schematic_id: s.id.clone(),
                         talos,
-                        name: s.image_name(talos),
-                        url: s.image_url(platform, talos, "qcow2"),
+                        name: s.image_name(talos, sb),
+                        url: s.image_url(platform, talos, sb, "qcow2"),
                     });
                 }
                 NodeTarget {
@@ -162,7 +163,7 @@ pub fn of(fleet: &Fleet, env: &str) -> Option<Target> {
                     pool: pool.name.value.clone(),
                     role: pool.role,
                     schematic_id: s.map(|s| s.id.clone()).unwrap_or_default(),
-                    installer: s.map(|s| s.installer(platform, talos)).unwrap_or_default(),
+                    installer: fleet.installer(e, c, pool).unwrap_or_default(),
                 }
             };
             let control_plane: Vec<NodeTarget> =

@@ -336,9 +336,10 @@ fn template_not_created(
     let mut templates: Vec<(String, String)> = Vec::new();
     for pool in cluster.pools() {
         let Some(schematic) = fleet.schematic(&pool.schematic.value) else { continue };
-        let tag = schematic.image_name(cluster.talos.value);
+        let sb = pool.disk.secure_boot();
+        let tag = schematic.image_name(cluster.talos.value, sb);
         if templates.iter().all(|(t, _)| *t != tag) {
-            templates.push((tag, schematic.image_url(env.platform(), cluster.talos.value, "qcow2")));
+            templates.push((tag, schematic.image_url(env.platform(), cluster.talos.value, sb, "qcow2")));
         }
     }
     let Some((first, _)) = templates.first() else { return };

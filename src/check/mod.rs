@@ -7,6 +7,7 @@ mod capi;
 mod capi_versions;
 mod cni;
 mod discovery;
+pub mod disk;
 mod downgrades;
 mod extensions;
 mod key_material;
@@ -58,4 +59,5 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     argocd::check(fleet, diags);
     capi::check(fleet, diags);
     tofu::check(fleet, diags);
+    disk::check(fleet, diags);
 }

@@ -48,6 +48,16 @@ impl Fleet {
     pub fn schematic(&self, name: &str) -> Option<&Schematic> {
         self.schematics.get(name)
     }
+    /// The installer image a pool's machines install and upgrade to: its schematic's, for the
+    /// environment's platform, the cluster's Talos version and the pool's boot (SecureBoot or
+    /// not). One function for every consumer: the Talos documents' `machine.install.image`
+    /// (which the OpenTofu roots and the Cluster API templates carry), `fleetc talos render`'s
+    /// `--install-image` and `fleetc upgrade`'s `--image` (through `apply::target`);
+    /// `tests/contracts.rs` breaks when one of them reads it otherwise.
+    pub fn installer(&self, env: &Environment, cluster: &Cluster, pool: &Pool) -> Option<String> {
+        let s = self.schematic(&pool.schematic.value)?;
+        Some(s.installer(env.platform(), cluster.talos.value, pool.disk.secure_boot()))
+    }
     /// `<fleet>-<environment>`: the prefix of an environment's cloud resource names (the
     /// cloud root's `name` variable), and of the Secret Manager secrets others look up.
     pub fn resource_prefix(&self, env: &Environment) -> String {
@@ -127,20 +137,31 @@ impl Schematic {
     pub fn has_extension(&self, ext: &str) -> bool {
         self.spec.customization.system_extensions.iter().any(|e| e == ext)
     }
-    /// The installer image for a platform (`scaleway`, `nocloud`, `metal`) and Talos version:
-    /// `factory.talos.dev/<platform>-installer/<id>:<version>` (R17).
-    pub fn installer(&self, platform: &str, talos: Version) -> String {
-        format!("{IMAGE_FACTORY}/{platform}-installer/{}:{}", self.id, talos.v())
+    /// The installer image for a platform (`scaleway`, `nocloud`, `metal`), Talos version and
+    /// boot: `factory.talos.dev/<platform>-installer/<id>:<version>` (R17), or
+    /// `<platform>-installer-secureboot` for a SecureBoot machine (siderolabs/image-factory
+    /// v1.4.0, the version oracles/factory pins: `internal/frontend/http/registry.go`
+    /// `getRequestedImage` l.66-77 strips `-installer-secureboot` before `-installer`, and
+    /// `internal/frontend/http/ui.go` l.700-705 prints exactly these two names). Every
+    /// consumer reads it through [`Fleet::installer`].
+    pub fn installer(&self, platform: &str, talos: Version, secure_boot: bool) -> String {
+        let variant = if secure_boot { "-secureboot" } else { "" };
+        format!("{IMAGE_FACTORY}/{platform}-installer{variant}/{}:{}", self.id, talos.v())
     }
-    /// The disk image URL, e.g. `https://factory.talos.dev/image/<id>/v1.13.9/scaleway-amd64.qcow2`.
-    pub fn image_url(&self, platform: &str, talos: Version, file: &str) -> String {
-        format!("https://{IMAGE_FACTORY}/image/{}/{}/{platform}-amd64.{file}", self.id, talos.v())
+    /// The disk image URL, e.g. `https://factory.talos.dev/image/<id>/v1.13.9/scaleway-amd64.qcow2`,
+    /// or `…/nocloud-amd64-secureboot.qcow2` for a SecureBoot machine (image-factory v1.4.0
+    /// `internal/profile/profile.go` `parsePlatformArch`: `<platform>-<arch>[-secureboot]`).
+    pub fn image_url(&self, platform: &str, talos: Version, secure_boot: bool, file: &str) -> String {
+        let variant = if secure_boot { "-secureboot" } else { "" };
+        format!("https://{IMAGE_FACTORY}/image/{}/{}/{platform}-amd64{variant}.{file}", self.id, talos.v())
     }
     /// The name under which the image pipeline stores the image in a cloud, and under which
     /// the infrastructure looks it up: it carries the schematic ID and the Talos version, so
-    /// that a run reuses what an earlier run left (R22).
-    pub fn image_name(&self, talos: Version) -> String {
-        format!("talos-{}-{}", talos.v(), &self.id[..12])
+    /// that a run reuses what an earlier run left (R22), and `-sb` for the SecureBoot image
+    /// (another file: a signed UKI, UEFI only).
+    pub fn image_name(&self, talos: Version, secure_boot: bool) -> String {
+        let variant = if secure_boot { "-sb" } else { "" };
+        format!("talos-{}-{}{variant}", talos.v(), &self.id[..12])
     }
     /// The schematic carries the QEMU guest agent extension, so a Proxmox VM booted from it
     /// runs the agent and its VM gets `agent { enabled = true }` (bpg/proxmox waits for an
@@ -171,13 +192,15 @@ pub struct VmTemplate {
     pub tags: Vec<String>,
     /// The image it is imported from (`Schematic::image_name`).
     pub image: String,
+    /// It boots the SecureBoot image: OVMF, an EFI vars disk and a vTPM (`check::disk`).
+    pub secure_boot: bool,
 }
 
 impl Schematic {
-    /// The VM template of this schematic at a Talos version.
-    pub fn vm_template(&self, talos: Version) -> VmTemplate {
-        let name = self.image_name(talos);
-        VmTemplate { name: name.clone(), tags: vec![name.clone()], image: name }
+    /// The VM template of this schematic at a Talos version and boot.
+    pub fn vm_template(&self, talos: Version, secure_boot: bool) -> VmTemplate {
+        let name = self.image_name(talos, secure_boot);
+        VmTemplate { name: name.clone(), tags: vec![name.clone()], image: name, secure_boot }
     }
 }
 
@@ -483,6 +506,90 @@ pub struct Pool {
     /// A worker pool's own Kubernetes version, when it stays behind the control plane during
     /// a staged upgrade of a Cluster API managed cluster; `None` follows the cluster.
     pub kubernetes: Option<Spanned<Version>>,
+    /// Disk encryption and SecureBoot of the pool's machines (`encrypt` children,
+    /// `secure-boot=`): a small value of its own, so that a named node can carry one too.
+    pub disk: DiskSecurity,
+    pub span: Span,
+}
+
+/// How a machine's system volumes are protected and how it boots: the encrypted Talos
+/// volumes with their key sources, and whether it boots the SecureBoot variant of the
+/// schematic's installer and image (docs/talos.md, "Disk encryption and SecureBoot").
+#[derive(Debug, Clone, Default)]
+pub struct DiskSecurity {
+    /// One per encrypted volume, in the order written (`encrypt "state" key="tpm"`).
+    pub encrypt: Vec<VolumeEncryption>,
+    /// `secure-boot=#true`: the SecureBoot installer and boot assets (UKI, signed), UEFI.
+    pub secure_boot: Option<Spanned<bool>>,
+}
+
+impl DiskSecurity {
+    pub fn secure_boot(&self) -> bool {
+        self.secure_boot.as_ref().is_some_and(|s| s.value)
+    }
+    /// The encryption of one volume, if it is encrypted.
+    pub fn volume(&self, v: SystemVolume) -> Option<&VolumeEncryption> {
+        self.encrypt.iter().find(|e| e.volume.value == v)
+    }
+    /// Some volume is sealed to the machine's TPM.
+    pub fn uses_tpm(&self) -> bool {
+        self.encrypt.iter().any(|e| e.key.value == KeySource::Tpm)
+    }
+}
+
+/// The Talos system volumes a `VolumeConfig` may encrypt (siderolabs/talos v1.13.9
+/// `pkg/machinery/config/types/block/volume_config.go`, `Validate`: STATE, EPHEMERAL and
+/// IMAGECACHE; fleetc encrypts the first two).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SystemVolume {
+    State,
+    Ephemeral,
+}
+
+impl SystemVolume {
+    pub const ALL: [(&'static str, SystemVolume); 2] = [("state", Self::State), ("ephemeral", Self::Ephemeral)];
+    /// The volume's Talos name (`STATE`, `EPHEMERAL`).
+    pub fn label(self) -> &'static str {
+        match self {
+            SystemVolume::State => "STATE",
+            SystemVolume::Ephemeral => "EPHEMERAL",
+        }
+    }
+}
+
+/// Where a LUKS2 key slot's key comes from: the four key kinds of Talos's `EncryptionKey`
+/// (`tpm`, `nodeID`, `static`, `kms`; the same at Talos 1.12.6, 1.13.9 and 1.14.1,
+/// `pkg/machinery/config/types/block/encryption.go`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum KeySource {
+    /// Sealed to the machine's TPM 2.0 (PCR 7, and PCR 11 through the UKI's signed policy).
+    Tpm,
+    /// Derived from the node's UUID and the partition label: protects nothing against a
+    /// thief of the whole machine, only against a disk read elsewhere.
+    NodeId,
+    /// A passphrase in the machine config, from a sealed input.
+    Static,
+    /// Sealed by a KMS server (siderolabs/kms-client's API) at `endpoint`.
+    Kms,
+}
+
+impl KeySource {
+    pub const ALL: [(&'static str, KeySource); 4] =
+        [("tpm", Self::Tpm), ("nodeid", Self::NodeId), ("static", Self::Static), ("kms", Self::Kms)];
+    pub fn as_str(self) -> &'static str {
+        Self::ALL.iter().find(|(_, k)| *k == self).map_or("", |(n, _)| n)
+    }
+}
+
+/// `encrypt "<volume>" key="<source>" [endpoint="…"] [sealed="…"]`.
+#[derive(Debug, Clone)]
+pub struct VolumeEncryption {
+    pub volume: Spanned<SystemVolume>,
+    pub key: Spanned<KeySource>,
+    /// The KMS server (`key="kms"`).
+    pub endpoint: Option<Spanned<String>>,
+    /// The sealed input that holds the passphrase (`key="static"`).
+    pub sealed: Option<Spanned<String>>,
     pub span: Span,
 }
 

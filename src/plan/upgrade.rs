@@ -284,7 +284,7 @@ impl<'a> Planner<'a> {
                     .into(),
             );
             rolls.push(format!(
-                "`talosctl upgrade --image <installer of {}> -n <node>` for each control-plane node, one at a time, `talosctl health` between nodes; then each worker node",
+                "`talosctl upgrade --image <installer of {}> -n <node>` (each pool's own: the SecureBoot variant for a `secure-boot` pool, `Fleet::installer`) for each control-plane node, one at a time, `talosctl health` between nodes; then each worker node",
                 v.v()
             ));
         }

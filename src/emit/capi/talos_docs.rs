@@ -40,6 +40,12 @@ pub fn disposition(kind: &str, name: Option<&str>) -> Disposition {
         ("VolumeConfig", Some("EPHEMERAL")) => Disposition::Dropped(
             "CAPMOX machines have one disk: EPHEMERAL stays on the boot volume, which is sized for it",
         ),
+        // An encrypted volume's `encryption` alone ([`role_documents`] strips EPHEMERAL's
+        // provisioning): the bootstrap provider's Talos library has the VolumeConfig kind with
+        // `encryption` (CABPT v0.6.11 and v0.6.12 `go.mod`: siderolabs/talos/pkg/machinery
+        // v1.12.0 and v1.13.0, `config/types/block/encryption.go`); `oracles/talos` merges
+        // them as CABPT does (golden/disk-capi-secureboot).
+        ("VolumeConfig", Some("STATE" | "EPHEMERAL-encrypted")) => Disposition::Patch,
         ("HostnameConfig", _) => {
             Disposition::Dropped("the hostname is the Machine's name, from CAPMOX's nocloud metadata")
         }
@@ -69,7 +75,18 @@ pub fn role_documents(
 ) -> Result<Vec<PatchDocument>, String> {
     let docs = talos::cluster_documents(fleet, env, cluster).map_err(|e| e.0)?;
     let pool_docs = docs.pool(pool).ok_or_else(|| format!("no Talos documents for pool `{}`", pool.name))?;
-    docs.common.docs.iter().chain(pool_docs.docs.iter()).map(render).collect()
+    docs.common.docs.iter().chain(pool_docs.docs.iter()).map(managed).map(|d| render(&d)).collect()
+}
+
+/// A document as a CAPMOX machine takes it: an encrypted EPHEMERAL keeps its `encryption` and
+/// loses its provisioning (the machine has one disk, the boot volume, where EPHEMERAL stays).
+fn managed(doc: &Document) -> Document {
+    match doc {
+        Document::Volume(v) if v.name == "EPHEMERAL" && v.encryption.is_some() => {
+            Document::Volume(talos::document::VolumeConfig { provisioning: None, ..v.clone() })
+        }
+        d => d.clone(),
+    }
 }
 
 /// The user's patches of `pool`, in apply order, as the bytes of their files in out/
@@ -82,8 +99,15 @@ pub fn user_patches(fleet: &Fleet, env: &Environment, cluster: &Cluster, pool: &
 }
 
 fn render(doc: &Document) -> Result<PatchDocument, String> {
-    let name =
+    let mut name =
         serde_json::to_value(doc).map_err(|e| e.to_string())?.get("name").and_then(|n| n.as_str().map(str::to_owned));
+    // The disposition tells an encrypted EPHEMERAL (a patch) from a provisioned one (dropped).
+    if let Document::Volume(v) = doc
+        && v.name == "EPHEMERAL"
+        && v.provisioning.is_none()
+    {
+        name = Some("EPHEMERAL-encrypted".to_owned());
+    }
     Ok(PatchDocument { kind: doc.kind().to_owned(), name, yaml: yaml::to_yaml(doc).map_err(|e| e.to_string())? })
 }
 
@@ -98,6 +122,8 @@ mod tests {
         assert_eq!(disposition("Layer2VIPConfig", Some("10.0.0.1")), Disposition::Patch);
         assert_eq!(disposition("LinkAliasConfig", Some("net0")), Disposition::Patch);
         assert!(matches!(disposition("ResolverConfig", None), Disposition::Dropped(_)));
+        assert_eq!(disposition("VolumeConfig", Some("STATE")), Disposition::Patch);
+        assert_eq!(disposition("VolumeConfig", Some("EPHEMERAL-encrypted")), Disposition::Patch);
         assert_eq!(disposition("VolumeConfig", Some("data")), Disposition::UnsettledPatch);
         assert_eq!(disposition("KubeSpanConfig", None), Disposition::UnsettledPatch);
     }

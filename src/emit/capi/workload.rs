@@ -180,7 +180,7 @@ impl Ctx<'_> {
                 spec: ProxmoxMachineSpec {
                     template_selector: TemplateSelector {
                         // One function with the lab cloud root that creates the template.
-                        match_tags: schematic.vm_template(self.cluster.talos.value).tags,
+                        match_tags: schematic.vm_template(self.cluster.talos.value, pool.disk.secure_boot()).tags,
                         match_policy: "exact",
                     },
                     full: true,

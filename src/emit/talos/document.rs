@@ -207,14 +207,63 @@ impl Meta {
     }
 }
 
-/// `VolumeConfig`: where a system volume is provisioned (read at first provisioning only).
+/// `VolumeConfig`: where a system volume is provisioned and how it is encrypted (both read
+/// at first provisioning only). STATE takes no provisioning (siderolabs/talos v1.13.9
+/// `pkg/machinery/config/types/block/volume_config.go`, `Validate`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VolumeConfig {
     #[serde(flatten)]
     pub meta: Meta,
     pub name: String,
-    pub provisioning: Provisioning,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provisioning: Option<Provisioning>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encryption: Option<Encryption>,
 }
+
+/// `VolumeConfig.encryption`: the document model of Talos 1.12, 1.13 and 1.14 alike
+/// (`pkg/machinery/config/types/block/encryption.go` at v1.12.6, v1.13.9 and v1.14.1, which
+/// differ only by 1.14's `allowDiscards`, not written). The legacy
+/// `machine.systemDiskEncryption` (`config/types/v1alpha1/v1alpha1_types.go`, "Deprecated: Use
+/// `VolumeConfig` instead." at all three) is never written: Talos refuses a volume encrypted in
+/// both (`volume_config.go`, `V1Alpha1ConflictValidate`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Encryption {
+    /// `luks2`, the one provider Talos accepts (`EncryptionSpec.Validate`).
+    pub provider: &'static str,
+    pub keys: Vec<EncryptionKey>,
+}
+
+/// One LUKS2 key slot. Exactly one of the key kinds is set.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct EncryptionKey {
+    pub slot: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tpm: Option<TpmKey>,
+    #[serde(rename = "nodeID", skip_serializing_if = "Option::is_none")]
+    pub node_id: Option<Empty>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kms: Option<KmsKey>,
+}
+
+/// `tpm`: sealed to PCR 7 (Talos's default when `options` is absent) and, through the UKI's
+/// signed policy, PCR 11 (`EncryptionKeyTPM.PCRs`, `PubKeyPCRs`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TpmKey {
+    /// Enrolment fails when the firmware does not report SecureBoot on.
+    pub check_secureboot_status_on_enroll: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KmsKey {
+    pub endpoint: String,
+}
+
+/// An empty mapping (`nodeID: {}`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Empty {}
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

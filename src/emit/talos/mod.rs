@@ -28,7 +28,10 @@ use document::*;
 
 use super::{EmitError, EmitResult, HEADER, yaml};
 use crate::artifacts::ArtifactSet;
-use crate::model::{Bytes, Cluster, Environment, Fleet, Pool, Provider, Role, Runtime, Version};
+use crate::model::{
+    Bytes, Cluster, Environment, Fleet, KeySource, Pool, Provider, Role, Runtime, SystemVolume, Version,
+    VolumeEncryption,
+};
 
 /// Whether fleetc writes machine configuration for this Talos version: a minor of the
 /// versions table (`versions/talos.kdl`), or a newer one whose schema is in `schemas/`
@@ -150,14 +153,15 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
             link: PROXMOX_LINK.to_owned(),
         }));
     }
-    cp.push(ephemeral_volume(&cluster.control_plane));
+    cp.extend(volumes(&cluster.control_plane));
     let controlplane = DocSet::new(format!("{dir}/controlplane.yaml"), cp)?;
     let mut workers = BTreeMap::new();
     for pool in &cluster.workers {
-        let docs = vec![
-            Document::V1Alpha1(V1Alpha1 { machine: Some(pool_machine(fleet, env, cluster, pool)?), cluster: None }),
-            ephemeral_volume(pool),
-        ];
+        let mut docs = vec![Document::V1Alpha1(V1Alpha1 {
+            machine: Some(pool_machine(fleet, env, cluster, pool)?),
+            cluster: None,
+        })];
+        docs.extend(volumes(pool));
         workers.insert(pool.name.value.clone(), DocSet::new(format!("{dir}/workers/{}.yaml", pool.name), docs)?);
     }
     let mut nodes = BTreeMap::new();
@@ -350,9 +354,12 @@ fn pool_machine(fleet: &Fleet, env: &Environment, cluster: &Cluster, pool: &Pool
             (t.key.clone(), v)
         })
         .collect();
+    let image = fleet
+        .installer(env, cluster, pool)
+        .ok_or_else(|| EmitError(format!("no installer for pool `{}` (schematic `{}`)", pool.name, schematic.name)))?;
     Ok(Machine {
         install: Some(Install {
-            image: schematic.installer(env.platform(), cluster.talos.value),
+            image,
             disk_selector: Some(InstallDiskSelector { size: install_disk_size(cluster, pool) }),
         }),
         node_labels: pool.labels.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect(),
@@ -362,12 +369,39 @@ fn pool_machine(fleet: &Fleet, env: &Environment, cluster: &Cluster, pool: &Pool
     })
 }
 
-fn ephemeral_volume(pool: &Pool) -> Document {
-    Document::Volume(VolumeConfig {
+/// The pool's volume documents: STATE when it is encrypted (encryption only: STATE takes no
+/// provisioning), then EPHEMERAL, on its data disk and encrypted when the pool says so.
+fn volumes(pool: &Pool) -> Vec<Document> {
+    let mut docs = Vec::new();
+    if let Some(e) = pool.disk.volume(SystemVolume::State) {
+        docs.push(Document::Volume(VolumeConfig {
+            meta: Meta::new("VolumeConfig"),
+            name: SystemVolume::State.label().to_owned(),
+            provisioning: None,
+            encryption: encryption(pool, e),
+        }));
+    }
+    docs.push(Document::Volume(VolumeConfig {
         meta: Meta::new("VolumeConfig"),
-        name: "EPHEMERAL".to_owned(),
-        provisioning: Provisioning { disk_selector: DiskSelector { expr: ephemeral_match(pool) }, grow: true },
-    })
+        name: SystemVolume::Ephemeral.label().to_owned(),
+        provisioning: Some(Provisioning { disk_selector: DiskSelector { expr: ephemeral_match(pool) }, grow: true }),
+        encryption: pool.disk.volume(SystemVolume::Ephemeral).and_then(|e| encryption(pool, e)),
+    }));
+    docs
+}
+
+/// A volume's `encryption`: LUKS2 with one key in slot 0. A static key is never written
+/// (`check::disk` refuses it on every consumer that would keep it: the passphrase would sit in
+/// out/, a tofu state or a management cluster), so it yields `None` here.
+pub fn encryption(pool: &Pool, e: &VolumeEncryption) -> Option<Encryption> {
+    let mut key = EncryptionKey { slot: 0, ..EncryptionKey::default() };
+    match e.key.value {
+        KeySource::Tpm => key.tpm = Some(TpmKey { check_secureboot_status_on_enroll: pool.disk.secure_boot() }),
+        KeySource::NodeId => key.node_id = Some(Empty {}),
+        KeySource::Kms => key.kms = Some(KmsKey { endpoint: e.endpoint.as_ref()?.value.clone() }),
+        KeySource::Static => return None,
+    }
+    Some(Encryption { provider: "luks2", keys: vec![key] })
 }
 
 fn node_docs(env: &Environment, hostname: &str, address: Option<std::net::Ipv4Addr>) -> Vec<Document> {

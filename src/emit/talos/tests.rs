@@ -167,7 +167,7 @@ fn install_image_is_the_pools_schematic_installer() {
     let isolated = f.schematic("isolated").unwrap();
     assert_eq!(cp.image, format!("factory.talos.dev/scaleway-installer/{}:v1.13.9", isolated.id));
     let w = machine(&d.workers["system"]).install.as_ref().unwrap();
-    assert_eq!(w.image, f.schematic("plain").unwrap().installer("scaleway", Version::new(1, 13, 9)));
+    assert_eq!(w.image, f.schematic("plain").unwrap().installer("scaleway", Version::new(1, 13, 9), false));
     assert_ne!(w.image, cp.image);
     let lab = docs_of(&f, "lab", "main");
     assert!(
@@ -212,10 +212,16 @@ fn ephemeral_volume_is_selected_by_size_off_the_system_disk() {
     let d = docs_of(&f, "staging", "main");
     let cp = volume(&d.controlplane);
     assert_eq!(cp.name, "EPHEMERAL");
-    assert_eq!(cp.provisioning.disk_selector.expr, "!system_disk && disk.size >= 100u * GB");
-    assert_eq!(volume(&d.workers["system"]).provisioning.disk_selector.expr, "!system_disk && disk.size >= 50u * GB");
+    assert_eq!(cp.provisioning.as_ref().unwrap().disk_selector.expr, "!system_disk && disk.size >= 100u * GB");
+    assert_eq!(
+        volume(&d.workers["system"]).provisioning.as_ref().unwrap().disk_selector.expr,
+        "!system_disk && disk.size >= 50u * GB"
+    );
     let lab = docs_of(&f, "lab", "main");
-    assert_eq!(volume(&lab.controlplane).provisioning.disk_selector.expr, "!system_disk && disk.size >= 64u * GiB");
+    assert_eq!(
+        volume(&lab.controlplane).provisioning.as_ref().unwrap().disk_selector.expr,
+        "!system_disk && disk.size >= 64u * GiB"
+    );
     assert!(d.controlplane.text.contains("kind: VolumeConfig\nname: EPHEMERAL\n"));
     assert_eq!(cel_size(Bytes(1234)), "1234u");
 }

@@ -37,11 +37,24 @@ fn node_ty() -> Expr {
         ("node_name", ty("string")),
         ("address", ty("string")),
         ("guest_agent", ty("bool")),
+        ("secure_boot", ty("bool")),
+        ("tpm", ty("bool")),
         ("cores", ty("number")),
         ("memory_mib", ty("number")),
         ("image", ty("string")),
         ("system_disk_gb", ty("number")),
         ("data_disk_gb", ty("number")),
+    ])
+}
+
+/// A VM template's object type, one for the cloud module's variable and the root's that passes it.
+fn template_ty() -> Expr {
+    object_ty(&[
+        ("node_name", ty("string")),
+        ("image", ty("string")),
+        ("tags", of("list", ty("string"))),
+        ("guest_agent", ty("bool")),
+        ("secure_boot", ty("bool")),
     ])
 }
 
@@ -63,15 +76,7 @@ pub(super) fn cloud_module() -> Module {
     Var::new("bridge", ty("string"), "The bridge of the VM templates' network interface.").write(&mut vars);
     Var::new(
         "templates",
-        of(
-            "map",
-            object_ty(&[
-                ("node_name", ty("string")),
-                ("image", ty("string")),
-                ("tags", of("list", ty("string"))),
-                ("guest_agent", ty("bool")),
-            ]),
-        ),
+        of("map", template_ty()),
         "VM templates Cluster API clones, by name (model::VmTemplate: the ProxmoxMachineTemplates select them by these exact tags).",
     )
     .default(empty())
@@ -149,25 +154,27 @@ pub(super) fn cloud_module() -> Module {
             })
             .block("network_device", &[], |n| {
                 n.attr("bridge", r("var.bridge"));
-            })
-            .block("disk", &[], |d| {
-                d.attr("datastore_id", r("var.template_datastore"))
-                    .attr(
-                        "import_from",
-                        idx_expr(
-                            "local.image_ids",
-                            tpl(vec![
-                                Part::E(r("each.value.node_name")),
-                                Part::L("/".into()),
-                                Part::E(r("each.value.image")),
-                            ]),
-                            &[],
-                        ),
-                    )
-                    .attr("interface", "scsi0")
-                    .attr("file_format", "raw")
-                    .attr("size", TEMPLATE_DISK_GB);
             });
+        // A SecureBoot template gets the vTPM too: its clones may seal keys to it.
+        firmware(b, r("each.value.secure_boot"), r("each.value.secure_boot"), r("var.template_datastore"));
+        b.block("disk", &[], |d| {
+            d.attr("datastore_id", r("var.template_datastore"))
+                .attr(
+                    "import_from",
+                    idx_expr(
+                        "local.image_ids",
+                        tpl(vec![
+                            Part::E(r("each.value.node_name")),
+                            Part::L("/".into()),
+                            Part::E(r("each.value.image")),
+                        ]),
+                        &[],
+                    ),
+                )
+                .attr("interface", "scsi0")
+                .attr("file_format", "raw")
+                .attr("size", TEMPLATE_DISK_GB);
+        });
         b.blank();
         super::arguments::lifecycle(b, VM);
     });
@@ -256,6 +263,33 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
     Module::new(vec![("main.tf", main), ("variables.tf", vars), ("outputs.tf", outputs)])
 }
 
+/// UEFI SecureBoot and the vTPM of a VM (check::disk::PLATFORMS, the Proxmox row): OVMF with
+/// an EFI vars disk whose keys are not pre-enrolled, so that the firmware starts in setup mode
+/// and the SecureBoot image's systemd-boot enrolls the Image Factory's keys itself (its
+/// `loader.conf` says `secure-boot-enroll if-safe`, which enrolls in a VM: siderolabs/talos
+/// v1.14.0-alpha.1 `pkg/imager/profile/output.go` l.52-55, `default.go` l.39); a TPM 2.0 state
+/// disk when a volume is sealed to the TPM (bpg/terraform-provider-proxmox v0.111.1
+/// `proxmoxtf/resource/vm/vm.go` l.217-224, 541-547, 759-830). `seabios` is the provider's
+/// default and empty `for_each`s write no block: a machine that asks for neither plans no change.
+fn firmware(b: &mut Body, secure_boot: Expr, tpm: Expr, datastore: Expr) {
+    let when = |c: Expr| Expr::cond(c, Expr::list([1]), Expr::List(vec![]));
+    b.comment("SecureBoot (fleet.kdl `secure-boot`) and the vTPM (`encrypt … key=\"tpm\"`): check::disk::PLATFORMS.")
+        .attr("bios", Expr::cond(secure_boot.clone(), "ovmf", "seabios"))
+        .block("dynamic", &["efi_disk"], |d| {
+            d.attr("for_each", when(secure_boot)).block("content", &[], |c| {
+                c.attr("datastore_id", datastore.clone())
+                    .attr("file_format", "raw")
+                    .attr("type", "4m")
+                    .attr("pre_enrolled_keys", false);
+            });
+        })
+        .block("dynamic", &["tpm_state"], |d| {
+            d.attr("for_each", when(tpm)).block("content", &[], |c| {
+                c.attr("datastore_id", datastore.clone()).attr("version", "v2.0");
+            });
+        });
+}
+
 fn vm(main: &mut Body, name: &str, node: &dyn Fn(&str) -> Expr, role: Role, each: bool, after: Option<String>) {
     main.block("resource", &[VM, name], |b| {
         if each {
@@ -289,52 +323,49 @@ fn vm(main: &mut Body, name: &str, node: &dyn Fn(&str) -> Expr, role: Role, each
             })
             .block("network_device", &[], |n| {
                 n.attr("bridge", r("var.bridge"));
-            })
-            .comment(
-                "The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:\n\
-                 bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.",
-            )
-            .block("disk", &[], |d| {
-                d.attr("datastore_id", r("var.datastore"))
-                    .attr(
-                        "import_from",
-                        idx_expr(
-                            "var.image_ids",
-                            tpl(vec![Part::E(node("node_name")), Part::L("/".into()), Part::E(node("image"))]),
-                            &[],
-                        ),
-                    )
-                    .attr("interface", "scsi0")
-                    .attr("file_format", "raw")
-                    .attr("size", node("system_disk_gb"));
-            })
-            .comment("F5: the data disk that carries EPHEMERAL, selected by size in the Talos config.")
-            .block("disk", &[], |d| {
-                d.attr("datastore_id", r("var.datastore"))
-                    .attr("interface", "scsi1")
-                    .attr("file_format", "raw")
-                    .attr("size", node("data_disk_gb"));
-            })
-            .comment("The static address, through NoCloud (the nocloud platform reads it in maintenance mode).")
-            .block("initialization", &[], |i| {
-                i.attr("datastore_id", r("var.datastore"))
-                    .block("ip_config", &[], |c| {
-                        c.block("ipv4", &[], |v| {
-                            v.attr(
-                                "address",
-                                tpl(vec![
-                                    Part::E(node("address")),
-                                    Part::L("/".into()),
-                                    Part::E(r("var.network_prefix")),
-                                ]),
-                            )
-                            .attr("gateway", r("var.router"));
-                        });
-                    })
-                    .block("dns", &[], |d| {
-                        d.attr("servers", r("var.dns_servers"));
-                    });
             });
+        firmware(b, node("secure_boot"), node("tpm"), r("var.datastore"));
+        b.comment(
+            "The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:\n\
+                 bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.",
+        )
+        .block("disk", &[], |d| {
+            d.attr("datastore_id", r("var.datastore"))
+                .attr(
+                    "import_from",
+                    idx_expr(
+                        "var.image_ids",
+                        tpl(vec![Part::E(node("node_name")), Part::L("/".into()), Part::E(node("image"))]),
+                        &[],
+                    ),
+                )
+                .attr("interface", "scsi0")
+                .attr("file_format", "raw")
+                .attr("size", node("system_disk_gb"));
+        })
+        .comment("F5: the data disk that carries EPHEMERAL, selected by size in the Talos config.")
+        .block("disk", &[], |d| {
+            d.attr("datastore_id", r("var.datastore"))
+                .attr("interface", "scsi1")
+                .attr("file_format", "raw")
+                .attr("size", node("data_disk_gb"));
+        })
+        .comment("The static address, through NoCloud (the nocloud platform reads it in maintenance mode).")
+        .block("initialization", &[], |i| {
+            i.attr("datastore_id", r("var.datastore"))
+                .block("ip_config", &[], |c| {
+                    c.block("ipv4", &[], |v| {
+                        v.attr(
+                            "address",
+                            tpl(vec![Part::E(node("address")), Part::L("/".into()), Part::E(r("var.network_prefix"))]),
+                        )
+                        .attr("gateway", r("var.router"));
+                    });
+                })
+                .block("dns", &[], |d| {
+                    d.attr("servers", r("var.dns_servers"));
+                });
+        });
         b.blank().comment(
             "F1: a new image (a Talos upgrade, a new schematic) never replaces a running VM: the OS\n\
                  changes through `fleetc upgrade`. `file_id` (ForceNew) is what VMs created before\n\
@@ -422,15 +453,7 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
     .write(&mut vars);
     Var::new(
         "templates",
-        of(
-            "map",
-            object_ty(&[
-                ("node_name", ty("string")),
-                ("image", ty("string")),
-                ("tags", of("list", ty("string"))),
-                ("guest_agent", ty("bool")),
-            ]),
-        ),
+        of("map", template_ty()),
         "The VM templates Cluster API clones, by name (model::VmTemplate).",
     )
     .write(&mut vars);
@@ -486,6 +509,7 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
                                 ("image", Expr::from(t.image.as_str())),
                                 ("tags", Expr::list(t.tags.iter().map(String::as_str))),
                                 ("guest_agent", Expr::from(agent)),
+                                ("secure_boot", Expr::from(t.secure_boot)),
                             ]),
                         )
                     })
@@ -528,7 +552,7 @@ pub(crate) fn templates(env: &Env<'_>) -> Vec<(crate::model::VmTemplate, bool)> 
         }
         for p in c.pools() {
             if let Some(s) = env.fleet.schematic(&p.schematic.value) {
-                let t = s.vm_template(c.talos.value);
+                let t = s.vm_template(c.talos.value, p.disk.secure_boot());
                 if !out.iter().any(|(o, _)| o.name == t.name) {
                     out.push((t, s.has_guest_agent()));
                 }
@@ -545,16 +569,16 @@ fn images(env: &Env<'_>) -> std::collections::BTreeMap<String, (String, String, 
     let Provider::Proxmox(px) = &env.env.provider else { return Default::default() };
     let mut out = std::collections::BTreeMap::new();
     let platform = env.env.platform();
-    let mut add = |node: &str, s: &crate::model::Schematic, talos: crate::model::Version| {
-        let name = s.image_name(talos);
+    let mut add = |node: &str, s: &crate::model::Schematic, talos: crate::model::Version, sb: bool| {
+        let name = s.image_name(talos, sb);
         out.entry(format!("{node}/{name}"))
-            .or_insert_with(|| (node.to_owned(), name, s.image_url(platform, talos, "qcow2")));
+            .or_insert_with(|| (node.to_owned(), name, s.image_url(platform, talos, sb, "qcow2")));
     };
     for c in &env.clusters {
         for p in c.pools() {
             if let Some(s) = env.fleet.schematic(&p.schematic.value) {
                 for m in &p.machines {
-                    add(px.placement(m.index), s, c.talos.value);
+                    add(px.placement(m.index), s, c.talos.value, p.disk.secure_boot());
                 }
             }
         }
@@ -564,7 +588,7 @@ fn images(env: &Env<'_>) -> std::collections::BTreeMap<String, (String, String, 
     {
         for p in c.pools() {
             if let Some(s) = env.fleet.schematic(&p.schematic.value) {
-                add(&px.node.value, s, c.talos.value);
+                add(&px.node.value, s, c.talos.value, p.disk.secure_boot());
             }
         }
     }
@@ -586,6 +610,8 @@ fn cluster_values(env: &Env<'_>, c: &Cluster) -> Expr {
             ("node_name", Expr::from(px.placement(m.index))),
             ("address", Expr::from(m.address.as_ref().map(|a| a.value.to_string()).unwrap_or_default())),
             ("guest_agent", Expr::from(schematic.is_some_and(crate::model::Schematic::has_guest_agent))),
+            ("secure_boot", Expr::from(pool.disk.secure_boot())),
+            ("tpm", Expr::from(pool.disk.uses_tpm())),
             ("cores", Expr::from(size.and_then(|s| s.cores.as_ref()).map_or(0, |c| c.value))),
             (
                 "memory_mib",
@@ -593,7 +619,10 @@ fn cluster_values(env: &Env<'_>, c: &Cluster) -> Expr {
                     size.and_then(|s| s.memory.as_ref()).map_or(0, |m| i64::try_from(m.value.mib_ceil()).unwrap_or(0)),
                 ),
             ),
-            ("image", Expr::from(schematic.map(|s| s.image_name(c.talos.value)).unwrap_or_default())),
+            (
+                "image",
+                Expr::from(schematic.map(|s| s.image_name(c.talos.value, pool.disk.secure_boot())).unwrap_or_default()),
+            ),
             ("system_disk_gb", gb(pool.system_disk_size.value)),
             ("data_disk_gb", gb(pool.data_disk_size.value)),
         ])

@@ -802,7 +802,10 @@ fn cluster_values(env: &Env<'_>, c: &Cluster) -> Expr {
                 "type",
                 Expr::from(size.and_then(|s| s.instance_type.as_ref()).map(|t| t.value.clone()).unwrap_or_default()),
             ),
-            ("image", Expr::from(schematic.map(|s| s.image_name(c.talos.value)).unwrap_or_default())),
+            (
+                "image",
+                Expr::from(schematic.map(|s| s.image_name(c.talos.value, pool.disk.secure_boot())).unwrap_or_default()),
+            ),
             ("system_disk_gb", gb(pool.system_disk_size.value)),
             ("data_disk_gb", gb(pool.data_disk_size.value)),
             ("talos_port", Expr::from(env.talos_port(&m.hostname))),

@@ -174,6 +174,7 @@ const POOL_PROPS: &[&str] = &[
     "ephemeral-disk",
     "install-disk",
     "kubernetes",
+    "secure-boot",
 ];
 const POOL_DEFAULT_PROPS: &[&str] = &[
     "size",
@@ -1263,7 +1264,9 @@ impl Resolver<'_> {
                     .help("set `kubernetes` on the cluster; only worker pools may stay behind it during an upgrade"),
             );
         }
+        let secure_boot = r.prop_bool("secure-boot", d);
         r.finish(true, d);
+        let mut encrypt: Vec<crate::model::VolumeEncryption> = Vec::new();
         let mut labels: BTreeMap<String, Spanned<String>> = BTreeMap::new();
         let mut label_keys: BTreeMap<String, Span> = BTreeMap::new();
         let mut annotations: BTreeMap<String, Spanned<String>> = BTreeMap::new();
@@ -1367,7 +1370,28 @@ impl Resolver<'_> {
                     addresses = Some(r.rest_str(d, "node addresses").iter().filter_map(|s| parse_ip(s, d)).collect());
                     r.finish(false, d);
                 }
-                _ => unknown_child(child, &node.name.value, &["label", "annotation", "taint", "addresses", "patch"], d),
+                "encrypt" => {
+                    if let Some(e) = encryption(child, d) {
+                        if let Some(first) = encrypt.iter().find(|f| f.volume.value == e.volume.value) {
+                            d.push(
+                                Diagnostic::new(
+                                    &codes::DUPLICATE_KEY,
+                                    format!(
+                                        "volume `{}` is encrypted twice on pool `{}`",
+                                        e.volume.value.label(),
+                                        pool_word(node)
+                                    ),
+                                )
+                                .at(e.volume.span)
+                                .label("set again here")
+                                .related(first.volume.span, "first set here"),
+                            );
+                        } else {
+                            encrypt.push(e);
+                        }
+                    }
+                }
+                _ => unknown_child(child, &node.name.value, &["label", "annotation", "taint", "addresses", "patch", "encrypt"], d),
             }
         }
         let d = &mut *self.diags;
@@ -1442,6 +1466,7 @@ impl Resolver<'_> {
             patches,
             former_name,
             kubernetes: kubernetes.filter(|_| role == Role::Worker),
+            disk: crate::model::DiskSecurity { encrypt, secure_boot },
             span: head,
         })
     }
@@ -1716,6 +1741,20 @@ fn check_relative(path: &str) -> Result<(), String> {
 }
 
 /// The pool's name for messages (`cp` for the control plane).
+/// `encrypt "<volume>" key="<source>" [endpoint="…"] [sealed="…"]`: what is written, read.
+/// Whether the platform can provide the key, and where a key may travel, is `check::disk`'s.
+fn encryption(child: &Node, d: &mut Diagnostics) -> Option<crate::model::VolumeEncryption> {
+    let mut r = Reader::new(child, &["key", "endpoint", "sealed"], d);
+    let volume = r
+        .arg_str(d, "a volume (`state` or `ephemeral`)")
+        .and_then(|v| one_of(&crate::model::SystemVolume::ALL, &v, "an encryptable volume", d));
+    let key = r.require_str("key", d).and_then(|k| one_of(&crate::model::KeySource::ALL, &k, "a key source", d));
+    let endpoint = r.prop_str("endpoint", d);
+    let sealed = r.prop_str("sealed", d);
+    r.finish(false, d);
+    Some(crate::model::VolumeEncryption { volume: volume?, key: key?, endpoint, sealed, span: child.head_span() })
+}
+
 fn pool_word(node: &Node) -> String {
     match node.args.first().map(|a| &a.kind) {
         Some(ValueKind::String(s)) => s.clone(),

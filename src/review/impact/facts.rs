@@ -236,6 +236,11 @@ pub fn instance_type(env: &Environment, size: &str) -> String {
     }
 }
 
+/// A pool's encrypted volumes and their key sources (`STATE:tpm, EPHEMERAL:kms`).
+pub const DISK_ENCRYPTION: &str = "disk-encryption";
+/// A pool's boot: `on` with SecureBoot.
+pub const SECURE_BOOT: &str = "secure-boot";
+
 fn pool_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, cluster: &Cluster, pool: &Pool) {
     let s =
         Scope::Pool { env: env.name.value.clone(), cluster: cluster.name.value.clone(), pool: pool.name.value.clone() };
@@ -264,6 +269,10 @@ fn pool_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, cluster: &Cluster
         })),
     );
     put(f, &s, "addresses", join(pool.machines.iter().filter_map(|m| m.address.as_ref().map(|a| a.value))));
+    let encrypted: Vec<String> =
+        pool.disk.encrypt.iter().map(|e| format!("{}:{}", e.volume.value.label(), e.key.value.as_str())).collect();
+    put(f, &s, DISK_ENCRYPTION, if encrypted.is_empty() { "none".to_owned() } else { encrypted.join(", ") });
+    put(f, &s, SECURE_BOOT, if pool.disk.secure_boot() { "on" } else { "off" });
     if let Provider::Proxmox(px) = &env.provider {
         let agent = fleet.schematic(&pool.schematic.value).is_some_and(crate::model::Schematic::has_guest_agent);
         put(f, &s, "guest-agent", if agent { "enabled" } else { "disabled" });

@@ -44,6 +44,12 @@ pub static RULES: &[Rule] = &[
     },
     Rule { name: "talos-version", cites: "F1", covers: "a cluster's Talos version changed", check: talos_version },
     Rule {
+        name: "disk-security",
+        cites: "F1, R17",
+        covers: "a pool's disk encryption (volumes, key sources) or SecureBoot changed",
+        check: disk_security,
+    },
+    Rule {
         name: "kubernetes-version",
         cites: "F1, R26",
         covers: "a cluster's Kubernetes version changed",
@@ -593,6 +599,28 @@ fn size_class(ctx: &Ctx<'_>, out: &mut Outcome) {
 }
 
 /// R29: the control plane's size decides how many losses etcd survives.
+/// Encryption and the boot variant are read when a machine installs (Talos provisions a volume
+/// once; the installer is used only by an install or an upgrade, F1): running nodes keep
+/// their disks and boot, new or reinstalled nodes get the new ones.
+fn disk_security(ctx: &Ctx<'_>, out: &mut Outcome) {
+    for field in [facts::DISK_ENCRYPTION, facts::SECURE_BOOT] {
+        for (i, c) in stable_changes(ctx, field) {
+            out.claim(i);
+            let effect = if field == facts::SECURE_BOOT {
+                "running nodes keep their boot: the SecureBoot installer and image reach a node only when it is installed again (reset and reinstall one node at a time, control plane first); on Proxmox the VM's firmware (OVMF, EFI vars disk, vTPM) changes with it, and a VM installed from the standard image must be reinstalled to boot under it (R17)"
+            } else {
+                "running nodes keep their volumes as they were provisioned: Talos reads `encryption` only when it creates a volume, so existing disks change only when a node is reset and reinstalled; nodes created from now on get it (F1)"
+            };
+            out.push(
+                Severity::Warning,
+                c.scope.subject(),
+                format!("{} of {}: {}", field, c.scope.what(), c.values()),
+                effect,
+            );
+        }
+    }
+}
+
 fn control_plane_count(ctx: &Ctx<'_>, out: &mut Outcome) {
     for (i, c) in stable_changes(ctx, "count") {
         if !is_control_plane(&c.scope) {

@@ -28,6 +28,7 @@ templates = {
     image       = "talos-v1.12.6-bc9d9abefb95"
     tags        = ["talos-v1.12.6-bc9d9abefb95"]
     guest_agent = false
+    secure_boot = false
   }
 }
 
@@ -39,6 +40,8 @@ clusters = {
         node_name      = "pve1"
         address        = "192.168.50.11"
         guest_agent    = false
+        secure_boot    = false
+        tpm            = false
         cores          = 8
         memory_mib     = 16384
         image          = "talos-v1.13.9-bc9d9abefb95"

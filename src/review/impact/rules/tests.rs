@@ -68,6 +68,13 @@ fn impacts_with(table: &'static [Rule], old: &str, new: &str) -> Vec<Impact> {
 /// (rule, text in BASE, its replacement, severity, a fragment of the impact's line)
 const CASES: &[(&str, &str, &str, Severity, &str)] = &[
     (
+        "disk-security",
+        "pool \"system\" count=2 size=\"small\"",
+        "pool \"system\" count=2 size=\"small\" {\n                encrypt \"ephemeral\" key=\"nodeid\"\n            }",
+        Severity::Warning,
+        "disk-encryption of worker pool `system`: none → EPHEMERAL:nodeid → running nodes keep their volumes",
+    ),
+    (
         "lifecycle",
         "bucket \"app\"",
         "bucket \"assets\"",

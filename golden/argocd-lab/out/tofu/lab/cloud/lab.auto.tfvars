@@ -23,6 +23,7 @@ templates = {
     image       = "talos-v1.13.9-d9ff89777e24"
     tags        = ["talos-v1.13.9-d9ff89777e24"]
     guest_agent = false
+    secure_boot = false
   }
 }
 
@@ -34,6 +35,8 @@ clusters = {
         node_name      = "pve1"
         address        = "192.168.50.11"
         guest_agent    = false
+        secure_boot    = false
+        tpm            = false
         cores          = 8
         memory_mib     = 16384
         image          = "talos-v1.13.9-d9ff89777e24"

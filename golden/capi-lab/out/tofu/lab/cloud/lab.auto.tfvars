@@ -23,6 +23,7 @@ templates = {
     image       = "talos-v1.13.9-8e8827b5b914"
     tags        = ["talos-v1.13.9-8e8827b5b914"]
     guest_agent = true
+    secure_boot = false
   }
 }
 
@@ -34,6 +35,8 @@ clusters = {
         node_name      = "pve1"
         address        = "192.168.50.11"
         guest_agent    = true
+        secure_boot    = false
+        tpm            = false
         cores          = 8
         memory_mib     = 16384
         image          = "talos-v1.13.9-8e8827b5b914"

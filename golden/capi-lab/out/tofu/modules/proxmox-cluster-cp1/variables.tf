@@ -37,6 +37,8 @@ variable "control_plane" {
     node_name      = string
     address        = string
     guest_agent    = bool
+    secure_boot    = bool
+    tpm            = bool
     cores          = number
     memory_mib     = number
     image          = string
@@ -56,6 +58,8 @@ variable "workers" {
     node_name      = string
     address        = string
     guest_agent    = bool
+    secure_boot    = bool
+    tpm            = bool
     cores          = number
     memory_mib     = number
     image          = string

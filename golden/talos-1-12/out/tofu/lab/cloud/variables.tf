@@ -61,6 +61,7 @@ variable "templates" {
     image       = string
     tags        = list(string)
     guest_agent = bool
+    secure_boot = bool
   }))
 }
 
@@ -72,6 +73,8 @@ variable "clusters" {
       node_name      = string
       address        = string
       guest_agent    = bool
+      secure_boot    = bool
+      tpm            = bool
       cores          = number
       memory_mib     = number
       image          = string
@@ -83,6 +86,8 @@ variable "clusters" {
       node_name      = string
       address        = string
       guest_agent    = bool
+      secure_boot    = bool
+      tpm            = bool
       cores          = number
       memory_mib     = number
       image          = string

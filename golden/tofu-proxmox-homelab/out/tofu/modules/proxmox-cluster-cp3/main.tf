@@ -32,6 +32,24 @@ resource "proxmox_virtual_environment_vm" "cp_1" {
   network_device {
     bridge = var.bridge
   }
+  # SecureBoot (fleet.kdl `secure-boot`) and the vTPM (`encrypt … key="tpm"`): check::disk::PLATFORMS.
+  bios = var.control_plane[0].secure_boot ? "ovmf" : "seabios"
+  dynamic "efi_disk" {
+    for_each = var.control_plane[0].secure_boot ? [1] : []
+    content {
+      datastore_id      = var.datastore
+      file_format       = "raw"
+      type              = "4m"
+      pre_enrolled_keys = false
+    }
+  }
+  dynamic "tpm_state" {
+    for_each = var.control_plane[0].tpm ? [1] : []
+    content {
+      datastore_id = var.datastore
+      version      = "v2.0"
+    }
+  }
   # The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:
   # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
   disk {
@@ -99,6 +117,24 @@ resource "proxmox_virtual_environment_vm" "cp_2" {
   }
   network_device {
     bridge = var.bridge
+  }
+  # SecureBoot (fleet.kdl `secure-boot`) and the vTPM (`encrypt … key="tpm"`): check::disk::PLATFORMS.
+  bios = var.control_plane[1].secure_boot ? "ovmf" : "seabios"
+  dynamic "efi_disk" {
+    for_each = var.control_plane[1].secure_boot ? [1] : []
+    content {
+      datastore_id      = var.datastore
+      file_format       = "raw"
+      type              = "4m"
+      pre_enrolled_keys = false
+    }
+  }
+  dynamic "tpm_state" {
+    for_each = var.control_plane[1].tpm ? [1] : []
+    content {
+      datastore_id = var.datastore
+      version      = "v2.0"
+    }
   }
   # The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:
   # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
@@ -170,6 +206,24 @@ resource "proxmox_virtual_environment_vm" "cp_3" {
   network_device {
     bridge = var.bridge
   }
+  # SecureBoot (fleet.kdl `secure-boot`) and the vTPM (`encrypt … key="tpm"`): check::disk::PLATFORMS.
+  bios = var.control_plane[2].secure_boot ? "ovmf" : "seabios"
+  dynamic "efi_disk" {
+    for_each = var.control_plane[2].secure_boot ? [1] : []
+    content {
+      datastore_id      = var.datastore
+      file_format       = "raw"
+      type              = "4m"
+      pre_enrolled_keys = false
+    }
+  }
+  dynamic "tpm_state" {
+    for_each = var.control_plane[2].tpm ? [1] : []
+    content {
+      datastore_id = var.datastore
+      version      = "v2.0"
+    }
+  }
   # The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:
   # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
   disk {
@@ -240,6 +294,24 @@ resource "proxmox_virtual_environment_vm" "worker" {
   }
   network_device {
     bridge = var.bridge
+  }
+  # SecureBoot (fleet.kdl `secure-boot`) and the vTPM (`encrypt … key="tpm"`): check::disk::PLATFORMS.
+  bios = each.value.secure_boot ? "ovmf" : "seabios"
+  dynamic "efi_disk" {
+    for_each = each.value.secure_boot ? [1] : []
+    content {
+      datastore_id      = var.datastore
+      file_format       = "raw"
+      type              = "4m"
+      pre_enrolled_keys = false
+    }
+  }
+  dynamic "tpm_state" {
+    for_each = each.value.tpm ? [1] : []
+    content {
+      datastore_id = var.datastore
+      version      = "v2.0"
+    }
   }
   # The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:
   # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.

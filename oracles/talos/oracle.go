@@ -636,6 +636,13 @@ func talosctlJobs(dirs map[string]*clusterDir) []job {
 				sort.Strings(user)
 				cands = append(cands, user...)
 			}
+			// then a named node's own patches, last (patches/nodes/<host>/, src/apply/render.rs)
+			if n.host != "" {
+				if own, err := filepath.Glob(filepath.Join(d, "patches", "nodes", n.host, "*.yaml")); err == nil {
+					sort.Strings(own)
+					cands = append(cands, own...)
+				}
+			}
 			var ps []patch
 			for _, c := range cands {
 				if b, err := os.ReadFile(c); err == nil {

@@ -135,13 +135,18 @@ pub fn render(
         }
         // The user's patches of the node's pool, last (docs/talos.md, "Patches"): the checked
         // bytes too, as private copies.
+        // Then the node's own patches (a named node's), last of all.
         let user = layout::pool_patch_dir(&inp.target.env, cluster, cp, &node.pool);
-        let mine: Vec<String> = inp
-            .build
-            .paths()
-            .filter(|p| p.starts_with(&user) && !p[user.len()..].contains('/'))
-            .map(str::to_owned)
-            .collect();
+        let own = layout::node_patch_dir(&inp.target.env, cluster, &node.hostname);
+        let in_dir = |dir: &str| -> Vec<String> {
+            inp.build
+                .paths()
+                .filter(|p| p.starts_with(dir) && !p[dir.len()..].contains('/'))
+                .map(str::to_owned)
+                .collect()
+        };
+        let mut mine = in_dir(&user);
+        mine.extend(in_dir(&own));
         for p in mine {
             let Some(bytes) = inp.build.get(&p) else { continue };
             let name = format!("patch-{}", p.replace('/', "__"));

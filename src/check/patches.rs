@@ -78,7 +78,8 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
         let talos = cluster.talos.value;
         let schema = schemas.entry(talos.minor_version()).or_insert_with(|| Schema::load(talos.minor_version()));
         for pool in cluster.pools() {
-            for patch in &pool.patches {
+            let node_patches = pool.machines.iter().flat_map(|m| &m.settings.patches);
+            for patch in pool.patches.iter().chain(node_patches) {
                 for doc in &patch.file.documents {
                     if let Some(schema) = schema.as_mut() {
                         check_schema(patch, doc, talos, schema, diags);

@@ -4,6 +4,7 @@
 
 mod duplicates;
 mod inherit;
+mod nodes;
 mod patches;
 mod reader;
 
@@ -1188,6 +1189,7 @@ impl Resolver<'_> {
         let mut p = inherited.clone();
         self.pool_values(&r, &mut p);
         let d = &mut *self.diags;
+        let named_written = node.children().iter().filter(|c| c.name.value == "node").count() as u32;
         let count = if r.has_prop("count") {
             // Bounded before anything is materialized: one machine per node (R6).
             r.prop_int::<u32>("count", d).filter(|c| {
@@ -1204,6 +1206,9 @@ impl Resolver<'_> {
                 }
                 fits
             })
+        } else if named_written > 0 {
+            // A pool of named nodes only: as many nodes as it names.
+            Some(Spanned::new(named_written, node.head_span()))
         } else {
             r.report_missing("count", d);
             None
@@ -1231,9 +1236,21 @@ impl Resolver<'_> {
         let mut patches = inherited_patches.to_vec();
         // The control plane's block is its role's and its pool's at once.
         let level = if role == Role::ControlPlane { PatchLevel::Role } else { PatchLevel::Pool };
+        let mut pool_node = NodeSettings::default();
+        let mut pool_disks = Vec::new();
+        let mut named = Vec::new();
         for child in node.children() {
             if child.name.value == "patch" {
                 patches.extend(self.patch(child, level));
+                continue;
+            }
+            if child.name.value == "node" {
+                let mut node_patches = Vec::new();
+                named.extend(self.named_node(child, &mut node_patches));
+                continue;
+            }
+            if matches!(child.name.value.as_str(), "install-disk" | "nameservers") {
+                self.node_setting(child, &pool_word(node), &mut pool_node, &mut pool_disks);
                 continue;
             }
             let d = &mut *self.diags;
@@ -1300,7 +1317,12 @@ impl Resolver<'_> {
                     addresses = Some(r.rest_str(d, "node addresses").iter().filter_map(|s| parse_ip(s, d)).collect());
                     r.finish(false, d);
                 }
-                _ => unknown_child(child, &node.name.value, &["label", "taint", "addresses", "patch"], d),
+                _ => unknown_child(
+                    child,
+                    &node.name.value,
+                    &["label", "taint", "addresses", "patch", "node", "install-disk", "nameservers"],
+                    d,
+                ),
             }
         }
         let d = &mut *self.diags;
@@ -1337,11 +1359,55 @@ impl Resolver<'_> {
                 .help("give one address per node, in node order"),
             );
         }
+        if named.len() as u32 > count.value {
+            let extra = &named[count.value as usize];
+            d.push(
+                Diagnostic::new(
+                    &codes::NODE_COUNT,
+                    format!("pool `{}` names {} nodes and has `count={}`", name.value, named.len(), count.value),
+                )
+                .at(extra.name.span)
+                .label(format!("node {} of a pool of {}", count.value + 1, count.value))
+                .related(count.span, "the node count"),
+            );
+        }
+        // Named nodes are the pool's first machines, in the order written; the others keep
+        // their generated names (`<cluster>-<pool>-<n>`).
         let machines = (1..=count.value)
-            .map(|i| Machine {
-                hostname: format!("{cluster}-{}-{i}", name.value),
-                index: i,
-                address: addresses.as_ref().and_then(|a| a.get(i as usize - 1).cloned()),
+            .map(|i| {
+                let own = named.get(i as usize - 1);
+                let mut settings = pool_node.clone();
+                let mut written = pool_disks.clone();
+                if let Some(n) = own {
+                    let s = n.settings.clone();
+                    if s.install_disk.is_some() {
+                        settings.install_disk = s.install_disk;
+                    }
+                    if !s.nameservers.is_empty() {
+                        settings.nameservers = s.nameservers;
+                    }
+                    settings.links = s.links;
+                    settings.labels = s.labels;
+                    settings.taints = s.taints;
+                    settings.patches = s.patches;
+                    if !n.install_disks.is_empty() {
+                        written = n.install_disks.clone();
+                    }
+                }
+                Machine {
+                    hostname: match own {
+                        Some(n) => format!("{cluster}-{}", n.name.value),
+                        None => format!("{cluster}-{}-{i}", name.value),
+                    },
+                    index: i,
+                    address: own
+                        .and_then(|n| n.address.clone())
+                        .or_else(|| addresses.as_ref().and_then(|a| a.get(i as usize - 1).cloned())),
+                    name: own.map(|n| n.name.clone()),
+                    mac: own.and_then(|n| n.mac.clone()),
+                    install_disks_written: written,
+                    settings,
+                }
             })
             .collect();
         Some(Pool {
@@ -1355,6 +1421,7 @@ impl Resolver<'_> {
             system_disk_size,
             labels,
             taints,
+            node: pool_node,
             machines,
             patches,
             former_name,

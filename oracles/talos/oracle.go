@@ -196,6 +196,11 @@ func main() {
 			dirInfo[k] = v
 		}
 	}
+	for k, v := range metalDirs() {
+		if _, ok := dirInfo[k]; !ok {
+			dirInfo[k] = v
+		}
+	}
 	jobs = append(jobs, talosctlJobs(dirInfo)...)
 	files = fileChecks(dirInfo)
 
@@ -590,6 +595,49 @@ func fileChecks(dirs map[string]*clusterDir) []fileCheck {
 		return nil
 	})
 	sort.Slice(out, func(a, b int) bool { return out[a].rel < out[b].rel })
+	return out
+}
+
+// metalDirs: a bare-metal environment has no OpenTofu root nor Cluster API object; its
+// inventory (out/metal/<env>/<cluster>/machines.yaml, src/emit/metal/mod.rs) pins the Talos
+// and Kubernetes versions, the endpoint and the machines. `fleetc apply` renders each machine's
+// config as `fleetc talos render` does (talosctl gen config + the same patches), so the
+// talosctl path judges them, in metal mode (install required).
+func metalDirs() map[string]*clusterDir {
+	out := map[string]*clusterDir{}
+	invs, _ := filepath.Glob(filepath.Join(outDir, "metal", "*", "*", "machines.yaml"))
+	sort.Strings(invs)
+	for _, inv := range invs {
+		b, err := os.ReadFile(inv)
+		if err != nil {
+			failf("metal "+rel(inv), "%v", err)
+			continue
+		}
+		var m struct {
+			Cluster           string `yaml:"cluster"`
+			TalosVersion      string `yaml:"talosVersion"`
+			KubernetesVersion string `yaml:"kubernetesVersion"`
+			Endpoint          string `yaml:"endpoint"`
+			Platform          string `yaml:"platform"`
+			Machines          []struct {
+				Hostname string `yaml:"hostname"`
+				Role     string `yaml:"role"`
+				Pool     string `yaml:"pool"`
+			} `yaml:"machines"`
+		}
+		if err := yaml.Unmarshal(b, &m); err != nil {
+			failf("metal "+rel(inv), "not YAML: %v", err)
+			continue
+		}
+		envName := filepath.Base(filepath.Dir(filepath.Dir(inv)))
+		d := filepath.Join(outDir, "talos", envName, m.Cluster)
+		ci := &clusterDir{version: m.TalosVersion, mode: platformMode(m.Platform), platform: m.Platform,
+			endpoint: m.Endpoint, k8s: m.KubernetesVersion, name: m.Cluster}
+		for _, n := range m.Machines {
+			ci.nodes = append(ci.nodes, nodeRef{host: n.Hostname, cp: n.Role == "controlplane", pool: n.Pool})
+		}
+		out[d] = ci
+	}
 	return out
 }
 

@@ -107,6 +107,32 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                             .label("device names follow enumeration order"),
                         );
                     }
+                    if matches!(env.provider, crate::model::Provider::Metal(_)) && !cluster.is_managed() {
+                        let problem = match (&m.name, &m.address) {
+                            (None, _) => Some(format!(
+                                "machine {} of pool `{}` is not declared: on bare metal every machine is a named node",
+                                m.index, pool.name.value
+                            )),
+                            (Some(n), None) => Some(format!("node `{}` has no `address`", n.value)),
+                            (Some(n), Some(_)) if m.mac.is_none() && m.settings.install_disk.is_none() => {
+                                Some(format!(
+                                    "node `{}` has neither a `mac` nor an `install-disk` to be recognised by",
+                                    n.value
+                                ))
+                            }
+                            _ => None,
+                        };
+                        if let Some(msg) = problem {
+                            let span = m.name.as_ref().map_or(pool.count.span, |n| n.span);
+                            if reported.insert(span) {
+                                diags.push(
+                                    Diagnostic::new(&codes::METAL_UNDECLARED_MACHINE, msg)
+                                        .at(span)
+                                        .label("not declared one by one"),
+                                );
+                            }
+                        }
+                    }
                     let links = &m.settings.links;
                     if let (Some(addr), false) = (&m.address, links.is_empty()) {
                         let carried = links

@@ -190,7 +190,8 @@ pub struct Environment {
     /// The environment this one inherits from, if any (already applied).
     pub from: Option<Spanned<String>>,
     pub provider: Provider,
-    pub state: StateBackend,
+    /// Where OpenTofu keeps state; `None` on bare metal, which has no OpenTofu root.
+    pub state: Option<StateBackend>,
     /// The private network the nodes live on.
     pub network: Spanned<Ipv4Net>,
     /// The public address through which the Talos API is reached (the gateway on Scaleway,
@@ -217,6 +218,7 @@ impl Environment {
         match self.provider {
             Provider::Scaleway(_) => "scaleway",
             Provider::Proxmox(_) => "nocloud",
+            Provider::Metal(_) => "metal",
         }
     }
     pub fn size(&self, name: &str) -> Option<&Size> {
@@ -229,6 +231,8 @@ impl Environment {
 pub enum Provider {
     Scaleway(Scaleway),
     Proxmox(Proxmox),
+    /// Bare metal: no API, machines declared one by one (docs/metal.md).
+    Metal(Metal),
 }
 
 impl Provider {
@@ -236,6 +240,7 @@ impl Provider {
         match self {
             Provider::Scaleway(_) => "scaleway",
             Provider::Proxmox(_) => "proxmox",
+            Provider::Metal(_) => "metal",
         }
     }
     /// Size classes: pools name a size, each provider says what it means (R27: moving a
@@ -244,14 +249,27 @@ impl Provider {
         match self {
             Provider::Scaleway(s) => &s.sizes,
             Provider::Proxmox(p) => &p.sizes,
+            Provider::Metal(m) => &m.sizes,
         }
     }
     pub fn span(&self) -> Span {
         match self {
             Provider::Scaleway(s) => s.span,
             Provider::Proxmox(p) => p.span,
+            Provider::Metal(m) => m.span,
         }
     }
+}
+
+/// The one size class of a metal environment: its pools name none (a machine is what it is).
+pub const METAL_SIZE: &str = "machine";
+
+/// Bare metal: no infrastructure API. Its machines are the named nodes of its pools.
+#[derive(Debug, Clone)]
+pub struct Metal {
+    /// [`METAL_SIZE`] only.
+    pub sizes: BTreeMap<String, Size>,
+    pub span: Span,
 }
 
 #[derive(Debug, Clone)]
@@ -535,9 +553,20 @@ pub struct NodeSettings {
     pub taints: Vec<Taint>,
     /// The node level's patches, applied last, to this machine only (`PatchLevel::Node`).
     pub patches: Vec<Patch>,
+    /// The machine's CPU architecture (`arch "arm64"`), for its boot assets; `amd64` when
+    /// not written ([`NodeSettings::arch`]). The installer image is multi-arch.
+    pub arch: Option<Spanned<String>>,
 }
 
+/// The architectures the Image Factory builds boot assets for (siderolabs/image-factory
+/// v1.5.0 `internal/frontend/http/templates/llms.txt`, "`<arch>` is `amd64` or `arm64`").
+pub const ARCHES: &[&str] = &["amd64", "arm64"];
+
 impl NodeSettings {
+    /// The machine's architecture: its own, else `amd64`.
+    pub fn arch(&self) -> &str {
+        self.arch.as_ref().map_or("amd64", |a| a.value.as_str())
+    }
     /// Nothing of its own: the machine's documents are its pool's.
     pub fn is_empty(&self) -> bool {
         self.install_disk.is_none()

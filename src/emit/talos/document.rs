@@ -306,6 +306,14 @@ pub struct BondConfig {
     pub name: String,
     pub links: Vec<String>,
     pub bond_mode: String,
+    /// Link monitoring (ms), and the delays before a link counts as up or down: Talos warns
+    /// when an 802.3ad bond states none (`bond.go`, `validateFor8023AD`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub miimon: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updelay: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub downdelay: Option<u32>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub addresses: Vec<Address>,
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -438,6 +438,11 @@ fn link_docs(links: &[crate::model::NetLink]) -> Vec<Document> {
                     name: l.name.value.clone(),
                     links: links.iter().map(|x| x.value.clone()).collect(),
                     bond_mode: mode.value.clone(),
+                    // Talos's own example values for an 802.3ad bond (siderolabs/talos
+                    // v1.13.9 `config/types/network/bond.go`, `exampleBondConfigV1Alpha1`).
+                    miimon: (mode.value == "802.3ad").then_some(100),
+                    updelay: (mode.value == "802.3ad").then_some(200),
+                    downdelay: (mode.value == "802.3ad").then_some(200),
                     addresses,
                     routes,
                 }),
@@ -490,6 +495,17 @@ fn node_docs(env: &Environment, cluster: &Cluster, pool: &Pool, m: &crate::model
     }));
     if !settings.links.is_empty() {
         docs.extend(link_docs(&settings.links));
+        // On bare metal the API endpoint is a shared address that the control-plane nodes
+        // hold in turn, on the link that carries each one's own address (docs/metal.md).
+        if let (Provider::Metal(_), crate::model::Role::ControlPlane, Some(a)) = (&env.provider, pool.role, &m.address)
+            && let Some(link) = settings.links.iter().find(|l| l.addresses.iter().any(|x| x.value.addr == a.value))
+        {
+            docs.push(Document::Layer2Vip(Layer2VipConfig {
+                meta: Meta::new("Layer2VIPConfig"),
+                name: cluster.endpoint.address.value.to_string(),
+                link: link.name.value.clone(),
+            }));
+        }
         if !settings.nameservers.is_empty() {
             docs.push(resolver(settings.nameservers.iter().map(|d| d.value)));
         }

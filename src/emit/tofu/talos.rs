@@ -345,7 +345,7 @@ pub(super) fn module_for(cp: usize) -> Module {
 /// The cluster root of an environment.
 pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
     let mut main = file();
-    let mut config: Vec<(String, Expr)> = s3_settings(&env.env.state, r("var.cloud_state.key"));
+    let mut config: Vec<(String, Expr)> = s3_settings(env.state, r("var.cloud_state.key"));
     for (k, v) in &mut config {
         match k.as_str() {
             "bucket" => *v = r("var.cloud_state.bucket"),
@@ -448,7 +448,7 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
     super::passphrase_var(&mut vars);
 
     let mut values = file();
-    let state = &env.env.state;
+    let state = env.state;
     values
         .attr(
             "cloud_state",

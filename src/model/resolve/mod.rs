@@ -606,7 +606,7 @@ impl Resolver<'_> {
             }
             let d = &mut *self.diags;
             match child.name.value.as_str() {
-                "scaleway" | "proxmox" => {
+                "scaleway" | "proxmox" | "metal" => {
                     if let Some(prev) = &provider {
                         let prev: &Provider = prev;
                         d.push(
@@ -616,6 +616,8 @@ impl Resolver<'_> {
                                 .related(prev.span(), "first provider")
                                 .help("split the environment in two, one per provider (R27: the cluster blocks can stay identical)"),
                         );
+                    } else if child.name.value == "metal" {
+                        provider = self.metal(child);
                     } else {
                         provider = self.provider(child);
                     }
@@ -759,26 +761,33 @@ impl Resolver<'_> {
         }
         // Clusters are resolved even when the environment is incomplete, so that every
         // problem of the run is reported at once.
+        if let Some(Provider::Metal(m)) = &provider {
+            // A machine is what it is: pools on metal name no size (docs/metal.md).
+            settings.pool.size.get_or_insert_with(|| Spanned::new(METAL_SIZE.to_owned(), m.span));
+        }
         let mut clusters = Vec::new();
         for c in cluster_nodes {
             if let Some(cluster) = self.cluster(c, &name.value, &settings, &app_nodes) {
                 clusters.push(cluster);
             }
         }
-        let provider_written = node.children().iter().any(|c| matches!(c.name.value.as_str(), "scaleway" | "proxmox"));
+        let provider_written =
+            node.children().iter().any(|c| matches!(c.name.value.as_str(), "scaleway" | "proxmox" | "metal"));
         let Some(provider) = provider else {
             if provider_written {
                 return None;
             }
             self.diags.push(
-                missing(written, "an infrastructure provider (`scaleway` or `proxmox`)")
+                missing(written, "an infrastructure provider (`scaleway`, `proxmox` or `metal`)")
                     .help("an environment runs on one provider; state it, or inherit it with `from=`"),
             );
             return None;
         };
         let state =
             match state_node {
-                Some(n) => self.state(n, &provider)?,
+                Some(n) => Some(self.state(n, &provider)?),
+                // Bare metal has no cloud to hold state for: no OpenTofu root at all.
+                None if matches!(provider, Provider::Metal(_)) => None,
                 None => {
                     self.diags.push(missing(written, "a `state` backend").help(
                         "OpenTofu state lives in an S3-compatible bucket with locking (R3): `state bucket=\"…\"`",
@@ -968,6 +977,24 @@ impl Resolver<'_> {
         }
     }
 
+    /// `metal { }`: machines declared one by one, as named nodes (docs/metal.md).
+    fn metal(&mut self, node: &Node) -> Option<Provider> {
+        let d = &mut *self.diags;
+        let r = Reader::new(node, &[], d);
+        r.finish(true, d);
+        for child in node.children() {
+            unknown_child(child, "metal", &[], d);
+        }
+        let span = node.head_span();
+        let mut sizes = BTreeMap::new();
+        let name = Spanned::new(METAL_SIZE.to_owned(), span);
+        sizes.insert(
+            METAL_SIZE.to_owned(),
+            Size { name, instance_type: None, cores: None, memory: None, kvm: true, span },
+        );
+        Some(Provider::Metal(Metal { sizes, span }))
+    }
+
     fn state(&mut self, node: &Node, provider: &Provider) -> Option<StateBackend> {
         let d = &mut *self.diags;
         let r = Reader::new(node, &["bucket", "region", "endpoint", "skip-checksum"], d);
@@ -984,7 +1011,7 @@ impl Resolver<'_> {
                     .unwrap_or_else(|| Spanned::new(format!("https://s3.{}.scw.cloud", region.value), region.span));
                 (region, endpoint)
             }
-            (Provider::Proxmox(_), _, _) => {
+            (Provider::Proxmox(_) | Provider::Metal(_), _, _) => {
                 d.push(
                     missing(node, "`region` and `endpoint`")
                         .help("outside Scaleway, say which S3-compatible store holds the state: `state bucket=\"…\" region=\"…\" endpoint=\"https://…\"`"),
@@ -1249,7 +1276,7 @@ impl Resolver<'_> {
                 named.extend(self.named_node(child, &mut node_patches));
                 continue;
             }
-            if matches!(child.name.value.as_str(), "install-disk" | "nameservers") {
+            if matches!(child.name.value.as_str(), "install-disk" | "nameservers" | "arch") {
                 self.node_setting(child, &pool_word(node), &mut pool_node, &mut pool_disks);
                 continue;
             }
@@ -1320,7 +1347,7 @@ impl Resolver<'_> {
                 _ => unknown_child(
                     child,
                     &node.name.value,
-                    &["label", "taint", "addresses", "patch", "node", "install-disk", "nameservers"],
+                    &["label", "taint", "addresses", "patch", "node", "install-disk", "nameservers", "arch"],
                     d,
                 ),
             }
@@ -1385,6 +1412,9 @@ impl Resolver<'_> {
                     }
                     if !s.nameservers.is_empty() {
                         settings.nameservers = s.nameservers;
+                    }
+                    if s.arch.is_some() {
+                        settings.arch = s.arch;
                     }
                     settings.links = s.links;
                     settings.labels = s.labels;

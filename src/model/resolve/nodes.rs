@@ -9,7 +9,7 @@ use super::*;
 
 /// The children a named node's block takes.
 pub(super) const NODE_CHILDREN: &[&str] =
-    &["address", "mac", "install-disk", "link", "bond", "vlan", "nameservers", "label", "taint", "patch"];
+    &["address", "mac", "arch", "install-disk", "link", "bond", "vlan", "nameservers", "label", "taint", "patch"];
 
 /// The bond modes Talos accepts (siderolabs/talos v1.13.9 `pkg/machinery/nethelpers/bondmode.go`).
 pub(super) const BOND_MODES: &[&str] =
@@ -68,6 +68,14 @@ impl Resolver<'_> {
                     }
                     disks.push(disk);
                 }
+            }
+            "arch" => {
+                let mut r = Reader::new(child, &[], d);
+                if let Some(a) = r.arg_str(d, "an architecture") {
+                    let known: Vec<(&'static str, &'static str)> = ARCHES.iter().map(|a| (*a, *a)).collect();
+                    s.arch = one_of(&known, &a, "an architecture", d).map(|v| Spanned::new(v.value.to_owned(), a.span));
+                }
+                r.finish(false, d);
             }
             "nameservers" => {
                 let mut r = Reader::new(child, &[], d);

@@ -325,4 +325,6 @@ pub enum PlatformArg {
     Scaleway,
     /// A Proxmox VE host.
     Proxmox,
+    /// Machines you own, with no API (docs/metal.md).
+    Metal,
 }

@@ -121,6 +121,34 @@ fn apply_order(env: &Environment, argocd: bool, ids: &mut Ids) -> ApplyOrder {
         .flat_map(|c| c.pools().map(move |p| format!("{} at Talos {}", p.schematic.value, c.talos.value.v())))
         .collect();
     labels.push(format!("Image Factory: {}", images.into_iter().collect::<Vec<_>>().join(", ")));
+    // Bare metal: no OpenTofu root; each machine is checked and configured in maintenance
+    // mode by talosctl (`apply/metal.rs`), control plane one at a time, then the workers.
+    if matches!(env.provider, crate::model::Provider::Metal(_)) {
+        for c in env.clusters.iter().filter(|c| !c.is_managed()) {
+            for m in &c.control_plane.machines {
+                labels.push(format!("talosctl: check and configure {} (control plane)", m.hostname));
+                if m.index == 1 {
+                    labels.push(format!("talosctl: bootstrap etcd on {}", m.hostname));
+                }
+            }
+            for m in c.workers.iter().flat_map(|p| &p.machines) {
+                labels.push(format!("talosctl: check and configure {} (worker)", m.hostname));
+            }
+        }
+        for c in env.clusters.iter().filter(|c| !c.is_managed() && argocd) {
+            labels.push(format!("Argo CD: cluster {}", c.name.value));
+        }
+        let id = ids.make(&["apply", e]);
+        let steps = labels
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| Vertex {
+                id: ids.make(&["apply", e, &(i + 1).to_string()]),
+                label: vec![format!("{}. {l}", i + 1)],
+            })
+            .collect();
+        return ApplyOrder { id, environment: e.clone(), steps };
+    }
     labels.push(format!("tofu {e}/cloud"));
     // Clusters built by OpenTofu, in written order, through the Talos API switch (R13);
     // then Argo CD on each; then the clusters Cluster API manages.

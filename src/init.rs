@@ -13,12 +13,16 @@ use std::path::{Path, PathBuf};
 pub enum Platform {
     Scaleway,
     Proxmox,
+    /// Machines you own, declared one by one (docs/metal.md).
+    Metal,
 }
 
 /// The Scaleway starter, in the canonical layout of `fleetc fmt`.
 pub const STARTER: &str = include_str!("init/scaleway.kdl");
 /// The Proxmox starter.
 pub const PROXMOX_STARTER: &str = include_str!("init/proxmox.kdl");
+/// The bare-metal starter.
+pub const METAL_STARTER: &str = include_str!("init/metal.kdl");
 /// The stand-in for Argo CD's install manifest that the starters pin.
 pub const ARGOCD_STAND_IN: &str = include_str!("init/argocd-install.yaml");
 /// Where the starters pin it.
@@ -29,6 +33,7 @@ pub fn starter(platform: Platform) -> &'static str {
     match platform {
         Platform::Scaleway => STARTER,
         Platform::Proxmox => PROXMOX_STARTER,
+        Platform::Metal => METAL_STARTER,
     }
 }
 
@@ -90,7 +95,7 @@ mod tests {
     #[test]
     fn the_starters_pin_the_stand_in_they_write() {
         let sha = crate::digest::sha256_hex(ARGOCD_STAND_IN.as_bytes());
-        for p in [Platform::Scaleway, Platform::Proxmox] {
+        for p in [Platform::Scaleway, Platform::Proxmox, Platform::Metal] {
             assert!(starter(p).contains(&format!("manifest=\"{ARGOCD_PATH}\" sha256=\"{sha}\"")), "{p:?}");
         }
     }

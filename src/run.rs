@@ -750,6 +750,7 @@ fn init(ui: &Ui, dir: &Path, platform: crate::cli::PlatformArg) -> i32 {
     let platform = match platform {
         crate::cli::PlatformArg::Scaleway => crate::init::Platform::Scaleway,
         crate::cli::PlatformArg::Proxmox => crate::init::Platform::Proxmox,
+        crate::cli::PlatformArg::Metal => crate::init::Platform::Metal,
     };
     match crate::init::write(dir, platform) {
         Ok(path) => {

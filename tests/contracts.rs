@@ -169,7 +169,9 @@ fn a_talos_bump_of_the_reference_fleet_replaces_no_machine_and_the_review_says_s
 #[test]
 fn the_kubeconfig_server_is_the_operators_path_the_cloud_root_opens() {
     let (fleet, set) = reference();
-    for (env, cluster) in fleet.clusters().filter(|(_, c)| !c.is_managed()) {
+    // Bare metal has no OpenTofu root (docs/metal.md): its kubeconfig is Talos's own.
+    let built = |(e, c): &(&fleetc::model::Environment, &fleetc::model::Cluster)| !c.is_managed() && e.state.is_some();
+    for (env, cluster) in fleet.clusters().filter(built) {
         let e = &env.name.value;
         let tfvars = text(&set, &format!("tofu/{e}/cluster/{e}.auto.tfvars"));
         let api = fleetc::emit::tofu::kubernetes_api(&fleet, env, cluster).unwrap();
@@ -421,4 +423,60 @@ fn every_consumer_installs_and_upgrades_to_the_installer_of_the_pools_boot() {
         }
     }
     assert!(secure >= 2, "both cases have a SecureBoot pool");
+}
+
+/// A bare-metal cluster's inventory: the metal family writes it where `fleetc apply` reads it
+/// (`emit::metal::inventory_path`, `apply::layout::metal_inventory`), with every machine of
+/// the model, its address and MAC (docs/metal.md).
+#[test]
+fn apply_reads_the_metal_inventory_where_the_metal_family_writes_it() {
+    let (fleet, set) = reference();
+    let mut seen = 0;
+    for (env, cluster) in fleet.clusters().filter(|(e, _)| matches!(e.provider, fleetc::model::Provider::Metal(_))) {
+        let (e, c) = (&env.name.value, &cluster.name.value);
+        assert_eq!(fleetc::emit::metal::inventory_path(e, c), fleetc::apply::layout::metal_inventory(e, c));
+        let inv: Value = serde_saphyr::from_str(text(&set, &fleetc::apply::layout::metal_inventory(e, c))).unwrap();
+        let machines = inv["machines"].as_array().unwrap();
+        let model: Vec<&fleetc::model::Machine> = cluster.pools().flat_map(|p| &p.machines).collect();
+        assert_eq!(machines.len(), model.len());
+        for (m, want) in machines.iter().zip(model) {
+            assert_eq!(m["hostname"], want.hostname.as_str());
+            assert_eq!(m["address"], want.address.as_ref().unwrap().value.to_string().as_str());
+            assert_eq!(m["mac"].as_str(), want.mac.as_ref().map(|x| x.value.as_str()));
+            seen += 1;
+        }
+    }
+    assert!(seen > 0, "the reference fleet has a metal environment");
+}
+
+/// A named node's own patches: the talos family writes them under `patches/nodes/<hostname>/`
+/// (`emit::talos::patches::node_dir`), `fleetc talos render` and bare-metal apply read that
+/// directory (`apply::layout::node_patch_dir`), and the OpenTofu cluster module lists it after
+/// the pool's (docs/talos.md, "Patches").
+#[test]
+fn every_consumer_reads_a_nodes_patches_where_the_talos_family_writes_them() {
+    let (fleet, set) = reference();
+    for (env, cluster) in fleet.clusters() {
+        for pool in cluster.pools() {
+            for m in &pool.machines {
+                let dir = fleetc::apply::layout::node_patch_dir(&env.name.value, &cluster.name.value, &m.hostname);
+                assert_eq!(
+                    dir,
+                    format!(
+                        "talos/{}/{}/{}/",
+                        env.name.value,
+                        cluster.name.value,
+                        fleetc::emit::talos::patches::node_dir(m)
+                    )
+                );
+                let files = set.paths().filter(|p| p.starts_with(&dir)).count();
+                assert_eq!(files, m.settings.patches.len(), "{dir}");
+            }
+        }
+    }
+    let module = text(&set, "tofu/modules/talos-cluster-cp3/main.tf");
+    assert!(
+        module.contains(r#"fileset("${var.talos_dir}/patches/nodes/${each.value.hostname}", "*.yaml")"#),
+        "{module}"
+    );
 }

@@ -26,7 +26,7 @@ fn stderr(o: &Output) -> String {
 
 /// Each starter builds, checks clean, is formatted, draws its graph, and `fleetc apply <env>
 /// --plan` prints a complete plan (every step through Argo CD, nothing run) as written. The
-/// bare-metal starter lands with the bare-metal platform.
+/// bare-metal starter has its own test below (its plan has no cloud root).
 #[test]
 fn every_starter_builds_checks_clean_and_plans() {
     for (platform, starter, env) in
@@ -110,4 +110,41 @@ fn man_page_is_roff_and_lists_the_commands() {
     for cmd in ["build", "fmt", "init", "graph", "completions"] {
         assert!(text.contains(cmd), "man page lacks `{cmd}`");
     }
+}
+
+/// `fleetc init --platform metal` (docs/metal.md): the bare-metal starter builds, checks
+/// clean and plans, with the machine step (identity check before each config) and no
+/// OpenTofu at all.
+#[test]
+fn the_metal_starter_builds_checks_clean_and_plans() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = fleetc(tmp.path(), &["init", "--dir", "new", "--platform", "metal"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let dir = tmp.path().join("new");
+    assert_eq!(fs::read_to_string(dir.join("fleet.kdl")).unwrap(), fleetc::init::METAL_STARTER);
+    let o = fleetc(&dir, &["check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no problems"), "no warning either: {}", stderr(&o));
+    let o = fleetc(&dir, &["build"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(dir.join("out/metal/rack/main/machines.yaml").is_file());
+    assert!(dir.join("out/metal/rack/README.md").is_file());
+    assert!(!dir.join("out/tofu/rack").exists(), "no OpenTofu root on bare metal");
+    let o = fleetc(&dir, &["fmt", "--check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = fleetc(&dir, &["apply", "rack", "--plan"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let plan = String::from_utf8_lossy(&o.stdout);
+    for step in [
+        "== 1.",
+        "== 3. machines in maintenance mode",
+        "get links --insecure",
+        "apply-config --insecure",
+        "bootstrap",
+        "Argo CD",
+        "installing it from",
+    ] {
+        assert!(plan.contains(step), "the plan lacks `{step}`:\n{plan}");
+    }
+    assert!(!plan.contains("$ tofu"), "{plan}");
 }

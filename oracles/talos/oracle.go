@@ -333,6 +333,11 @@ func main() {
 			dirInfo[k] = v
 		}
 	}
+	for k, v := range metalDirs() {
+		if _, ok := dirInfo[k]; !ok {
+			dirInfo[k] = v
+		}
+	}
 	jobs = append(jobs, talosctlJobs(dirInfo)...)
 	files = fileChecks(dirInfo)
 
@@ -810,6 +815,49 @@ func fileChecks(dirs map[string]*clusterDir) []fileCheck {
 	return out
 }
 
+// metalDirs: a bare-metal environment has no OpenTofu root nor Cluster API object; its
+// inventory (out/metal/<env>/<cluster>/machines.yaml, src/emit/metal/mod.rs) pins the Talos
+// and Kubernetes versions, the endpoint and the machines. `fleetc apply` renders each machine's
+// config as `fleetc talos render` does (talosctl gen config + the same patches), so the
+// talosctl path judges them, in metal mode (install required).
+func metalDirs() map[string]*clusterDir {
+	out := map[string]*clusterDir{}
+	invs, _ := filepath.Glob(filepath.Join(outDir, "metal", "*", "*", "machines.yaml"))
+	sort.Strings(invs)
+	for _, inv := range invs {
+		b, err := os.ReadFile(inv)
+		if err != nil {
+			failf("metal "+rel(inv), "%v", err)
+			continue
+		}
+		var m struct {
+			Cluster           string `yaml:"cluster"`
+			TalosVersion      string `yaml:"talosVersion"`
+			KubernetesVersion string `yaml:"kubernetesVersion"`
+			Endpoint          string `yaml:"endpoint"`
+			Platform          string `yaml:"platform"`
+			Machines          []struct {
+				Hostname string `yaml:"hostname"`
+				Role     string `yaml:"role"`
+				Pool     string `yaml:"pool"`
+			} `yaml:"machines"`
+		}
+		if err := yaml.Unmarshal(b, &m); err != nil {
+			failf("metal "+rel(inv), "not YAML: %v", err)
+			continue
+		}
+		envName := filepath.Base(filepath.Dir(filepath.Dir(inv)))
+		d := filepath.Join(outDir, "talos", envName, m.Cluster)
+		ci := &clusterDir{version: m.TalosVersion, mode: platformMode(m.Platform), platform: m.Platform,
+			endpoint: m.Endpoint, k8s: m.KubernetesVersion, name: m.Cluster}
+		for _, n := range m.Machines {
+			ci.nodes = append(ci.nodes, nodeRef{host: n.Hostname, cp: n.Role == "controlplane", pool: n.Pool})
+		}
+		out[d] = ci
+	}
+	return out
+}
+
 // talosctlJobs: `fleetc talos render` (src/apply/render.rs) runs, per node,
 // `talosctl gen config <cluster> <endpoint> --with-secrets B --talos-version vX.Y
 // --kubernetes-version K --output-types controlplane|worker --install-image I
@@ -852,6 +900,13 @@ func talosctlJobs(dirs map[string]*clusterDir) []job {
 			if user, err := filepath.Glob(filepath.Join(userDir, "*.yaml")); err == nil {
 				sort.Strings(user)
 				cands = append(cands, user...)
+			}
+			// then a named node's own patches, last (patches/nodes/<host>/, src/apply/render.rs)
+			if n.host != "" {
+				if own, err := filepath.Glob(filepath.Join(d, "patches", "nodes", n.host, "*.yaml")); err == nil {
+					sort.Strings(own)
+					cands = append(cands, own...)
+				}
 			}
 			var ps []patch
 			for _, c := range cands {

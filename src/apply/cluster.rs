@@ -110,8 +110,15 @@ pub fn parse_inventory(bytes: &[u8]) -> Result<Inventory, String> {
     Ok(inv)
 }
 
-/// Reads the cloud root's inventory.
+/// Reads the cloud root's inventory; on bare metal, out/'s machine inventories (no cloud root).
 pub fn inventory(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult<Inventory> {
+    if matches!(ctx.target.provider, ProviderTarget::Metal) {
+        let mut inv = Inventory::new();
+        for c in ctx.built_clusters() {
+            inv.insert(c.name.clone(), super::metal::nodes(&super::metal::inventory(s, ctx, &c.name)?));
+        }
+        return Ok(inv);
+    }
     let out = s.run(
         tofu(ctx, layout::CLOUD, &["output", "-json", layout::INVENTORY_OUTPUT])
             .plan_stdout(planned_inventory(ctx).to_string()),

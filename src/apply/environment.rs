@@ -86,7 +86,11 @@ pub fn credentials(env: &Env, provider: &str, plan: bool) -> Result<Vec<(String,
     let mut out = Vec::new();
     let mut missing = Vec::new();
     for (ours, theirs, need) in CREDENTIALS {
-        if (*need == Need::Proxmox && provider != "proxmox") || (*need == Need::Scaleway && provider != "scaleway") {
+        // Bare metal has no OpenTofu root: no state credentials, no cloud's.
+        if (*need == Need::Proxmox && provider != "proxmox")
+            || (*need == Need::Scaleway && provider != "scaleway")
+            || provider == "metal"
+        {
             continue;
         }
         let value = match env.get(*ours).filter(|v| !v.is_empty()) {

@@ -90,6 +90,18 @@ pub fn pool_patch_dir(env: &str, cluster: &str, control_plane: bool, pool: &str)
     if control_plane { format!("{dir}/patches/controlplane/") } else { format!("{dir}/patches/workers/{pool}/") }
 }
 
+/// The directory of a named node's own patches (`emit::talos::patches::node_dir`): its
+/// files, in name order, apply after [`pool_patch_dir`]'s.
+pub fn node_patch_dir(env: &str, cluster: &str, host: &str) -> String {
+    format!("{}/patches/nodes/{host}/", talos_dir(env, cluster))
+}
+
+/// A bare-metal cluster's inventory (`emit::metal::inventory_path`): its machines, their
+/// addresses and how each is recognised in maintenance mode.
+pub fn metal_inventory(env: &str, cluster: &str) -> String {
+    format!("metal/{env}/{cluster}/machines.yaml")
+}
+
 /// `argocd/<env>/<cluster>/bootstrap`: what `kubectl apply` takes, in file-name order (the
 /// `argocd-cm` health check, the admin project, then the root application: F7).
 pub fn argocd_bootstrap_dir(env: &str, cluster: &str) -> String {

@@ -22,6 +22,7 @@ pub mod environment;
 mod factory;
 pub mod image;
 pub mod layout;
+pub mod metal;
 mod render;
 mod runner;
 mod session;
@@ -140,6 +141,14 @@ pub fn apply(
     let ctx = preflight(&mut s, inp, opts.mode, opts.identity.as_deref(), &clusters)?;
     s.begin(Step::Schematics);
     factory::register(&mut s, ctx.target, ctx.out, &ctx.tofu_copy)?;
+    if matches!(ctx.target.provider, target::ProviderTarget::Metal) {
+        // Bare metal: no image pipeline, no cloud root, no switch (docs/metal.md).
+        metal::apply(&mut s, &ctx)?;
+        s.begin(Step::ArgoCd);
+        argocd::bootstrap(&mut s, &ctx)?;
+        s.note("done");
+        return Ok(());
+    }
     s.begin(Step::Images);
     image::pipeline(&mut s, &ctx)?;
     s.begin(Step::CloudRoot);
@@ -247,11 +256,19 @@ fn preflight<'a>(
             if *secret { format!("{k}=***") } else { format!("{k}={v}") }
         })
         .collect();
-    s.note(&format!(
-        "every tofu command below also gets {} (scw only the SCW_* among them; no child gets anything else of this shell but its PATH, HOME, locale, terminal and proxies)",
-        listed.join(" ")
-    ));
+    let metal = matches!(target.provider, target::ProviderTarget::Metal);
+    if metal {
+        s.note("bare metal: no OpenTofu root; talosctl configures each machine in maintenance mode (no child gets anything of this shell but its PATH, HOME, locale, terminal and proxies)");
+    } else {
+        s.note(&format!(
+            "every tofu command below also gets {} (scw only the SCW_* among them; no child gets anything else of this shell but its PATH, HOME, locale, terminal and proxies)",
+            listed.join(" ")
+        ));
+    }
     open_sealed(s, &mut ctx, inp, identity, clusters)?;
+    if metal {
+        return Ok(ctx);
+    }
     work::sync_tofu_copy(&ctx.tofu_copy, inp.build, &target.env, s.plan)
         .map_err(|e| s.failure(format!("cannot write tofu's working copy {}: {e}", ctx.tofu_copy.display())))?;
     s.note(&format!(

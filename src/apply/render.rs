@@ -117,41 +117,7 @@ pub fn render(
     s.begin(Step::Render);
     for node in c.nodes() {
         let file = opts.dest.join(format!("{}.yaml", node.hostname));
-        let cp = node.role == Role::ControlPlane;
-        let mut cmd = gen_config(c, &bundle)
-            .args(["--output-types", if cp { "controlplane" } else { "worker" }])
-            .args(["--install-image", &node.installer]);
-        for p in layout::node_patch_candidates(&inp.target.env, cluster, cp, &node.pool, &node.hostname) {
-            if let Some(bytes) = inp.build.get(&p) {
-                // The checked bytes, as a private copy: out/ may change while talosctl runs.
-                let name = format!("patch-{}", p.replace('/', "__"));
-                let copy = if work.file(&name).exists() {
-                    work.file(&name)
-                } else {
-                    work.write(&name, bytes).map_err(|e| s.failure(format!("cannot write a private file: {e}")))?
-                };
-                cmd = cmd.arg("--config-patch").arg(format!("@{}", display(&copy)));
-            }
-        }
-        // The user's patches of the node's pool, last (docs/talos.md, "Patches"): the checked
-        // bytes too, as private copies.
-        let user = layout::pool_patch_dir(&inp.target.env, cluster, cp, &node.pool);
-        let mine: Vec<String> = inp
-            .build
-            .paths()
-            .filter(|p| p.starts_with(&user) && !p[user.len()..].contains('/'))
-            .map(str::to_owned)
-            .collect();
-        for p in mine {
-            let Some(bytes) = inp.build.get(&p) else { continue };
-            let name = format!("patch-{}", p.replace('/', "__"));
-            let copy = if work.file(&name).exists() {
-                work.file(&name)
-            } else {
-                work.write(&name, bytes).map_err(|e| s.failure(format!("cannot write a private file: {e}")))?
-            };
-            cmd = cmd.arg("--config-patch").arg(format!("@{}", display(&copy)));
-        }
+        let cmd = node_config(&mut s, &work, inp.build, &inp.target.env, c, node, &bundle)?;
         // Mode 0600 whatever talosctl did, also when it failed after writing.
         let ran = s.run(cmd.args(["--output", &display(&file), "--force"]));
         private(&mut s, &file)?;
@@ -171,6 +137,49 @@ fn render_contract(talos: crate::model::Version) -> String {
     use crate::check::versions::{Consumer, table};
     let (a, b) = table().contract(Consumer::Talosctl, talos).unwrap_or(talos.minor_version());
     format!("v{a}.{b}")
+}
+
+/// `talosctl gen config` of one node's complete machine config, with the Talos documents
+/// of out/ as patches in their order (common, role and pool, the node's own, the pool's user
+/// patches, the node's own patches), each a private copy of the checked bytes. The caller adds
+/// `--output`. `fleetc talos render` and bare-metal apply (`apply/metal.rs`) build the same.
+pub(super) fn node_config(
+    s: &mut Session<'_>,
+    work: &Work,
+    build: &crate::artifacts::ArtifactSet,
+    env: &str,
+    c: &ClusterTarget,
+    node: &super::target::NodeTarget,
+    bundle: &Path,
+) -> StepResult<Cmd> {
+    let cluster = c.name.as_str();
+    let cp = node.role == Role::ControlPlane;
+    let mut cmd = gen_config(c, bundle)
+        .args(["--output-types", if cp { "controlplane" } else { "worker" }])
+        .args(["--install-image", &node.installer]);
+    let mut files: Vec<String> = layout::node_patch_candidates(env, cluster, cp, &node.pool, &node.hostname)
+        .into_iter()
+        .filter(|p| build.get(p).is_some())
+        .collect();
+    // The user's patches of the node's pool, then the node's own, last (docs/talos.md,
+    // "Patches").
+    for dir in
+        [layout::pool_patch_dir(env, cluster, cp, &node.pool), layout::node_patch_dir(env, cluster, &node.hostname)]
+    {
+        files.extend(build.paths().filter(|p| p.starts_with(&dir) && !p[dir.len()..].contains('/')).map(str::to_owned));
+    }
+    for p in files {
+        let Some(bytes) = build.get(&p) else { continue };
+        // The checked bytes, as a private copy: out/ may change while talosctl runs.
+        let name = format!("patch-{}", p.replace('/', "__"));
+        let copy = if work.file(&name).exists() {
+            work.file(&name)
+        } else {
+            work.write(&name, bytes).map_err(|e| s.failure(format!("cannot write a private file: {e}")))?
+        };
+        cmd = cmd.arg("--config-patch").arg(format!("@{}", display(&copy)));
+    }
+    Ok(cmd)
 }
 
 fn gen_config(c: &ClusterTarget, bundle: &Path) -> Cmd {

@@ -22,6 +22,8 @@ pub enum Step {
     ArgoCd,
     Upgrade,
     Render,
+    /// Bare metal: each machine checked and configured in maintenance mode (docs/metal.md).
+    Machines,
 }
 
 impl Step {
@@ -48,6 +50,9 @@ impl Step {
             Step::ArgoCd => "7. Argo CD (F7, R23)",
             Step::Upgrade => "upgrade (F1)",
             Step::Render => "talos render",
+            Step::Machines => {
+                "3. machines in maintenance mode: identity checked, config applied, one control-plane node at a time (R13, F3)"
+            }
         }
     }
 
@@ -77,6 +82,9 @@ impl Step {
                 "nodes already upgraded stay upgraded; fix the cause and run `fleetc upgrade` again, it resumes with the first node not at the target"
             }
             Step::Render => "nothing was written outside the private temporary directory; fix the cause and run again",
+            Step::Machines => {
+                "a refused machine got nothing: boot the declared machine (or correct its `mac`/`install-disk`) and run `fleetc apply` again; configured machines are left as they are"
+            }
         }
     }
 }

@@ -25,8 +25,14 @@ pub struct Target {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProviderTarget {
-    Scaleway { project: String, region: String, zone: String },
+    Scaleway {
+        project: String,
+        region: String,
+        zone: String,
+    },
     Proxmox,
+    /// Bare metal: machines in maintenance mode, configured by talosctl (docs/metal.md).
+    Metal,
 }
 
 impl ProviderTarget {
@@ -34,6 +40,7 @@ impl ProviderTarget {
         match self {
             ProviderTarget::Scaleway { .. } => "scaleway",
             ProviderTarget::Proxmox => "proxmox",
+            ProviderTarget::Metal => "metal",
         }
     }
 }
@@ -135,6 +142,7 @@ pub fn of(fleet: &Fleet, env: &str) -> Option<Target> {
             zone: s.zone.value.clone(),
         },
         Provider::Proxmox(_) => ProviderTarget::Proxmox,
+        Provider::Metal(_) => ProviderTarget::Metal,
     };
     let platform = e.platform();
     let mut images: Vec<ImageTarget> = Vec::new();
@@ -193,9 +201,10 @@ pub fn of(fleet: &Fleet, env: &str) -> Option<Target> {
     Some(Target {
         env: e.name.value.clone(),
         provider,
-        state_bucket: e.state.bucket.value.clone(),
-        state_region: e.state.region.value.clone(),
-        state_endpoint: e.state.endpoint.value.clone(),
+        // Bare metal keeps no OpenTofu state: empty, and no step reads them there.
+        state_bucket: e.state.as_ref().map(|s| s.bucket.value.clone()).unwrap_or_default(),
+        state_region: e.state.as_ref().map(|s| s.region.value.clone()).unwrap_or_default(),
+        state_endpoint: e.state.as_ref().map(|s| s.endpoint.value.clone()).unwrap_or_default(),
         gateway: e.gateway.as_ref().map(|g| g.value.to_string()),
         recipients: e.recipients.iter().map(|r| r.value.clone()).collect(),
         clusters,

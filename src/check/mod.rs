@@ -13,6 +13,7 @@ mod extensions;
 mod key_material;
 mod names;
 mod network;
+mod nodes;
 mod patches;
 mod quorum;
 mod references;
@@ -49,6 +50,7 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     references::check(fleet, diags);
     quorum::check(fleet, diags);
     network::check(fleet, diags);
+    nodes::check(fleet, diags);
     versions::check(fleet, diags);
     runtimes::check(fleet, diags);
     discovery::check(fleet, diags);

@@ -68,7 +68,9 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
         repeated("recipient", &env.recipients, diags);
         // The state bucket reaches the image upload's URL path and `scw … bucket=`: a DNS
         // label (a subset of S3's bucket names) cannot become `../other` there (issue 19).
-        label(&env.state.bucket, "state bucket", diags);
+        if let Some(state) = &env.state {
+            label(&state.bucket, "state bucket", diags);
+        }
         for n in env.postgres.iter().map(|p| &p.name).chain(env.buckets.iter().map(|b| &b.name)) {
             label(n, "service", diags);
         }

@@ -87,7 +87,8 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
         let talos = Version::new(model.0, model.1, 0);
         let schema = schemas.entry(model).or_insert_with(|| Schema::load(model));
         for pool in cluster.pools() {
-            for patch in &pool.patches {
+            let node_patches = pool.machines.iter().flat_map(|m| &m.settings.patches);
+            for patch in pool.patches.iter().chain(node_patches) {
                 for doc in &patch.file.documents {
                     if let Some(schema) = schema.as_mut() {
                         check_schema(patch, doc, talos, schema, diags);

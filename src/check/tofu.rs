@@ -35,6 +35,9 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                     );
                 }
             }
+            // Bare metal: `fleetc apply` reaches each machine at its address (checked in
+            // `nodes.rs`); there is no OpenTofu root.
+            Provider::Metal(_) => {}
             Provider::Proxmox(_) => {
                 for cluster in env.clusters.iter().filter(|c| !c.is_managed()) {
                     for pool in cluster.pools() {

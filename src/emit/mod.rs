@@ -7,6 +7,7 @@
 pub mod argocd;
 pub mod capi;
 pub mod hcl;
+pub mod metal;
 pub mod schematic;
 pub mod talos;
 pub mod tofu;
@@ -42,6 +43,7 @@ pub fn all(fleet: &Fleet) -> Result<ArtifactSet, Diagnostics> {
         ("talos", talos::emit),
         ("tofu", tofu::emit),
         ("capi", capi::emit),
+        ("metal", metal::emit),
         ("argocd", argocd::emit),
     ];
     let mut out = ArtifactSet::new();

@@ -213,7 +213,8 @@ pub struct Environment {
     /// The environment this one inherits from, if any (already applied).
     pub from: Option<Spanned<String>>,
     pub provider: Provider,
-    pub state: StateBackend,
+    /// Where OpenTofu keeps state; `None` on bare metal, which has no OpenTofu root.
+    pub state: Option<StateBackend>,
     /// The private network the nodes live on.
     pub network: Spanned<Ipv4Net>,
     /// The public address through which the Talos API is reached (the gateway on Scaleway,
@@ -240,6 +241,7 @@ impl Environment {
         match self.provider {
             Provider::Scaleway(_) => "scaleway",
             Provider::Proxmox(_) => "nocloud",
+            Provider::Metal(_) => "metal",
         }
     }
     pub fn size(&self, name: &str) -> Option<&Size> {
@@ -252,6 +254,8 @@ impl Environment {
 pub enum Provider {
     Scaleway(Scaleway),
     Proxmox(Proxmox),
+    /// Bare metal: no API, machines declared one by one (docs/metal.md).
+    Metal(Metal),
 }
 
 impl Provider {
@@ -259,6 +263,7 @@ impl Provider {
         match self {
             Provider::Scaleway(_) => "scaleway",
             Provider::Proxmox(_) => "proxmox",
+            Provider::Metal(_) => "metal",
         }
     }
     /// Size classes: pools name a size, each provider says what it means (R27: moving a
@@ -267,14 +272,27 @@ impl Provider {
         match self {
             Provider::Scaleway(s) => &s.sizes,
             Provider::Proxmox(p) => &p.sizes,
+            Provider::Metal(m) => &m.sizes,
         }
     }
     pub fn span(&self) -> Span {
         match self {
             Provider::Scaleway(s) => s.span,
             Provider::Proxmox(p) => p.span,
+            Provider::Metal(m) => m.span,
         }
     }
+}
+
+/// The one size class of a metal environment: its pools name none (a machine is what it is).
+pub const METAL_SIZE: &str = "machine";
+
+/// Bare metal: no infrastructure API. Its machines are the named nodes of its pools.
+#[derive(Debug, Clone)]
+pub struct Metal {
+    /// [`METAL_SIZE`] only.
+    pub sizes: BTreeMap<String, Size>,
+    pub span: Span,
 }
 
 #[derive(Debug, Clone)]
@@ -498,6 +516,9 @@ pub struct Pool {
     /// qualified names, the values are free text.
     pub annotations: BTreeMap<String, Spanned<String>>,
     pub taints: Vec<Taint>,
+    /// What the pool gives each of its machines (`install-disk`, `nameservers` in the pool's
+    /// block); a named node's own settings go on top of these in `Machine::settings`.
+    pub node: NodeSettings,
     pub machines: Vec<Machine>,
     /// The user's Talos patches for this pool's machines, in the order they apply (fleet →
     /// environment → cluster → role → pool), after fleetc's own documents.
@@ -604,13 +625,128 @@ impl Pool {
     }
 }
 
-/// One node of a pool, named `<cluster>-<pool>-<n>` (1-based).
+/// One node of a pool, named `<cluster>-<pool>-<n>` (1-based), or `<cluster>-<name>` when
+/// the pool names it (`node "cp-1" { … }`, docs/fleet-language.md "Named nodes").
 #[derive(Debug, Clone)]
 pub struct Machine {
     pub hostname: String,
     pub index: u32,
     /// The static address, where the fleet gives one (Proxmox needs them).
     pub address: Option<Spanned<Ipv4Addr>>,
+    /// The name written in `node "<name>"`, for a named node.
+    pub name: Option<Spanned<String>>,
+    /// The MAC address of the machine's link (`mac`), by which `fleetc apply` recognises a
+    /// bare-metal machine in maintenance mode before it sends the config.
+    pub mac: Option<Spanned<String>>,
+    /// Every `install-disk` written for this machine (its pool's and its own block's): more
+    /// than one in one block is reported by `check` (`fleet::node::install-disk-twice`).
+    pub install_disks_written: Vec<InstallDisk>,
+    /// The machine's own settings: the pool's ([`Pool::node`]) with the named node's on top.
+    pub settings: NodeSettings,
+}
+
+/// What one machine may have of its own, and what a pool gives every machine it holds: the
+/// one struct a pool (`Pool::node`) and a machine (`Machine::settings`) both carry, so that
+/// a per-machine setting is declared once for both levels (docs/fleet-language.md,
+/// "Named nodes"). An unnamed machine's settings are its pool's, and the default ones emit
+/// nothing (its documents are today's, byte for byte).
+#[derive(Debug, Clone, Default)]
+pub struct NodeSettings {
+    /// The disk Talos installs to (`install-disk`), at most one per machine.
+    pub install_disk: Option<InstallDisk>,
+    /// The machine's network links (`link`, `bond`, `vlan`): each one Talos document.
+    pub links: Vec<NetLink>,
+    /// `nameservers`: replaces the provider's DNS servers for this machine.
+    pub nameservers: Vec<Spanned<Ipv4Addr>>,
+    /// Labels and taints of this machine only, on top of its pool's.
+    pub labels: BTreeMap<String, Spanned<String>>,
+    pub taints: Vec<Taint>,
+    /// The node level's patches, applied last, to this machine only (`PatchLevel::Node`).
+    pub patches: Vec<Patch>,
+    /// The machine's CPU architecture (`arch "arm64"`), for its boot assets; `amd64` when
+    /// not written ([`NodeSettings::arch`]). The installer image is multi-arch.
+    pub arch: Option<Spanned<String>>,
+}
+
+/// The architectures the Image Factory builds boot assets for (siderolabs/image-factory
+/// v1.5.0 `internal/frontend/http/templates/llms.txt`, "`<arch>` is `amd64` or `arm64`").
+pub const ARCHES: &[&str] = &["amd64", "arm64"];
+
+impl NodeSettings {
+    /// The machine's architecture: its own, else `amd64`.
+    pub fn arch(&self) -> &str {
+        self.arch.as_ref().map_or("amd64", |a| a.value.as_str())
+    }
+    /// Nothing of its own: the machine's documents are its pool's.
+    pub fn is_empty(&self) -> bool {
+        self.install_disk.is_none()
+            && self.links.is_empty()
+            && self.nameservers.is_empty()
+            && self.labels.is_empty()
+            && self.taints.is_empty()
+            && self.patches.is_empty()
+    }
+}
+
+/// `install-disk`: Talos's install disk selector (`machine.install.diskSelector`), every
+/// field stated matching at once, or a bare device path (`machine.install.disk`, which R15
+/// warns against). Field names: siderolabs/talos v1.13.9
+/// `pkg/machinery/config/types/v1alpha1/v1alpha1_types.go`, `InstallDiskSelector`.
+#[derive(Debug, Clone)]
+pub struct InstallDisk {
+    /// Talos's size matcher, `[>=|<=|>|<|==]<size>` (`"< 2TB"`, `"1TB"`).
+    pub size: Option<Spanned<String>>,
+    pub model: Option<Spanned<String>>,
+    pub serial: Option<Spanned<String>>,
+    pub wwid: Option<Spanned<String>>,
+    /// `bus-path`, e.g. `/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0`.
+    pub bus_path: Option<Spanned<String>>,
+    /// `device`: a bare device path (`/dev/nvme0n1`), accepted with a warning (R15).
+    pub device: Option<Spanned<String>>,
+    pub span: Span,
+}
+
+/// A static IPv4 address with its prefix, as a link carries it (`10.0.0.5/24`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostAddress {
+    pub addr: Ipv4Addr,
+    pub prefix: u8,
+}
+
+impl std::fmt::Display for HostAddress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.addr, self.prefix)
+    }
+}
+
+/// One network link of a machine: a physical link, a bond or a VLAN, with its addresses and
+/// routes (Talos's `LinkConfig`, `BondConfig`, `VLANConfig`, siderolabs/talos v1.13.9
+/// `pkg/machinery/config/types/network/{link,bond,vlan}.go`).
+#[derive(Debug, Clone)]
+pub struct NetLink {
+    pub name: Spanned<String>,
+    pub kind: LinkKind,
+    pub addresses: Vec<Spanned<HostAddress>>,
+    pub routes: Vec<NetRoute>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub enum LinkKind {
+    /// A physical link, by its kernel or alias name.
+    Link,
+    /// A bond of `links`, in Talos's bond mode (`802.3ad`, `active-backup`, …).
+    Bond { mode: Spanned<String>, links: Vec<Spanned<String>> },
+    /// A VLAN `id` on `parent`.
+    Vlan { parent: Spanned<String>, id: Spanned<u16> },
+}
+
+/// A route of a link: to `to` (the default route when absent) through `gateway`.
+#[derive(Debug, Clone)]
+pub struct NetRoute {
+    pub to: Option<Spanned<Ipv4Net>>,
+    pub gateway: Spanned<Ipv4Addr>,
+    pub span: Span,
 }
 
 #[derive(Debug, Clone)]

@@ -29,8 +29,8 @@ pub enum PatchLevel {
     /// The role's block: `control-plane` (for the control plane, role and pool are one block).
     Role,
     Pool,
-    // Extension point: a `Node` level goes here, once pools name their nodes (issue 17 item 2);
-    // its patches are applied last, to one machine only.
+    /// A named node's block (`node "cp-1" { patch "…" }`): applied last, to one machine only.
+    Node,
 }
 
 impl PatchLevel {
@@ -41,6 +41,7 @@ impl PatchLevel {
             PatchLevel::Cluster => "cluster",
             PatchLevel::Role => "role",
             PatchLevel::Pool => "pool",
+            PatchLevel::Node => "node",
         }
     }
 }

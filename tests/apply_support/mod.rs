@@ -66,6 +66,12 @@ const ROOT_APP: &str = "argocd/staging/main/bootstrap/20-root.yaml";
 
 impl Fixture {
     pub fn new() -> Fixture {
+        Fixture::for_env("staging", &["talos-secrets", "scaleway-api-key", "argocd-repo"])
+    }
+
+    /// The reference fleet, applying environment `env`'s cluster `main`, with the sealed
+    /// inputs `sealed` imported.
+    pub fn for_env(env_name: &str, sealed: &[&str]) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("fleet");
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -90,15 +96,18 @@ impl Fixture {
         }
         let out = root.join("out");
         build.write(&out).unwrap();
-        let target = fleetc::apply::target::of(c.fleet.as_ref().unwrap(), "staging").unwrap();
+        let target = fleetc::apply::target::of(c.fleet.as_ref().unwrap(), env_name).unwrap();
         for (name, value) in [
             ("talos-secrets", bundle("test")),
             ("scaleway-api-key", "access_key: SCWCCMACCESSKEY01\nsecret_key: scaleway-api-key-value-42\n".to_owned()),
             ("argocd-repo", "username: fleet-bot\npassword: repo-password-value-42\n".to_owned()),
         ] {
+            if !sealed.contains(&name) {
+                continue;
+            }
             fleetc::secrets::import(&fleetc::secrets::Import {
                 root: &root,
-                env: "staging",
+                env: env_name,
                 cluster: "main",
                 name,
                 plaintext: value.as_bytes(),
@@ -137,14 +146,14 @@ impl Fixture {
     }
 }
 
-type Rule = Box<dyn Fn(&Cmd) -> Option<Output>>;
+pub type Rule = Box<dyn Fn(&Cmd) -> Option<Output>>;
 
 /// Records every command; answers each with its planned output (the happy path) unless a
 /// rule says otherwise; writes the files tools would write (`--output`).
 #[derive(Clone, Default)]
 pub struct Fake {
     pub calls: Rc<RefCell<Vec<Cmd>>>,
-    rules: Rc<RefCell<Vec<Rule>>>,
+    pub rules: Rc<RefCell<Vec<Rule>>>,
     pub sleeps: Rc<RefCell<u32>>,
     /// What a download writes.
     pub image_bytes: Rc<RefCell<Vec<u8>>>,
@@ -279,4 +288,61 @@ pub fn has(c: &Cmd, program: &str, needles: &[&str]) -> bool {
 
 pub fn map<K: Ord, V>(v: Vec<(K, V)>) -> BTreeMap<K, V> {
     v.into_iter().collect()
+}
+
+/// One bare-metal machine in maintenance mode, as the fake talosctl models it: its address,
+/// the MAC its link reports, the serial of its disk, and whether it runs the cluster's config.
+#[derive(Debug, Clone)]
+pub struct Machine {
+    pub address: String,
+    pub mac: String,
+    pub serial: String,
+    pub configured: bool,
+}
+
+/// Models maintenance mode in `fake`: `talosctl get links|disks --insecure` answers what the
+/// machine at that address reports (siderolabs/talos v1.13.9 `-o json`: one object per
+/// resource, `spec.hardwareAddr`, `spec.serial`) and fails once it runs a config;
+/// `apply-config --insecure` configures it; `version` through the talosconfig succeeds only
+/// on a configured machine. Returns the machines, to inspect.
+pub fn maintenance(fake: &Fake, machines: Vec<Machine>) -> Rc<RefCell<Vec<Machine>>> {
+    let state = Rc::new(RefCell::new(machines));
+    let node_of = |c: &Cmd| c.flag("--nodes").map(str::to_owned);
+    let st = state.clone();
+    fake.rules.borrow_mut().push(Box::new(move |c: &Cmd| {
+        if c.program != "talosctl" {
+            return None;
+        }
+        let addr = node_of(c)?;
+        let mut machines = st.borrow_mut();
+        let m = machines.iter_mut().find(|m| m.address == addr)?;
+        let insecure = c.args.iter().any(|a| a == "--insecure");
+        if c.args.first().map(String::as_str) == Some("get") && insecure {
+            if m.configured {
+                return Some(Output::failed(1, "rpc error: code = Unavailable: not in maintenance mode"));
+            }
+            let what = c.args.get(1).map(String::as_str);
+            let json = match what {
+                Some("links") => format!(
+                    "{{\n    \"metadata\": {{\"id\": \"eno1\"}},\n    \"spec\": {{\"hardwareAddr\": \"{}\"}}\n}}\n{{\n    \"metadata\": {{\"id\": \"lo\"}},\n    \"spec\": {{\"hardwareAddr\": \"00:00:00:00:00:00\"}}\n}}\n",
+                    m.mac
+                ),
+                _ => format!("{{\"spec\": {{\"dev_path\": \"/dev/nvme0n1\", \"serial\": \"{}\"}}}}\n", m.serial),
+            };
+            return Some(Output::ok(json.into_bytes()));
+        }
+        if c.args.first().map(String::as_str) == Some("apply-config") && insecure {
+            m.configured = true;
+            return Some(Output::ok(Vec::new()));
+        }
+        if c.args.iter().any(|a| a == "version") {
+            return Some(if m.configured {
+                Output::ok(b"Server: v1.13.9\n".to_vec())
+            } else {
+                Output::failed(1, "tls: certificate required (maintenance mode)")
+            });
+        }
+        None
+    }));
+    state
 }

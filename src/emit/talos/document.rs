@@ -1,7 +1,7 @@
 //! The Talos config documents fleetc writes, as serde structures: a strategic-merge patch of
 //! the `v1alpha1` machine config ([`V1Alpha1`]) and the multi-document kinds beside it
 //! ([`VolumeConfig`], [`HostnameConfig`], [`LinkAliasConfig`], [`LinkConfig`],
-//! [`ResolverConfig`], [`Layer2VipConfig`]). Field names are the ones of the Talos 1.12 and
+//! [`ResolverConfig`], [`Layer2VipConfig`], [`BondConfig`], [`VlanConfig`]). Field names are the ones of the Talos 1.12 and
 //! 1.13 config schemas; every field is optional in a patch, so empty ones are left out.
 
 use std::collections::BTreeMap;
@@ -22,6 +22,8 @@ pub enum Document {
     Link(LinkConfig),
     Resolver(ResolverConfig),
     Layer2Vip(Layer2VipConfig),
+    Bond(BondConfig),
+    Vlan(VlanConfig),
 }
 
 impl Document {
@@ -35,6 +37,8 @@ impl Document {
             Document::Link(_) => "LinkConfig",
             Document::Resolver(_) => "ResolverConfig",
             Document::Layer2Vip(_) => "Layer2VIPConfig",
+            Document::Bond(_) => "BondConfig",
+            Document::Vlan(_) => "VLANConfig",
         }
     }
     pub fn as_v1alpha1(&self) -> Option<&V1Alpha1> {
@@ -81,15 +85,32 @@ pub struct Machine {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Install {
+    /// Empty in a node's own document, which states its disk only (the pool's gives the image).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub image: String,
+    /// `machine.install.disk`: a bare device path, only where the user wrote one (R15 warns).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disk: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disk_selector: Option<InstallDiskSelector>,
 }
 
-/// `machine.install.diskSelector`: Talos's size matcher, `[>=|<=|>|<|==]<size>`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// `machine.install.diskSelector`: every stated field must match (siderolabs/talos v1.13.9
+/// `pkg/machinery/config/types/v1alpha1/v1alpha1_types.go`, `InstallDiskSelector`); `size` is
+/// Talos's size matcher, `[>=|<=|>|<|==]<size>`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct InstallDiskSelector {
-    pub size: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serial: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wwid: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bus_path: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -308,6 +329,7 @@ pub struct LinkConfig {
     #[serde(flatten)]
     pub meta: Meta,
     pub name: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub addresses: Vec<Address>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub routes: Vec<Route>,
@@ -320,7 +342,48 @@ pub struct Address {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Route {
+    /// The destination network; the default route when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destination: Option<String>,
     pub gateway: String,
+}
+
+/// `BondConfig` (siderolabs/talos v1.13.9 `pkg/machinery/config/types/network/bond.go`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BondConfig {
+    #[serde(flatten)]
+    pub meta: Meta,
+    pub name: String,
+    pub links: Vec<String>,
+    pub bond_mode: String,
+    /// Link monitoring (ms), and the delays before a link counts as up or down: Talos warns
+    /// when an 802.3ad bond states none (`bond.go`, `validateFor8023AD`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub miimon: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updelay: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub downdelay: Option<u32>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub addresses: Vec<Address>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub routes: Vec<Route>,
+}
+
+/// `VLANConfig` (siderolabs/talos v1.13.9 `pkg/machinery/config/types/network/vlan.go`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VlanConfig {
+    #[serde(flatten)]
+    pub meta: Meta,
+    pub name: String,
+    #[serde(rename = "vlanID")]
+    pub vlan_id: u16,
+    pub parent: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub addresses: Vec<Address>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub routes: Vec<Route>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

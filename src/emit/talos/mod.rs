@@ -84,6 +84,9 @@ pub struct TalosDocs {
     /// The user's patches of each pool, by pool name (`cp` for the control plane), in apply
     /// order; their bytes are the patch files' ([`patches`]).
     pub patches: BTreeMap<String, Vec<DocSet>>,
+    /// The node level's patches of each named node, by hostname, applied after its pool's
+    /// (`patches/nodes/<hostname>/`).
+    pub node_patches: BTreeMap<String, Vec<DocSet>>,
 }
 
 impl TalosDocs {
@@ -94,6 +97,7 @@ impl TalosDocs {
             .chain(self.workers.values())
             .chain(self.nodes.values())
             .chain(self.patches.values().flatten())
+            .chain(self.node_patches.values().flatten())
     }
     /// A pool's own patches, in apply order (empty when it has none).
     pub fn pool_patches(&self, pool: &Pool) -> &[DocSet] {
@@ -165,11 +169,15 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
         workers.insert(pool.name.value.clone(), DocSet::new(format!("{dir}/workers/{}.yaml", pool.name), docs)?);
     }
     let mut nodes = BTreeMap::new();
+    let mut node_patches = BTreeMap::new();
     if !cluster.is_managed() {
         for pool in cluster.pools() {
             for m in &pool.machines {
-                let docs = node_docs(env, &m.hostname, m.address.as_ref().map(|a| a.value));
+                let docs = node_docs(env, cluster, pool, m);
                 nodes.insert(m.hostname.clone(), DocSet::new(format!("{dir}/nodes/{}.yaml", m.hostname), docs)?);
+                if !m.settings.patches.is_empty() {
+                    node_patches.insert(m.hostname.clone(), patches::node_patches(&dir, pool, m)?);
+                }
             }
         }
     }
@@ -177,7 +185,7 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
     for pool in cluster.pools().filter(|p| !p.patches.is_empty()) {
         user_patches.insert(pool.name.value.clone(), patches::pool_patches(&dir, pool)?);
     }
-    Ok(TalosDocs { dir, common, controlplane, workers, nodes, kube_proxy, patches: user_patches })
+    Ok(TalosDocs { dir, common, controlplane, workers, nodes, kube_proxy, patches: user_patches, node_patches })
 }
 
 /// The certificate SANs of machines and of the API server: the API endpoint and the gateway
@@ -360,7 +368,14 @@ fn pool_machine(fleet: &Fleet, env: &Environment, cluster: &Cluster, pool: &Pool
     Ok(Machine {
         install: Some(Install {
             image,
-            disk_selector: Some(InstallDiskSelector { size: install_disk_size(cluster, pool) }),
+            disk: None,
+            // A pool with a machine of its own disk states every machine's disk in the
+            // machine's document: Talos merges two selectors field by field into one that
+            // asks for both (`pkg/machinery/config/merge/merge.go`).
+            disk_selector: (!own_install_disks(pool)).then(|| InstallDiskSelector {
+                size: Some(install_disk_size(cluster, pool)),
+                ..InstallDiskSelector::default()
+            }),
         }),
         node_labels: pool.labels.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect(),
         node_annotations: pool.annotations.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect(),
@@ -404,27 +419,155 @@ pub fn encryption(pool: &Pool, e: &VolumeEncryption) -> Option<Encryption> {
     Some(Encryption { provider: "luks2", keys: vec![key] })
 }
 
-fn node_docs(env: &Environment, hostname: &str, address: Option<std::net::Ipv4Addr>) -> Vec<Document> {
-    let mut docs = vec![Document::Hostname(HostnameConfig {
+/// Whether some machine of the pool has an install disk of its own (`install-disk`): then
+/// every machine's document states its disk, and the pool's states none.
+pub fn own_install_disks(pool: &Pool) -> bool {
+    pool.machines.iter().any(|m| m.settings.install_disk.is_some())
+}
+
+/// A machine's install disk, as its own document states it (`machine.install`).
+fn machine_install(cluster: &Cluster, pool: &Pool, m: &crate::model::Machine) -> Install {
+    let sel = match &m.settings.install_disk {
+        None => InstallDiskSelector { size: Some(install_disk_size(cluster, pool)), ..InstallDiskSelector::default() },
+        Some(d) => {
+            let v = |f: &Option<crate::model::Spanned<String>>| f.as_ref().map(|x| x.value.clone());
+            InstallDiskSelector {
+                size: v(&d.size),
+                model: v(&d.model),
+                serial: v(&d.serial),
+                wwid: v(&d.wwid),
+                bus_path: v(&d.bus_path),
+            }
+        }
+    };
+    let device = m.settings.install_disk.as_ref().and_then(|d| d.device.as_ref()).map(|d| d.value.clone());
+    let empty = sel == InstallDiskSelector::default();
+    Install { image: String::new(), disk: device, disk_selector: (!empty).then_some(sel) }
+}
+
+/// The Talos documents of a machine's network links (`link`, `bond`, `vlan`).
+fn link_docs(links: &[crate::model::NetLink]) -> Vec<Document> {
+    use crate::model::LinkKind;
+    links
+        .iter()
+        .map(|l| {
+            let addresses = l.addresses.iter().map(|a| Address { address: a.value.to_string() }).collect();
+            let routes = l
+                .routes
+                .iter()
+                .map(|r| Route {
+                    destination: r.to.as_ref().map(|t| t.value.to_string()),
+                    gateway: r.gateway.value.to_string(),
+                })
+                .collect();
+            match &l.kind {
+                LinkKind::Link => Document::Link(LinkConfig {
+                    meta: Meta::new("LinkConfig"),
+                    name: l.name.value.clone(),
+                    addresses,
+                    routes,
+                }),
+                LinkKind::Bond { mode, links } => Document::Bond(BondConfig {
+                    meta: Meta::new("BondConfig"),
+                    name: l.name.value.clone(),
+                    links: links.iter().map(|x| x.value.clone()).collect(),
+                    bond_mode: mode.value.clone(),
+                    // Talos's own example values for an 802.3ad bond (siderolabs/talos
+                    // v1.13.9 `config/types/network/bond.go`, `exampleBondConfigV1Alpha1`).
+                    miimon: (mode.value == "802.3ad").then_some(100),
+                    updelay: (mode.value == "802.3ad").then_some(200),
+                    downdelay: (mode.value == "802.3ad").then_some(200),
+                    addresses,
+                    routes,
+                }),
+                LinkKind::Vlan { parent, id } => Document::Vlan(VlanConfig {
+                    meta: Meta::new("VLANConfig"),
+                    name: l.name.value.clone(),
+                    vlan_id: id.value,
+                    parent: parent.value.clone(),
+                    addresses,
+                    routes,
+                }),
+            }
+        })
+        .collect()
+}
+
+/// One machine's own documents (`nodes/<hostname>.yaml`): its install disk when its pool has
+/// machines of their own disk, its own labels and taints, its hostname, its links (the
+/// provider's default link when it declares none) and its DNS servers.
+fn node_docs(env: &Environment, cluster: &Cluster, pool: &Pool, m: &crate::model::Machine) -> Vec<Document> {
+    let settings = &m.settings;
+    let mut docs = Vec::new();
+    let install = own_install_disks(pool).then(|| machine_install(cluster, pool, m));
+    if install.is_some() || !settings.labels.is_empty() || !settings.taints.is_empty() {
+        let taints = settings
+            .taints
+            .iter()
+            .map(|t| {
+                let v = match &t.value {
+                    Some(v) => format!("{v}:{}", t.effect.as_str()),
+                    None => t.effect.as_str().to_owned(),
+                };
+                (t.key.clone(), v)
+            })
+            .collect();
+        docs.push(Document::V1Alpha1(V1Alpha1 {
+            machine: Some(Machine {
+                install,
+                node_labels: settings.labels.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect(),
+                node_taints: taints,
+                ..Machine::default()
+            }),
+            cluster: None,
+        }));
+    }
+    docs.push(Document::Hostname(HostnameConfig {
         meta: Meta::new("HostnameConfig"),
-        hostname: hostname.to_owned(),
+        hostname: m.hostname.clone(),
         auto: "off",
-    })];
+    }));
+    if !settings.links.is_empty() {
+        docs.extend(link_docs(&settings.links));
+        // On bare metal the API endpoint is a shared address that the control-plane nodes
+        // hold in turn, on the link that carries each one's own address (docs/metal.md).
+        if let (Provider::Metal(_), crate::model::Role::ControlPlane, Some(a)) = (&env.provider, pool.role, &m.address)
+            && let Some(link) = settings.links.iter().find(|l| l.addresses.iter().any(|x| x.value.addr == a.value))
+        {
+            docs.push(Document::Layer2Vip(Layer2VipConfig {
+                meta: Meta::new("Layer2VIPConfig"),
+                name: cluster.endpoint.address.value.to_string(),
+                link: link.name.value.clone(),
+            }));
+        }
+        if !settings.nameservers.is_empty() {
+            docs.push(resolver(settings.nameservers.iter().map(|d| d.value)));
+        }
+        return docs;
+    }
+    let address = m.address.as_ref().map(|a| a.value);
     if let (Provider::Proxmox(p), Some(ip)) = (&env.provider, address) {
         docs.push(Document::Link(LinkConfig {
             meta: Meta::new("LinkConfig"),
             name: PROXMOX_LINK.to_owned(),
             addresses: vec![Address { address: format!("{ip}/{}", env.network.value.prefix) }],
-            routes: vec![Route { gateway: p.gateway.value.to_string() }],
+            routes: vec![Route { destination: None, gateway: p.gateway.value.to_string() }],
         }));
-        if !p.dns.is_empty() {
-            docs.push(Document::Resolver(ResolverConfig {
-                meta: Meta::new("ResolverConfig"),
-                nameservers: p.dns.iter().map(|d| Nameserver { address: d.value.to_string() }).collect(),
-            }));
+        if settings.nameservers.is_empty() && !p.dns.is_empty() {
+            docs.push(resolver(p.dns.iter().map(|d| d.value)));
         }
     }
+    if !settings.nameservers.is_empty() {
+        docs.push(resolver(settings.nameservers.iter().map(|d| d.value)));
+    }
     docs
+}
+
+fn resolver(servers: impl Iterator<Item = std::net::Ipv4Addr>) -> Document {
+    Document::Resolver(ResolverConfig {
+        meta: Meta::new("ResolverConfig"),
+        nameservers: servers.map(|d| Nameserver { address: d.to_string() }).collect(),
+    })
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 
 use super::{DocSet, HEADER};
 use crate::emit::EmitError;
-use crate::model::{Patch, Pool, Role};
+use crate::model::{Machine, Patch, Pool, Role};
 
 /// The directory of a pool's patches, relative to the cluster's Talos directory.
 pub fn pool_dir(pool: &Pool) -> String {
@@ -36,6 +36,34 @@ pub fn pool_patches(dir: &str, pool: &Pool) -> Result<Vec<DocSet>, EmitError> {
         .enumerate()
         .map(|(i, p)| {
             let path = format!("{dir}/{}/{}", pool_dir(pool), file_name(i, p));
+            let text = format!(
+                "# {HEADER}\n# From {} (`patch` at the {} level).\n{}",
+                p.path.value,
+                p.level.as_str(),
+                p.file.text
+            );
+            DocSet { path, docs: Vec::new(), text }
+        })
+        .collect())
+}
+
+/// The directory of a named node's own patches, relative to the cluster's Talos directory:
+/// they apply after its pool's (docs/talos.md, "Patches").
+pub fn node_dir(m: &Machine) -> String {
+    format!("patches/nodes/{}", m.hostname)
+}
+
+/// A named node's patch files (the node level's only), in apply order.
+pub fn node_patches(dir: &str, pool: &Pool, m: &Machine) -> Result<Vec<DocSet>, EmitError> {
+    if m.settings.patches.len() > 99 {
+        return Err(EmitError(format!("node `{}` of pool `{}` has more than 99 patches", m.hostname, pool.name)));
+    }
+    Ok(m.settings
+        .patches
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let path = format!("{dir}/{}/{}", node_dir(m), file_name(i, p));
             let text = format!(
                 "# {HEADER}\n# From {} (`patch` at the {} level).\n{}",
                 p.path.value,

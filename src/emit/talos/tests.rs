@@ -180,7 +180,7 @@ fn install_image_is_the_pools_schematic_installer() {
 fn install_disk_is_chosen_by_size_below_the_ephemeral_minimum() {
     let f = fleet();
     let d = docs_of(&f, "staging", "main");
-    let sel = |s: &DocSet| machine(s).install.as_ref().unwrap().disk_selector.as_ref().unwrap().size.clone();
+    let sel = |s: &DocSet| machine(s).install.as_ref().unwrap().disk_selector.as_ref().unwrap().size.clone().unwrap();
     assert_eq!(sel(&d.controlplane), "< 100GB");
     assert_eq!(sel(&d.workers["system"]), "< 50GB");
     assert_eq!(sel(&docs_of(&f, "lab", "main").controlplane), "< 64GiB");
@@ -343,7 +343,7 @@ fn nodes_get_hostname_and_on_proxmox_their_address() {
         .unwrap();
     assert_eq!(link.name, PROXMOX_LINK);
     assert_eq!(link.addresses, [Address { address: "192.168.50.12/24".into() }]);
-    assert_eq!(link.routes, [Route { gateway: "192.168.50.1".into() }]);
+    assert_eq!(link.routes, [Route { destination: None, gateway: "192.168.50.1".into() }]);
     assert!(n.docs.iter().any(
         |d| matches!(d, Document::Resolver(r) if r.nameservers.len() == 2 && r.nameservers[0].address == "192.168.50.2")
     ));

@@ -10,7 +10,7 @@ pub(super) const MODULE: &str = "scaleway-state-bucket";
 
 /// Whether fleetc can create the state bucket: the state lives on Scaleway Object Storage.
 pub(super) fn supported(env: &Env<'_>) -> bool {
-    let host = env.env.state.endpoint.value.trim_start_matches("https://").trim_start_matches("http://");
+    let host = env.state.endpoint.value.trim_start_matches("https://").trim_start_matches("http://");
     let host = host.split(['/', ':']).next().unwrap_or_default();
     host.ends_with(".scw.cloud")
 }
@@ -61,7 +61,7 @@ pub(super) fn root(env: &Env<'_>) -> RootFiles {
     } else {
         values.comment("project_id: the Scaleway project of the state bucket; give it with -var (not in fleet.kdl).");
     }
-    values.attr("region", env.env.state.region.value.as_str()).attr("bucket", env.env.state.bucket.value.as_str());
+    values.attr("region", env.state.region.value.as_str()).attr("bucket", env.state.bucket.value.as_str());
     let mut outputs = file();
     output(
         &mut outputs,

@@ -34,12 +34,15 @@ pub use talos::root_apply_mode;
 pub(crate) struct Env<'a> {
     pub fleet: &'a Fleet,
     pub env: &'a Environment,
+    /// The environment's OpenTofu state: an environment without one (bare metal) has no root.
+    pub state: &'a crate::model::StateBackend,
     pub clusters: Vec<&'a Cluster>,
     talos_ports: BTreeMap<String, u32>,
 }
 
 impl<'a> Env<'a> {
-    fn new(fleet: &'a Fleet, env: &'a Environment) -> Self {
+    fn new(fleet: &'a Fleet, env: &'a Environment) -> Option<Self> {
+        let state = env.state.as_ref()?;
         let clusters: Vec<&Cluster> = env.clusters.iter().filter(|c| !c.is_managed()).collect();
         let mut talos_ports = BTreeMap::new();
         let mut port = TALOS_PORT_BASE;
@@ -51,7 +54,7 @@ impl<'a> Env<'a> {
                 }
             }
         }
-        Env { fleet, env, clusters, talos_ports }
+        Some(Env { fleet, env, state, clusters, talos_ports })
     }
     /// `<fleet>-<environment>`: the prefix of resource names.
     pub fn prefix(&self) -> String {
@@ -84,9 +87,11 @@ pub fn kubernetes_api(fleet: &Fleet, env: &Environment, cluster: &Cluster) -> Op
     match &env.provider {
         Provider::Scaleway(_) => {
             let gateway = env.gateway.as_ref()?;
-            Some(format!("{}:{}", gateway.value, Env::new(fleet, env).kubernetes_api_port(&cluster.name.value)))
+            Some(format!("{}:{}", gateway.value, Env::new(fleet, env)?.kubernetes_api_port(&cluster.name.value)))
         }
         Provider::Proxmox(_) => Some(proxmox::kubernetes_api(cluster)),
+        // `fleetc apply` reaches the endpoint itself, on the machines' network.
+        Provider::Metal(_) => Some(format!("{}:{}", cluster.endpoint.address.value, cluster.endpoint.port)),
     }
 }
 
@@ -134,10 +139,14 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
     let mut readmes: Vec<(String, String)> = Vec::new();
     let mut bucket_owner: BTreeMap<String, String> = BTreeMap::new();
     for environment in &fleet.environments {
-        let env = Env::new(fleet, environment);
+        // Bare metal has no infrastructure to build: no OpenTofu root (docs/metal.md).
+        if matches!(environment.provider, Provider::Metal(_)) {
+            continue;
+        }
+        let Some(env) = Env::new(fleet, environment) else { continue };
         let name = environment.name.value.clone();
         let dir = |root: &str| format!("tofu/{name}/{root}");
-        let bucket = environment.state.bucket.value.clone();
+        let bucket = env.state.bucket.value.clone();
         let owner = bucket_owner.entry(bucket).or_insert_with(|| name.clone()).clone();
         let bootstrap_here = bootstrap::supported(&env) && owner == name;
         if bootstrap_here {
@@ -159,6 +168,7 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
                 }
                 scaleway::cloud_root(&env)
             }
+            Provider::Metal(_) => continue,
             Provider::Proxmox(_) => {
                 modules.entry(proxmox::CLOUD_MODULE.into()).or_insert_with(proxmox::cloud_module);
                 for c in &env.clusters {
@@ -215,7 +225,13 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
         let used = providers::used_by_root(bodies, &module_providers);
         let mut terraform = hclx::file();
         let backend = match &root.state_key {
-            Some(key) => Backend::S3 { state: &env_state(fleet, &root.env)?.state, key },
+            Some(key) => Backend::S3 {
+                state: env_state(fleet, &root.env)?
+                    .state
+                    .as_ref()
+                    .ok_or_else(|| crate::emit::EmitError("an OpenTofu root without state".into()))?,
+                key,
+            },
             None => Backend::Local,
         };
         settings::terraform_block(&mut terraform, &used, backend, root.reads_remote_state)?;
@@ -333,7 +349,7 @@ fn readme(env: &Env<'_>, bootstrap_here: bool, owner: &str) -> Result<String, St
     let ctx = minijinja::context! {
         header => crate::emit::HEADER,
         env => env.env.name.value,
-        bucket => env.env.state.bucket.value,
+        bucket => env.state.bucket.value,
         bootstrap => bootstrap_here,
         owner => owner,
         cloud => cloud,

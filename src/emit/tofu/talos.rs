@@ -65,7 +65,7 @@ fn node_ty() -> Expr {
 
 /// The Talos documents of a node, in the order they patch the generated config: the
 /// cluster's common document, the role's, the node's own, then the user's patches of the
-/// node's pool.
+/// node's pool, then the node's own patches (a named node's, `patches/nodes/<hostname>/`).
 fn patches(role: &str, hostname: Expr) -> Expr {
     let doc = |name: Expr| Expr::call("file", [name]);
     let dir = |rest: Vec<Part>| {
@@ -113,7 +113,22 @@ fn patches(role: &str, hostname: Expr) -> Expr {
         value: doc(user_dir(vec![Part::L("/".into()), Part::E(r("f"))])),
         cond: None,
     }));
-    let parts = vec![Expr::List(std::mem::take(&mut list)), user];
+    // A named node's own patches after its pool's (`patches/nodes/<hostname>/`); a node
+    // with none has no directory, so the list is empty.
+    let node_dir = |rest: Vec<Part>| {
+        let mut parts = vec![Part::L("patches/nodes/".into()), Part::E(hostname_for_patches.clone())];
+        parts.extend(rest);
+        dir(parts)
+    };
+    let own = Expr::For(Box::new(crate::emit::hcl::ForExpr {
+        key_var: None,
+        value_var: "f".into(),
+        collection: Expr::call("sort", [Expr::call("fileset", [node_dir(Vec::new()), Expr::from("*.yaml")])]),
+        key: None,
+        value: doc(node_dir(vec![Part::L("/".into()), Part::E(r("f"))])),
+        cond: None,
+    }));
+    let parts = vec![Expr::List(std::mem::take(&mut list)), user, own];
     Expr::call("concat", parts)
 }
 
@@ -334,7 +349,7 @@ pub(super) fn module_for(cp: usize) -> Module {
 /// The cluster root of an environment.
 pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
     let mut main = file();
-    let mut config: Vec<(String, Expr)> = s3_settings(&env.env.state, r("var.cloud_state.key"));
+    let mut config: Vec<(String, Expr)> = s3_settings(env.state, r("var.cloud_state.key"));
     for (k, v) in &mut config {
         match k.as_str() {
             "bucket" => *v = r("var.cloud_state.bucket"),
@@ -437,7 +452,7 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
     super::passphrase_var(&mut vars);
 
     let mut values = file();
-    let state = &env.env.state;
+    let state = env.state;
     values
         .attr(
             "cloud_state",

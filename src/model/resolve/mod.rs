@@ -4,6 +4,7 @@
 
 mod duplicates;
 mod inherit;
+mod nodes;
 mod patches;
 mod reader;
 
@@ -641,7 +642,7 @@ impl Resolver<'_> {
             }
             let d = &mut *self.diags;
             match child.name.value.as_str() {
-                "scaleway" | "proxmox" => {
+                "scaleway" | "proxmox" | "metal" => {
                     if let Some(prev) = &provider {
                         let prev: &Provider = prev;
                         d.push(
@@ -651,6 +652,8 @@ impl Resolver<'_> {
                                 .related(prev.span(), "first provider")
                                 .help("split the environment in two, one per provider (R27: the cluster blocks can stay identical)"),
                         );
+                    } else if child.name.value == "metal" {
+                        provider = self.metal(child);
                     } else {
                         provider = self.provider(child);
                     }
@@ -794,26 +797,33 @@ impl Resolver<'_> {
         }
         // Clusters are resolved even when the environment is incomplete, so that every
         // problem of the run is reported at once.
+        if let Some(Provider::Metal(m)) = &provider {
+            // A machine is what it is: pools on metal name no size (docs/metal.md).
+            settings.pool.size.get_or_insert_with(|| Spanned::new(METAL_SIZE.to_owned(), m.span));
+        }
         let mut clusters = Vec::new();
         for c in cluster_nodes {
             if let Some(cluster) = self.cluster(c, &name.value, &settings, &app_nodes) {
                 clusters.push(cluster);
             }
         }
-        let provider_written = node.children().iter().any(|c| matches!(c.name.value.as_str(), "scaleway" | "proxmox"));
+        let provider_written =
+            node.children().iter().any(|c| matches!(c.name.value.as_str(), "scaleway" | "proxmox" | "metal"));
         let Some(provider) = provider else {
             if provider_written {
                 return None;
             }
             self.diags.push(
-                missing(written, "an infrastructure provider (`scaleway` or `proxmox`)")
+                missing(written, "an infrastructure provider (`scaleway`, `proxmox` or `metal`)")
                     .help("an environment runs on one provider; state it, or inherit it with `from=`"),
             );
             return None;
         };
         let state =
             match state_node {
-                Some(n) => self.state(n, &provider)?,
+                Some(n) => Some(self.state(n, &provider)?),
+                // Bare metal has no cloud to hold state for: no OpenTofu root at all.
+                None if matches!(provider, Provider::Metal(_)) => None,
                 None => {
                     self.diags.push(missing(written, "a `state` backend").help(
                         "OpenTofu state lives in an S3-compatible bucket with locking (R3): `state bucket=\"…\"`",
@@ -1006,6 +1016,24 @@ impl Resolver<'_> {
         }
     }
 
+    /// `metal { }`: machines declared one by one, as named nodes (docs/metal.md).
+    fn metal(&mut self, node: &Node) -> Option<Provider> {
+        let d = &mut *self.diags;
+        let r = Reader::new(node, &[], d);
+        r.finish(true, d);
+        for child in node.children() {
+            unknown_child(child, "metal", &[], d);
+        }
+        let span = node.head_span();
+        let mut sizes = BTreeMap::new();
+        let name = Spanned::new(METAL_SIZE.to_owned(), span);
+        sizes.insert(
+            METAL_SIZE.to_owned(),
+            Size { name, instance_type: None, cores: None, memory: None, kvm: true, span },
+        );
+        Some(Provider::Metal(Metal { sizes, span }))
+    }
+
     fn state(&mut self, node: &Node, provider: &Provider) -> Option<StateBackend> {
         let d = &mut *self.diags;
         let r = Reader::new(node, &["bucket", "region", "endpoint", "skip-checksum"], d);
@@ -1025,7 +1053,7 @@ impl Resolver<'_> {
                     .unwrap_or_else(|| Spanned::new(format!("https://s3.{}.scw.cloud", region.value), region.span));
                 (region, endpoint)
             }
-            (Provider::Proxmox(_), _, _) => {
+            (Provider::Proxmox(_) | Provider::Metal(_), _, _) => {
                 d.push(
                     missing(node, "`region` and `endpoint`")
                         .help("outside Scaleway, say which S3-compatible store holds the state: `state bucket=\"…\" region=\"…\" endpoint=\"https://…\"`"),
@@ -1230,6 +1258,7 @@ impl Resolver<'_> {
         let mut p = inherited.clone();
         self.pool_values(&r, &mut p);
         let d = &mut *self.diags;
+        let named_written = node.children().iter().filter(|c| c.name.value == "node").count() as u32;
         let count = if r.has_prop("count") {
             // Bounded before anything is materialized: one machine per node (R6).
             r.prop_int::<u32>("count", d).filter(|c| {
@@ -1246,6 +1275,9 @@ impl Resolver<'_> {
                 }
                 fits
             })
+        } else if named_written > 0 {
+            // A pool of named nodes only: as many nodes as it names.
+            Some(Spanned::new(named_written, node.head_span()))
         } else {
             r.report_missing("count", d);
             None
@@ -1277,9 +1309,21 @@ impl Resolver<'_> {
         let mut patches = inherited_patches.to_vec();
         // The control plane's block is its role's and its pool's at once.
         let level = if role == Role::ControlPlane { PatchLevel::Role } else { PatchLevel::Pool };
+        let mut pool_node = NodeSettings::default();
+        let mut pool_disks = Vec::new();
+        let mut named = Vec::new();
         for child in node.children() {
             if child.name.value == "patch" {
                 patches.extend(self.patch(child, level));
+                continue;
+            }
+            if child.name.value == "node" {
+                let mut node_patches = Vec::new();
+                named.extend(self.named_node(child, &mut node_patches));
+                continue;
+            }
+            if matches!(child.name.value.as_str(), "install-disk" | "nameservers" | "arch") {
+                self.node_setting(child, &pool_word(node), &mut pool_node, &mut pool_disks);
                 continue;
             }
             let d = &mut *self.diags;
@@ -1391,7 +1435,18 @@ impl Resolver<'_> {
                         }
                     }
                 }
-                _ => unknown_child(child, &node.name.value, &["label", "annotation", "taint", "addresses", "patch", "encrypt"], d),
+                _ => unknown_child(child, &node.name.value, &[
+                        "label",
+                        "annotation",
+                        "taint",
+                        "addresses",
+                        "patch",
+                        "encrypt",
+                        "node",
+                        "install-disk",
+                        "nameservers",
+                        "arch",
+                    ], d),
             }
         }
         let d = &mut *self.diags;
@@ -1443,11 +1498,58 @@ impl Resolver<'_> {
                 .help("give one address per node, in node order"),
             );
         }
+        if named.len() as u32 > count.value {
+            let extra = &named[count.value as usize];
+            d.push(
+                Diagnostic::new(
+                    &codes::NODE_COUNT,
+                    format!("pool `{}` names {} nodes and has `count={}`", name.value, named.len(), count.value),
+                )
+                .at(extra.name.span)
+                .label(format!("node {} of a pool of {}", count.value + 1, count.value))
+                .related(count.span, "the node count"),
+            );
+        }
+        // Named nodes are the pool's first machines, in the order written; the others keep
+        // their generated names (`<cluster>-<pool>-<n>`).
         let machines = (1..=count.value)
-            .map(|i| Machine {
-                hostname: format!("{cluster}-{}-{i}", name.value),
-                index: i,
-                address: addresses.as_ref().and_then(|a| a.get(i as usize - 1).cloned()),
+            .map(|i| {
+                let own = named.get(i as usize - 1);
+                let mut settings = pool_node.clone();
+                let mut written = pool_disks.clone();
+                if let Some(n) = own {
+                    let s = n.settings.clone();
+                    if s.install_disk.is_some() {
+                        settings.install_disk = s.install_disk;
+                    }
+                    if !s.nameservers.is_empty() {
+                        settings.nameservers = s.nameservers;
+                    }
+                    if s.arch.is_some() {
+                        settings.arch = s.arch;
+                    }
+                    settings.links = s.links;
+                    settings.labels = s.labels;
+                    settings.taints = s.taints;
+                    settings.patches = s.patches;
+                    if !n.install_disks.is_empty() {
+                        written = n.install_disks.clone();
+                    }
+                }
+                Machine {
+                    hostname: match own {
+                        Some(n) => format!("{cluster}-{}", n.name.value),
+                        None => format!("{cluster}-{}-{i}", name.value),
+                    },
+                    index: i,
+                    address: own
+                        .and_then(|n| n.address.clone())
+                        .or_else(|| addresses.as_ref().and_then(|a| a.get(i as usize - 1).cloned())),
+                    name: own.map(|n| n.name.clone()),
+                    mac: own.and_then(|n| n.mac.clone()),
+                    install_disks_written: written,
+                    settings,
+                }
             })
             .collect();
         Some(Pool {
@@ -1462,6 +1564,7 @@ impl Resolver<'_> {
             labels,
             annotations,
             taints,
+            node: pool_node,
             machines,
             patches,
             former_name,

@@ -403,6 +403,7 @@ pub fn facts(fleet: &Fleet) -> BTreeMap<(Scope, String), String> {
                     format!("scaleway project {} region {} zone {}", s.project.value, s.region.value, s.zone.value),
                 );
             }
+            Provider::Metal(_) => put(&mut f, &e, "provider", "metal"),
             Provider::Proxmox(p) => put(
                 &mut f,
                 &e,
@@ -424,19 +425,20 @@ pub fn facts(fleet: &Fleet) -> BTreeMap<(Scope, String), String> {
         for name in env.provider.sizes().keys() {
             put(&mut f, &e, &format!("size {name}"), instance_type(env, name));
         }
-        let st = &env.state;
-        put(
-            &mut f,
-            &e,
-            "state",
-            format!(
-                "{} in {} at {}{}",
-                st.bucket.value,
-                st.region.value,
-                st.endpoint.value,
-                if st.skip_checksum { " (skip checksum)" } else { "" }
-            ),
-        );
+        if let Some(st) = &env.state {
+            put(
+                &mut f,
+                &e,
+                "state",
+                format!(
+                    "{} in {} at {}{}",
+                    st.bucket.value,
+                    st.region.value,
+                    st.endpoint.value,
+                    if st.skip_checksum { " (skip checksum)" } else { "" }
+                ),
+            );
+        }
         put(&mut f, &e, "network", env.network.value);
         put(&mut f, &e, "gateway", env.gateway.as_ref().map(|g| g.value.to_string()).unwrap_or_default());
         put(&mut f, &e, "admin-ranges", join(env.admin_ranges.iter().map(|r| r.value)));

@@ -17,10 +17,12 @@ fn fields() -> BTreeSet<&'static str> {
     ARGUMENTS.iter().flat_map(|a| a.from.iter().copied()).collect()
 }
 
-fn cloud(env: &Environment) -> Cloud {
+/// The cloud whose machine arguments apply; `None` on bare metal (no OpenTofu machine).
+fn cloud(env: &Environment) -> Option<Cloud> {
     match env.provider {
-        Provider::Scaleway(_) => Cloud::Scaleway,
-        Provider::Proxmox(_) => Cloud::Proxmox,
+        Provider::Scaleway(_) => Some(Cloud::Scaleway),
+        Provider::Proxmox(_) => Some(Cloud::Proxmox),
+        Provider::Metal(_) => None,
     }
 }
 
@@ -253,7 +255,7 @@ pub(super) fn machine_arguments(ctx: &Ctx<'_>, out: &mut Outcome) {
         }
         let rows: Vec<&Argument> = ARGUMENTS
             .iter()
-            .filter(|a| (a.cloud == cloud(env) || a.cloud == Cloud::Talos) && a.from.contains(&c.field.as_str()))
+            .filter(|a| (Some(a.cloud) == cloud(env) || a.cloud == Cloud::Talos) && a.from.contains(&c.field.as_str()))
             .collect();
         for a in rows {
             // The cluster root's rows speak only when they replace (a lower Talos version).

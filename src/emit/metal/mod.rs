@@ -1,0 +1,250 @@
+//! Bare metal (docs/metal.md): for each cluster of a `metal` environment, the inventory of
+//! its machines (`metal/<env>/<cluster>/machines.yaml`: hostname, role, pool, address, MAC,
+//! install disk, architecture, installer and boot assets) and, per environment, a README on
+//! how to boot them. There is no infrastructure to build: the Talos documents are
+//! `talos/<env>/<cluster>/` like everywhere, with the `metal` installer, and `fleetc apply`
+//! sends each machine its config through talosctl in maintenance mode after checking that the
+//! machine is the declared one (its MAC, or its disks).
+//!
+//! The boot asset URLs are the Image Factory's (siderolabs/image-factory v1.5.0
+//! `internal/frontend/http/http.go` l.200-204, routes `/image/:schematic/:version/:path` and
+//! `/pxe/:schematic/:version/:path`; the path names of
+//! `internal/frontend/http/templates/llms.txt` l.79-92 and l.110-120; the installer
+//! reference of `internal/frontend/http/ui.go` l.698-704, `<platform>-installer`).
+
+use serde::Serialize;
+
+use super::{EmitError, EmitResult, HEADER, yaml};
+use crate::artifacts::ArtifactSet;
+use crate::model::{Cluster, Environment, Fleet, IMAGE_FACTORY, Machine, Pool, Provider, Schematic, Version};
+
+/// The Image Factory's PXE host (`llms.txt` l.110, "PXE API").
+pub const PXE_HOST: &str = "pxe.talos.dev";
+
+/// The Image Factory boot assets of one schematic, Talos version and architecture.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BootAssets {
+    /// `metal-<arch>.iso`: the ISO to boot from USB or virtual media.
+    pub iso: String,
+    /// `kernel-<arch>`, `initramfs-<arch>.xz` and `cmdline-metal-<arch>`: PXE boot.
+    pub kernel: String,
+    pub initramfs: String,
+    pub cmdline: String,
+    /// The iPXE script that chains kernel and initramfs (`chain --replace --autofree <url>`).
+    pub ipxe: String,
+    /// `metal-<arch>.raw.xz`: the disk image to write to the install disk (SBCs).
+    pub raw: String,
+}
+
+/// The boot assets of `schematic` at `talos` for `arch` (`amd64`, `arm64`).
+pub fn boot_assets(schematic: &Schematic, talos: Version, arch: &str) -> BootAssets {
+    let base = format!("https://{IMAGE_FACTORY}/image/{}/{}", schematic.id, talos.v());
+    BootAssets {
+        iso: format!("{base}/metal-{arch}.iso"),
+        kernel: format!("{base}/kernel-{arch}"),
+        initramfs: format!("{base}/initramfs-{arch}.xz"),
+        cmdline: format!("{base}/cmdline-metal-{arch}"),
+        ipxe: format!("https://{PXE_HOST}/pxe/{}/{}/metal-{arch}", schematic.id, talos.v()),
+        raw: format!("{base}/metal-{arch}.raw.xz"),
+    }
+}
+
+/// `machines.yaml`: what `fleetc apply` and the person at the rack need of each machine.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Inventory {
+    pub cluster: String,
+    pub talos_version: String,
+    pub kubernetes_version: String,
+    pub endpoint: String,
+    pub platform: &'static str,
+    pub machines: Vec<MachineEntry>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MachineEntry {
+    pub hostname: String,
+    /// `controlplane` or `worker`.
+    pub role: &'static str,
+    pub pool: String,
+    pub address: String,
+    /// The MAC address `fleetc apply` expects the machine to report in maintenance mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mac: Option<String>,
+    pub arch: String,
+    /// The install disk selector, as written (`serial`, `wwid`, `model`, `size`, `busPath`,
+    /// `device`): the machine's disks as reported in maintenance mode must contain one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub install_disk: Option<DiskEntry>,
+    pub schematic: String,
+    pub installer: String,
+    pub boot: BootAssets,
+}
+
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiskEntry {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serial: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wwid: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bus_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+}
+
+/// The inventory's path: `metal/<env>/<cluster>/machines.yaml` (read by `fleetc apply`
+/// through `apply::layout::metal_inventory`).
+pub fn inventory_path(env: &str, cluster: &str) -> String {
+    format!("metal/{env}/{cluster}/machines.yaml")
+}
+
+fn entry(
+    fleet: &Fleet,
+    env: &Environment,
+    cluster: &Cluster,
+    pool: &Pool,
+    m: &Machine,
+) -> Result<MachineEntry, EmitError> {
+    let schematic = fleet
+        .schematic(&pool.schematic.value)
+        .ok_or_else(|| EmitError(format!("schematic `{}` of pool `{}` is not declared", pool.schematic, pool.name)))?;
+    let address = m.address.as_ref().ok_or_else(|| EmitError(format!("machine `{}` has no address", m.hostname)))?;
+    let v = |f: &Option<crate::model::Spanned<String>>| f.as_ref().map(|x| x.value.clone());
+    let install_disk = m.settings.install_disk.as_ref().map(|d| DiskEntry {
+        size: v(&d.size),
+        model: v(&d.model),
+        serial: v(&d.serial),
+        wwid: v(&d.wwid),
+        bus_path: v(&d.bus_path),
+        device: v(&d.device),
+    });
+    let talos = cluster.talos.value;
+    Ok(MachineEntry {
+        hostname: m.hostname.clone(),
+        role: pool.role.as_str(),
+        pool: pool.name.value.clone(),
+        address: address.value.to_string(),
+        mac: m.mac.as_ref().map(|x| x.value.to_ascii_lowercase()),
+        arch: m.settings.arch().to_owned(),
+        install_disk,
+        schematic: schematic.id.clone(),
+        installer: fleet
+            .installer(env, cluster, pool)
+            .ok_or_else(|| EmitError(format!("no installer for pool `{}`", pool.name)))?,
+        boot: boot_assets(schematic, talos, m.settings.arch()),
+    })
+}
+
+/// The inventory of one cluster of a metal environment.
+pub fn inventory(fleet: &Fleet, env: &Environment, cluster: &Cluster) -> Result<Inventory, EmitError> {
+    let mut machines = Vec::new();
+    for pool in cluster.pools() {
+        for m in &pool.machines {
+            machines.push(entry(fleet, env, cluster, pool, m)?);
+        }
+    }
+    Ok(Inventory {
+        cluster: cluster.name.value.clone(),
+        talos_version: cluster.talos.value.v(),
+        kubernetes_version: cluster.kubernetes.value.to_string(),
+        endpoint: cluster.endpoint_url(),
+        platform: env.platform(),
+        machines,
+    })
+}
+
+pub fn emit(fleet: &Fleet) -> EmitResult {
+    let mut out = ArtifactSet::new();
+    for env in fleet.environments.iter().filter(|e| matches!(e.provider, Provider::Metal(_))) {
+        let mut readme = readme_head(env);
+        for cluster in &env.clusters {
+            let inv = inventory(fleet, env, cluster)?;
+            let text = yaml::documents(Some(HEADER), &[&inv]).map_err(|e| EmitError(e.to_string()))?;
+            out.insert(inventory_path(&env.name.value, &cluster.name.value), text.as_bytes())?;
+            readme.push_str(&readme_cluster(env, &inv));
+        }
+        out.insert(format!("metal/{}/README.md", env.name.value), readme.as_bytes())?;
+    }
+    Ok(out)
+}
+
+fn readme_head(env: &Environment) -> String {
+    format!(
+        "<!-- {HEADER} -->\n# Bare metal: environment `{env}`\n\n\
+         No infrastructure is built here: each machine below boots a Talos image from the Image\n\
+         Factory, waits in maintenance mode, and `fleetc apply {env}` sends it its config (after\n\
+         checking that it is the declared machine: its MAC address, or its disks), one\n\
+         control-plane node at a time, then bootstraps etcd once, then the workers, then Argo CD.\n\
+         See docs/metal.md.\n\n\
+         Boot each machine from one of its assets:\n\n\
+         - **ISO** (USB stick, BMC virtual media): write `iso` to the medium and boot it.\n\
+         - **PXE**: serve `kernel` and `initramfs` with the kernel arguments of `cmdline`, or chain\n\
+         \x20 the iPXE script: `chain --replace --autofree <ipxe>`.\n\
+         - **Raw image** (single-board computers): `xz -d < raw | dd of=<the install disk>`.\n\n\
+         Every asset carries the schematic (its extensions, an SBC board overlay), so the booted\n\
+         machine is the one the installer will install.\n",
+        env = env.name.value
+    )
+}
+
+fn readme_cluster(env: &Environment, inv: &Inventory) -> String {
+    let mut s = format!(
+        "\n## Cluster `{}` (Talos {}, Kubernetes {})\n\nInventory: `metal/{}/{}/machines.yaml`.\n\n\
+         | machine | role | address | MAC | arch | ISO | iPXE |\n|---|---|---|---|---|---|---|\n",
+        inv.cluster, inv.talos_version, inv.kubernetes_version, env.name.value, inv.cluster
+    );
+    for m in &inv.machines {
+        s.push_str(&format!(
+            "| `{}` | {} | `{}` | {} | {} | <{}> | <{}> |\n",
+            m.hostname,
+            m.role,
+            m.address,
+            m.mac.as_deref().map_or("-".to_owned(), |x| format!("`{x}`")),
+            m.arch,
+            m.boot.iso,
+            m.boot.ipxe
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The asset names the Image Factory serves (siderolabs/image-factory v1.5.0
+    /// `internal/frontend/http/templates/llms.txt` l.79-92; its profile parser,
+    /// `internal/profile/profile.go`, reads `kernel-<arch>`, `initramfs-<arch>.xz` and
+    /// `<platform>-<arch>.<disk format>[.xz]`).
+    #[test]
+    fn boot_asset_urls_follow_the_factory_routes() {
+        let spec = crate::schematic::Schematic::default();
+        let canonical = spec.canonical_yaml().unwrap();
+        let id = spec.id().unwrap();
+        let s = Schematic {
+            name: crate::model::Spanned::new("base".into(), crate::diag::Span::default()),
+            spec,
+            extensions: Vec::new(),
+            canonical,
+            id: id.clone(),
+            span: crate::diag::Span::default(),
+        };
+        let v: Version = "1.13.9".parse().unwrap();
+        let a = boot_assets(&s, v, "arm64");
+        assert_eq!(a.iso, format!("https://factory.talos.dev/image/{id}/v1.13.9/metal-arm64.iso"));
+        assert_eq!(a.kernel, format!("https://factory.talos.dev/image/{id}/v1.13.9/kernel-arm64"));
+        assert_eq!(a.initramfs, format!("https://factory.talos.dev/image/{id}/v1.13.9/initramfs-arm64.xz"));
+        assert_eq!(a.cmdline, format!("https://factory.talos.dev/image/{id}/v1.13.9/cmdline-metal-arm64"));
+        assert_eq!(a.ipxe, format!("https://pxe.talos.dev/pxe/{id}/v1.13.9/metal-arm64"));
+        assert_eq!(a.raw, format!("https://factory.talos.dev/image/{id}/v1.13.9/metal-arm64.raw.xz"));
+        assert_eq!(s.installer("metal", v, false), format!("factory.talos.dev/metal-installer/{id}:v1.13.9"));
+    }
+}

@@ -53,6 +53,13 @@ pub const PLATFORMS: &[PlatformCaps] = &[
         ),
         tpm: Capability::Provided("the VM gets a vTPM 2.0 (`tpm_state`)"),
     },
+    PlatformCaps {
+        platform: "metal",
+        secure_boot: Capability::Provided(
+            "the machine's own UEFI firmware, in setup mode, boots the SecureBoot ISO or UKI (`metal-<arch>-secureboot.iso`, docs/metal.md), which enrolls its keys",
+        ),
+        tpm: Capability::Provided("the machine's own TPM 2.0 (fleetc cannot see it: docs/metal.md says to enable it in the firmware)"),
+    },
 ];
 
 /// The row of an environment's platform.
@@ -67,8 +74,10 @@ pub fn caps(provider: &Provider) -> Option<&'static PlatformCaps> {
 /// no place for a disk key, F11); a Cluster API TalosConfigTemplate lives in out/ (git) and the
 /// management cluster's etcd. `None` would be a consumer that sends the config and keeps
 /// nothing (a render applied by hand with talosctl, as a metal environment can).
-pub fn config_keeper(cluster: &Cluster) -> Option<&'static str> {
-    Some(if cluster.is_managed() {
+pub fn config_keeper(env: &Environment, cluster: &Cluster) -> Option<&'static str> {
+    Some(if matches!(env.provider, Provider::Metal(_)) {
+        "the node documents in out/ (git), which `fleetc apply` and `fleetc talos render` send as they are: fleetc adds no secret to a metal config at send time"
+    } else if cluster.is_managed() {
         "the Cluster API TalosConfigTemplate, which is in out/ (git) and the management cluster's etcd"
     } else {
         "the cluster root's OpenTofu state (`talos_machine_configuration_apply.machine_configuration_input`)"
@@ -136,7 +145,7 @@ pub fn check_security(env: &Environment, cluster: &Cluster, pool: &Pool, sec: &D
                 }
             }
             KeySource::Static => {
-                let keeper = config_keeper(cluster);
+                let keeper = config_keeper(env, cluster);
                 if let Some(keeper) = keeper {
                     diags.push(
                         Diagnostic::new(

@@ -35,18 +35,28 @@ pub struct BootAssets {
     pub ipxe: String,
     /// `metal-<arch>.raw.xz`: the disk image to write to the install disk (SBCs).
     pub raw: String,
+    /// `metal-<arch>-secureboot-uki.efi`: the signed UKI a SecureBoot machine network-boots
+    /// (its kernel and initramfs are inside; the unsigned `kernel`/`initramfs` do not boot under
+    /// SecureBoot). Only for a SecureBoot pool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uki: Option<String>,
 }
 
-/// The boot assets of `schematic` at `talos` for `arch` (`amd64`, `arm64`).
-pub fn boot_assets(schematic: &Schematic, talos: Version, arch: &str) -> BootAssets {
+/// The boot assets of `schematic` at `talos` for `arch` (`amd64`, `arm64`), the SecureBoot
+/// variants when `secure_boot` (siderolabs/image-factory v1.4.0 `internal/profile/profile.go`:
+/// `<platform>-<arch>[-secureboot]` for the ISO and the disk image, `parsePlatformArch`;
+/// `<platform>-<arch>[-secureboot]-uki.efi`; kernel, initramfs and cmdline have no variant).
+pub fn boot_assets(schematic: &Schematic, talos: Version, arch: &str, secure_boot: bool) -> BootAssets {
     let base = format!("https://{IMAGE_FACTORY}/image/{}/{}", schematic.id, talos.v());
+    let sb = if secure_boot { "-secureboot" } else { "" };
     BootAssets {
-        iso: format!("{base}/metal-{arch}.iso"),
+        iso: format!("{base}/metal-{arch}{sb}.iso"),
         kernel: format!("{base}/kernel-{arch}"),
         initramfs: format!("{base}/initramfs-{arch}.xz"),
         cmdline: format!("{base}/cmdline-metal-{arch}"),
-        ipxe: format!("https://{PXE_HOST}/pxe/{}/{}/metal-{arch}", schematic.id, talos.v()),
-        raw: format!("{base}/metal-{arch}.raw.xz"),
+        ipxe: format!("https://{PXE_HOST}/pxe/{}/{}/metal-{arch}{sb}", schematic.id, talos.v()),
+        raw: format!("{base}/metal-{arch}{sb}.raw.xz"),
+        uki: secure_boot.then(|| format!("{base}/metal-{arch}-secureboot-uki.efi")),
     }
 }
 
@@ -139,7 +149,7 @@ fn entry(
         installer: fleet
             .installer(env, cluster, pool)
             .ok_or_else(|| EmitError(format!("no installer for pool `{}`", pool.name)))?,
-        boot: boot_assets(schematic, talos, m.settings.arch()),
+        boot: boot_assets(schematic, talos, m.settings.arch(), pool.disk.secure_boot()),
     })
 }
 
@@ -238,7 +248,7 @@ mod tests {
             span: crate::diag::Span::default(),
         };
         let v: Version = "1.13.9".parse().unwrap();
-        let a = boot_assets(&s, v, "arm64");
+        let a = boot_assets(&s, v, "arm64", false);
         assert_eq!(a.iso, format!("https://factory.talos.dev/image/{id}/v1.13.9/metal-arm64.iso"));
         assert_eq!(a.kernel, format!("https://factory.talos.dev/image/{id}/v1.13.9/kernel-arm64"));
         assert_eq!(a.initramfs, format!("https://factory.talos.dev/image/{id}/v1.13.9/initramfs-arm64.xz"));

@@ -38,11 +38,37 @@ struct Sample {
     max_rss_kib: u64,
 }
 
-/// Runs `cmd` to completion; its wall time and peak RSS (its own or a descendant's, which
-/// Linux folds into the rusage `wait4` reports). Panics unless it exits with one of `ok`.
+/// Runs `cmd` to completion; its wall time and peak RSS. Panics unless it exits with one of `ok`.
+///
+/// The peak comes from GNU time (`/usr/bin/time -f %M`), which forks the command from its
+/// own small process: `wait4`'s `ru_maxrss` of a child the benchmark spawns itself would
+/// never read below the benchmark's own resident set (Linux folds the pre-exec memory's
+/// high-water mark into the child's, `fs/exec.c` `setmax_mm_hiwater_rss`), and this process
+/// holds a compiled fleet. Without GNU time it falls back to that floor-bound `ru_maxrss`.
 fn measure(cmd: &mut Command, ok: &[i32]) -> Sample {
+    let rss_file = TIME.as_ref().map(|_| {
+        let n = RSS_FILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        std::env::temp_dir().join(format!("fleetc-bench-rss-{}-{n}", std::process::id()))
+    });
+    let mut wrapped = match (TIME.as_ref(), &rss_file) {
+        (Some(time), Some(f)) => {
+            let mut w = Command::new(time);
+            w.arg("-f").arg("%M").arg("-o").arg(f).arg(cmd.get_program()).args(cmd.get_args());
+            if let Some(d) = cmd.get_current_dir() {
+                w.current_dir(d);
+            }
+            for (k, v) in cmd.get_envs() {
+                match v {
+                    Some(v) => w.env(k, v),
+                    None => w.env_remove(k),
+                };
+            }
+            w
+        }
+        _ => std::mem::replace(cmd, Command::new("true")),
+    };
     let start = Instant::now();
-    let child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("spawn");
+    let child = wrapped.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("spawn");
     let pid = libc::pid_t::try_from(child.id()).expect("pid");
     let mut stderr = child.stderr;
     // Read stderr on a thread so that a chatty child never blocks on a full pipe.
@@ -62,9 +88,23 @@ fn measure(cmd: &mut Command, ok: &[i32]) -> Sample {
     assert_eq!(r, pid, "wait4 failed");
     let err = reader.join().unwrap_or_default();
     let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
-    assert!(ok.contains(&code), "{cmd:?} exited {code}:\n{err}");
-    Sample { wall, max_rss_kib: u64::try_from(usage.ru_maxrss).unwrap_or(0) }
+    assert!(ok.contains(&code), "{wrapped:?} exited {code}:\n{err}");
+    let max_rss_kib = match &rss_file {
+        Some(f) => {
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            let _ = std::fs::remove_file(f);
+            // GNU time writes "Command exited with non-zero status N" first when it did.
+            text.lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or(0)
+        }
+        None => u64::try_from(usage.ru_maxrss).unwrap_or(0),
+    };
+    Sample { wall, max_rss_kib }
 }
+
+/// GNU time, when installed (see [`measure`]).
+static TIME: std::sync::LazyLock<Option<PathBuf>> =
+    std::sync::LazyLock::new(|| Some(PathBuf::from("/usr/bin/time")).filter(|p| p.is_file()));
+static RSS_FILES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// A column of the table: how to prepare a run, and the commands a run measures (several
 /// for the per-cluster jobs: their walls add up, their peaks do not).
@@ -551,7 +591,15 @@ fn report(rows: &[Row], n: usize, tmpfs: bool, talosctl: bool, talhelper: bool, 
         }
         o.push('\n');
     }
-    o.push_str("\nPeak resident memory (MiB, the largest process of a job, wait4's ru_maxrss):\n\n| nodes |");
+    let _ = write!(
+        o,
+        "\nPeak resident memory (MiB, the largest process of a job; {}):\n\n| nodes |",
+        if TIME.is_some() {
+            "GNU time's %M"
+        } else {
+            "wait4's ru_maxrss, which never reads below the benchmark's own resident set"
+        }
+    );
     for c in COLUMNS {
         let _ = write!(o, " {c} |");
     }

@@ -141,9 +141,19 @@ fn fleet_sizes(nodes: usize) -> Vec<usize> {
     sizes
 }
 
+/// The second octet of environment `e`'s `/16` (`10.<octet>.0.0/16`): 1, 2, … but never
+/// inside the clusters' service network 10.96.0.0/12 (octets 96–111) or their pod network
+/// 10.244.0.0/16, which the nodes' network may not overlap (`fleet::check::cidr-overlap`).
+fn network_octet(e: usize) -> usize {
+    let n = e + 1;
+    let n = if n >= 96 { n + 16 } else { n };
+    assert!(n < 244, "the synthetic fleet has room for 227 environments");
+    n
+}
+
 fn environment(o: &mut String, e: usize, clusters: &[Vec<(&str, usize)>], recipient: &str) {
     let proxmox = e % 2 == 1;
-    let net = e + 1;
+    let net = network_octet(e);
     let _ = writeln!(o, "    environment \"env-{e}\" {{");
     if proxmox {
         let _ = writeln!(
@@ -278,6 +288,22 @@ mod tests {
             v["nodes"][0]["schematic"]["customization"]["systemExtensions"]["officialExtensions"][0],
             "siderolabs/gvisor"
         );
+    }
+
+    #[test]
+    fn no_environment_network_overlaps_the_service_or_pod_network() {
+        // 10,000 nodes: 100 environments; compiling them here would be slow, the networks suffice.
+        let text = fleet_kdl(10_000);
+        let octets: Vec<usize> = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("network \"10.")?.split('.').next()?.parse().ok())
+            .collect();
+        assert_eq!(octets.len(), 100);
+        assert!(octets.iter().all(|&o| !(96..112).contains(&o) && o != 244), "{octets:?}");
+        let mut unique = octets.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), octets.len());
     }
 
     #[test]

@@ -68,9 +68,9 @@ fn measure(cmd: &mut Command, ok: &[i32]) -> Sample {
         _ => std::mem::replace(cmd, Command::new("true")),
     };
     let start = Instant::now();
-    let child = wrapped.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("spawn");
+    let mut child = wrapped.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("spawn");
     let pid = libc::pid_t::try_from(child.id()).expect("pid");
-    let mut stderr = child.stderr;
+    let mut stderr = child.stderr.take();
     // Read stderr on a thread so that a chatty child never blocks on a full pipe.
     let reader = std::thread::spawn(move || {
         let mut s = String::new();
@@ -86,6 +86,8 @@ fn measure(cmd: &mut Command, ok: &[i32]) -> Sample {
     let r = unsafe { libc::wait4(pid, &raw mut status, 0, &raw mut usage) };
     let wall = start.elapsed();
     assert_eq!(r, pid, "wait4 failed");
+    // Reaped by wait4 above; `Child` must not wait again.
+    std::mem::forget(child);
     let err = reader.join().unwrap_or_default();
     let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
     assert!(ok.contains(&code), "{wrapped:?} exited {code}:\n{err}");
@@ -192,9 +194,7 @@ fn talhelper() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("FLEETC_BENCH_TALHELPER") {
         return Some(PathBuf::from(p));
     }
-    if on_path("go").is_none() {
-        return None;
-    }
+    on_path("go")?;
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("oracles/talhelper/build");
     let out = Command::new(script).stderr(Stdio::inherit()).output().ok()?;
     let path = String::from_utf8(out.stdout).ok()?.trim().to_owned();

@@ -343,9 +343,12 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-        // Never through a link planted in DEST.
+        // Never through a link planted in DEST (nor chmod its target).
         o.mode(0o600).custom_flags(libc::O_NOFOLLOW);
-        if path.exists() {
+        if let Ok(m) = std::fs::symlink_metadata(path) {
+            if m.file_type().is_symlink() {
+                return Err(std::io::Error::other("a symbolic link is in the way"));
+            }
             std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
         }
     }
@@ -433,6 +436,27 @@ mod tests {
         }
         let with_link = format!("{}---\napiVersion: v1alpha1\nkind: LinkConfig\nname: net0\n", doc("lab-cp-1"));
         assert_eq!(hostname_only(with_link.as_bytes()), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_rendered_config_is_0600_and_never_written_through_a_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("a.yaml");
+        std::fs::write(&f, "old").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        write_private(&f, b"new").unwrap();
+        assert_eq!(std::fs::read(&f).unwrap(), b"new");
+        assert_eq!(std::fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o600);
+        let target = d.path().join("elsewhere");
+        std::fs::write(&target, "keep").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let link = d.path().join("b.yaml");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(write_private(&link, b"secret").is_err());
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep");
+        assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o644);
     }
 
     #[test]

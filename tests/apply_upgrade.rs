@@ -109,13 +109,67 @@ fn run_render(fx: &Fixture, fake: &Fake, dest: std::path::PathBuf) -> Result<(),
     fleetc::apply::render(&fx.inputs(), "main", &opts, &mut runner, &mut sink)
 }
 
+/// The shape of `talosctl gen config` output for Talos 1.13: the v1alpha1 document, the
+/// generated `HostnameConfig` (`auto: stable`), fleetc's own documents.
+const GROUP: &str = "version: v1alpha1\nmachine:\n    type: controlplane\n---\napiVersion: v1alpha1\nkind: HostnameConfig\nauto: stable\n---\napiVersion: v1alpha1\nkind: VolumeConfig\nname: EPHEMERAL\n";
+
+/// A talosctl whose `gen config` of a machine config writes [`GROUP`].
+fn talos_like(fake: &Fake) {
+    fake.on(
+        |c| {
+            let machine = has(c, "talosctl", &["gen"]) && c.flag("--output-types") != Some("talosconfig");
+            if let (true, Some(out)) = (machine, c.flag("--output")) {
+                std::fs::write(out, GROUP).unwrap();
+            }
+            machine
+        },
+        Output::ok(""),
+    );
+}
+
+#[test]
+fn render_calls_talosctl_once_per_pool_and_merges_each_nodes_hostname() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    talos_like(&fake);
+    let dest = fx.dir.path().join("rendered");
+    run_render(&fx, &fake, dest.clone()).unwrap();
+    let lines = fake.lines();
+    assert_eq!(lines.len(), 3, "control plane, the system pool, the talosconfig: {lines:#?}");
+    let (cp, w) = (&lines[0], &lines[1]);
+    assert!(cp.contains("--output-types controlplane") && w.contains("--output-types worker"), "{lines:#?}");
+    // The shared patches only (no node's own), the user's last.
+    assert!(!cp.contains("__nodes__") && !w.contains("__nodes__"), "{lines:#?}");
+    let order = |l: &str, a: &str, b: &str| l.find(a).zip(l.find(b)).is_some_and(|(x, y)| x < y);
+    assert!(order(cp, "__controlplane.yaml", "patches__controlplane__01-registry-mirror.yaml"), "{cp}");
+    assert!(order(w, "__workers__system.yaml", "patches__workers__system__02-system-kubelet.yaml"), "{w}");
+    for (host, _) in [("main-cp-2", true), ("main-system-2", false)] {
+        let got = std::fs::read_to_string(dest.join(format!("{host}.yaml"))).unwrap();
+        let want = GROUP.replace("auto: stable\n", &format!("auto: \"off\"\nhostname: {host}\n"));
+        assert_eq!(got, want, "{host}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        for f in ["main-cp-1.yaml", "main-system-2.yaml", "talosconfig"] {
+            let mode = std::fs::metadata(dest.join(f)).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{f}");
+        }
+    }
+    let bundle = fake.calls.borrow()[0].flag("--with-secrets").unwrap().to_owned();
+    assert!(!std::path::Path::new(&bundle).exists());
+}
+
 #[test]
 fn render_uses_talos_generator_per_node_with_private_files() {
+    // A talosctl whose output `compose` does not know (the fake writes `generated`): after
+    // the group's call, one call per node, as before.
     let fx = Fixture::new();
     let fake = Fake::new();
     let dest = fx.dir.path().join("rendered");
     run_render(&fx, &fake, dest.clone()).unwrap();
-    let lines = fake.lines();
+    let lines: Vec<String> = fake.lines().into_iter().filter(|l| !l.contains("/group-")).collect();
+    assert_eq!(fake.lines().len() - lines.len(), 2, "one tried group call per pool");
     assert_eq!(lines.len(), 6, "5 nodes and a talosconfig: {lines:#?}");
     let cp1 = lines.iter().find(|l| l.contains("main-cp-1.yaml")).unwrap();
     assert!(cp1.starts_with("talosctl gen config main https://10.10.0.10:6443 --with-secrets "), "{cp1}");

@@ -1,7 +1,10 @@
 //! `fleetc talos render <env>/<cluster> --out DIR`: complete machine configs, one per node, and
 //! a talosconfig, for operators who apply with talosctl instead of tofu. Talos's own generator
 //! does the work (`talosctl gen config --with-secrets <bundle> --config-patch @<doc>…`) on
-//! the decrypted bundle and the Talos documents of out/ (common, role, node). The results
+//! the decrypted bundle and the Talos documents of out/ (common, role, node, user patches):
+//! once per group of nodes sharing a role, pool and installer, each node's hostname then
+//! merged in as talosctl would merge it ([`compose`]); node by node where that is not
+//! exact (docs/apply.md). The results
 //! hold the cluster's secrets: files of mode 0600 in a directory of mode 0700, which may not
 //! lie inside out/ (nothing decrypted is ever written there).
 
@@ -10,7 +13,7 @@ use std::path::{Path, PathBuf};
 use super::layout;
 use super::runner::Cmd;
 use super::session::{Failure, Session, Step, StepResult};
-use super::target::ClusterTarget;
+use super::target::{ClusterTarget, NodeTarget};
 use super::work::{Work, display};
 use super::{Inputs, Runner};
 use crate::model::Role;
@@ -115,13 +118,89 @@ pub fn render(
         p
     };
     s.begin(Step::Render);
+    // One talosctl call per group of nodes that share everything but their own document (a
+    // role, a pool, an installer); each node's config is then its group's with the node's
+    // hostname merged in (see `compose`). A group whose nodes carry other documents, or
+    // whose generated config is not what `compose` knows, is rendered one node at a time.
+    let mut groups: Vec<Vec<&NodeTarget>> = Vec::new();
     for node in c.nodes() {
-        let file = opts.dest.join(format!("{}.yaml", node.hostname));
-        let cmd = node_config(&mut s, &work, inp.build, &inp.target.env, c, node, &bundle)?;
-        // Mode 0600 whatever talosctl did, also when it failed after writing.
-        let ran = s.run(cmd.args(["--output", &display(&file), "--force"]));
-        private(&mut s, &file)?;
-        ran?;
+        match groups
+            .iter_mut()
+            .find(|g| g[0].role == node.role && g[0].pool == node.pool && g[0].installer == node.installer)
+        {
+            Some(g) => g.push(node),
+            None => groups.push(vec![node]),
+        }
+    }
+    for (k, group) in groups.iter().enumerate() {
+        let first = group[0];
+        let cp = first.role == Role::ControlPlane;
+        let shared = shared_patches(inp, cluster, cp, &first.pool, &work).map_err(|e| s.failure(e))?;
+        let hosts: Option<Vec<&str>> = group
+            .iter()
+            .map(|n| {
+                // A node with user patches of its own is rendered on its own.
+                let mine = layout::node_patch_dir(&inp.target.env, cluster, &n.hostname);
+                if inp.build.paths().any(|p| p.starts_with(&mine)) {
+                    return None;
+                }
+                let own = layout::node_patch_candidates(&inp.target.env, cluster, cp, &n.pool, &n.hostname).pop()?;
+                hostname_only(inp.build.get(&own)?).filter(|h| *h == n.hostname)
+            })
+            .collect();
+        let touches_hostname = shared.iter().any(|(_, bytes)| contains(bytes, b"HostnameConfig"));
+        let grouped = match hosts {
+            Some(hosts) if group.len() > 1 && !touches_hostname => {
+                let base = work.file(&format!("group-{k}.yaml"));
+                let mut cmd = gen_config(c, &bundle)
+                    .args(["--output-types", if cp { "controlplane" } else { "worker" }])
+                    .args(["--install-image", &first.installer]);
+                for (copy, _) in &shared {
+                    cmd = cmd.arg("--config-patch").arg(format!("@{}", display(copy)));
+                }
+                let ran = s.run(cmd.args(["--output", &display(&base), "--force"]));
+                private(&mut s, &base)?;
+                ran?;
+                if s.plan {
+                    s.note(&format!(
+                        "writes {} configs: the group's config with each node's HostnameConfig merged in",
+                        hosts.len()
+                    ));
+                    true
+                } else {
+                    let text = std::fs::read_to_string(&base).unwrap_or_default();
+                    let configs: Option<Vec<String>> = hosts.iter().map(|h| compose(&text, h)).collect();
+                    match configs {
+                        Some(configs) => {
+                            for (h, config) in hosts.iter().zip(configs) {
+                                let file = opts.dest.join(format!("{h}.yaml"));
+                                write_private(&file, config.as_bytes())
+                                    .map_err(|e| s.failure(format!("cannot write {}: {e}", file.display())))?;
+                            }
+                            true
+                        }
+                        None => {
+                            s.note(
+                                "the generated config has no plain HostnameConfig document: one talosctl call per node",
+                            );
+                            false
+                        }
+                    }
+                }
+            }
+            _ => false,
+        };
+        if grouped {
+            continue;
+        }
+        for node in group {
+            let file = opts.dest.join(format!("{}.yaml", node.hostname));
+            let cmd = node_config(&mut s, &work, inp.build, &inp.target.env, c, node, &bundle)?;
+            // Mode 0600 whatever talosctl did, also when it failed after writing.
+            let ran = s.run(cmd.args(["--output", &display(&file), "--force"]));
+            private(&mut s, &file)?;
+            ran?;
+        }
     }
     let tc = opts.dest.join("talosconfig");
     let ran =
@@ -182,6 +261,132 @@ pub(super) fn node_config(
     Ok(cmd)
 }
 
+/// The patches every node of a group shares, as private copies of the checked build's bytes
+/// (out/ may change while talosctl runs), in order: the cluster's common documents and the
+/// role's (fleetc's own), then the pool's user patches.
+fn shared_patches(
+    inp: &Inputs<'_>,
+    cluster: &str,
+    cp: bool,
+    pool: &str,
+    work: &Work,
+) -> Result<Vec<(PathBuf, Vec<u8>)>, String> {
+    let mut out = Vec::new();
+    let mut fleetc = layout::node_patch_candidates(&inp.target.env, cluster, cp, pool, "");
+    fleetc.pop(); // the node's own
+    let user = layout::pool_patch_dir(&inp.target.env, cluster, cp, pool);
+    let mine = inp.build.paths().filter(|p| p.starts_with(&user) && !p[user.len()..].contains('/')).map(str::to_owned);
+    for p in fleetc.into_iter().chain(mine.collect::<Vec<_>>()) {
+        if let Some(bytes) = inp.build.get(&p) {
+            out.push((private_copy(work, &p, bytes)?, bytes.to_vec()));
+        }
+    }
+    Ok(out)
+}
+
+fn private_copy(work: &Work, path: &str, bytes: &[u8]) -> Result<PathBuf, String> {
+    let name = format!("patch-{}", path.replace('/', "__"));
+    if work.file(&name).exists() {
+        return Ok(work.file(&name));
+    }
+    work.write(&name, bytes).map_err(|e| format!("cannot write a private file: {e}"))
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The hostname of a node document that is exactly fleetc's `HostnameConfig` (`auto: "off"`)
+/// and nothing else, when the hostname is one Talos's encoder writes as a plain scalar (a
+/// letter first, then letters, digits and `-`, with a `-`: never a YAML 1.1 number, boolean,
+/// null or timestamp, which gopkg.in/yaml.v3 would quote).
+fn hostname_only(bytes: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut lines = text.lines().filter(|l| !l.starts_with('#') && !l.is_empty());
+    let expected = ["apiVersion: v1alpha1", "kind: HostnameConfig"];
+    for e in expected {
+        if lines.next()? != e {
+            return None;
+        }
+    }
+    let host = lines.next()?.strip_prefix("hostname: ")?;
+    if lines.next()? != "auto: \"off\"" || lines.next().is_some() {
+        return None;
+    }
+    let plain = host.starts_with(|c: char| c.is_ascii_lowercase())
+        && host.contains('-')
+        && host.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    plain.then_some(host)
+}
+
+/// A node's config from its group's: `talosctl gen config` output whose one `HostnameConfig`
+/// document (Talos 1.12 and later generate `auto: stable`) is replaced by the node's, merged
+/// and encoded as Talos's encoder does. This is what talosctl writes for the node with the
+/// node's document among its patches: machinery encodes each document on its own, the
+/// v1alpha1 one first, the others after a `---` line (pkg/machinery v1.13.9
+/// `config/container/container.go`, `encodeToBuf`); a patch document whose apiVersion and
+/// kind the config has is merged into it in place (`config/configpatcher/strategic.go`,
+/// `StrategicMerge`), and the merged `HostnameConfig` encodes as its Go struct orders its
+/// fields, `auto` then `hostname` (`config/types/network/hostname.go`), `off` quoted.
+/// Checked against machinery v1.13.9 on the reference fleet (docs/performance.md). `None`
+/// when the group's config is not that: the caller then renders node by node.
+fn compose(base: &str, hostname: &str) -> Option<String> {
+    // Documents are split at `---` lines; yaml.v3 indents every line of a scalar, so a
+    // `---` at the start of a line is always a document boundary.
+    let mut docs: Vec<&str> = Vec::new();
+    let mut start = 0;
+    for (i, _) in base.match_indices("---\n") {
+        if i == 0 || base.as_bytes()[i - 1] == b'\n' {
+            docs.push(&base[start..i]);
+            start = i + 4;
+        }
+    }
+    docs.push(&base[start..]);
+    let is_hostname = |d: &str| d.lines().any(|l| l == "kind: HostnameConfig");
+    if docs.iter().filter(|d| is_hostname(d)).count() != 1 {
+        return None;
+    }
+    let mut out = String::with_capacity(base.len() + hostname.len());
+    for (i, d) in docs.iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        if is_hostname(d) {
+            // Only the fields the node's document sets, so that the merge replaces them all.
+            let known = ["apiVersion: v1alpha1", "kind: HostnameConfig", "auto: ", "hostname: "];
+            if !d.lines().all(|l| known.iter().any(|k| l == *k || (k.ends_with(' ') && l.starts_with(k)))) {
+                return None;
+            }
+            out.push_str("apiVersion: v1alpha1\nkind: HostnameConfig\nauto: \"off\"\nhostname: ");
+            out.push_str(hostname);
+            out.push('\n');
+        } else {
+            out.push_str(d);
+        }
+    }
+    Some(out)
+}
+
+/// Writes a rendered config (it holds the cluster's keys) as a file of mode 0600.
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        // Never through a link planted in DEST (nor chmod its target).
+        o.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+        if let Ok(m) = std::fs::symlink_metadata(path) {
+            if m.file_type().is_symlink() {
+                return Err(std::io::Error::other("a symbolic link is in the way"));
+            }
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+        }
+    }
+    o.open(path)?.write_all(bytes)
+}
+
 fn gen_config(c: &ClusterTarget, bundle: &Path) -> Cmd {
     Cmd::new("talosctl")
         .args(["gen", "config", &c.name, &c.endpoint_url, "--with-secrets", &display(bundle)])
@@ -230,6 +435,63 @@ fn private(s: &mut Session<'_>, file: &Path) -> StepResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shape of `talosctl gen config` output (Talos 1.13): the v1alpha1 document with an
+    /// inline manifest whose text holds `---` lines (indented, as yaml.v3 writes a block
+    /// scalar), the generated `HostnameConfig`, then fleetc's own documents.
+    pub const GROUP: &str = "version: v1alpha1\nmachine:\n    type: worker\ncluster:\n    inlineManifests:\n        - name: a\n          contents: |\n            ---\n            kind: ConfigMap\n---\napiVersion: v1alpha1\nkind: HostnameConfig\nauto: stable\n---\napiVersion: v1alpha1\nkind: VolumeConfig\nname: EPHEMERAL\n";
+
+    #[test]
+    fn compose_merges_the_hostname_in_place_and_keeps_every_other_byte() {
+        let got = compose(GROUP, "main-system-2").unwrap();
+        let want = GROUP.replace("auto: stable\n", "auto: \"off\"\nhostname: main-system-2\n");
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn compose_refuses_what_it_cannot_merge_exactly() {
+        // No HostnameConfig (Talos before 1.12), two of them, or one with other fields.
+        assert!(compose("version: v1alpha1\n", "a-1").is_none());
+        let two = format!("{GROUP}---\napiVersion: v1alpha1\nkind: HostnameConfig\nauto: stable\n");
+        assert!(compose(&two, "a-1").is_none());
+        let more = GROUP.replace("auto: stable\n", "auto: stable\nextra: 1\n");
+        assert!(compose(&more, "a-1").is_none());
+    }
+
+    #[test]
+    fn only_fleetcs_plain_hostname_document_is_merged_in_process() {
+        let doc = |h: &str| {
+            format!("# Generated by fleetc\napiVersion: v1alpha1\nkind: HostnameConfig\nhostname: {h}\nauto: \"off\"\n")
+        };
+        assert_eq!(hostname_only(doc("main-cp-1").as_bytes()), Some("main-cp-1"));
+        // Names yaml.v3 would quote (a timestamp, a number), or not fleetc's form.
+        for h in ["2002-12-14", "1-2", "nohyphen", "Main-cp-1", "\"main-cp-1\""] {
+            assert_eq!(hostname_only(doc(h).as_bytes()), None, "{h}");
+        }
+        let with_link = format!("{}---\napiVersion: v1alpha1\nkind: LinkConfig\nname: net0\n", doc("lab-cp-1"));
+        assert_eq!(hostname_only(with_link.as_bytes()), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_rendered_config_is_0600_and_never_written_through_a_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("a.yaml");
+        std::fs::write(&f, "old").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        write_private(&f, b"new").unwrap();
+        assert_eq!(std::fs::read(&f).unwrap(), b"new");
+        assert_eq!(std::fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o600);
+        let target = d.path().join("elsewhere");
+        std::fs::write(&target, "keep").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let link = d.path().join("b.yaml");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(write_private(&link, b"secret").is_err());
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep");
+        assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o644);
+    }
 
     #[test]
     fn inside_sees_through_dots_and_missing_dirs() {

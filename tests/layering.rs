@@ -30,6 +30,7 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "crate::artifacts::sha256_hex",
         "emit reads the digest through artifacts; crate::digest has it",
     ),
+    ("src/emit/metal/mod.rs", "crate::artifacts::ArtifactSet", "emit returns artifacts' type"),
     ("src/emit/mod.rs", "crate::artifacts::ArtifactSet", "emit returns artifacts' type"),
     ("src/emit/schematic/mod.rs", "crate::artifacts::ArtifactSet", "emit returns artifacts' type"),
     ("src/emit/talos/mod.rs", "crate::artifacts::ArtifactSet", "emit returns artifacts' type"),

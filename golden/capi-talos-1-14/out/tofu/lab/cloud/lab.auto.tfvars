@@ -7,7 +7,7 @@ datastore        = "local-lvm"
 image_datastore  = "local"
 network_cidr     = "192.168.50.0/24"
 network_prefix   = 24
-gateway          = "192.168.50.1"
+router           = "192.168.50.1"
 dns_servers      = ["192.168.50.1", "192.168.50.2"]
 
 images = {
@@ -28,6 +28,7 @@ templates = {
     image       = "talos-v1.14.1-8e8827b5b914"
     tags        = ["talos-v1.14.1-8e8827b5b914"]
     guest_agent = true
+    secure_boot = false
   }
 }
 
@@ -39,6 +40,8 @@ clusters = {
         node_name      = "pve1"
         address        = "192.168.50.11"
         guest_agent    = true
+        secure_boot    = false
+        tpm            = false
         cores          = 8
         memory_mib     = 16384
         image          = "talos-v1.13.9-8e8827b5b914"

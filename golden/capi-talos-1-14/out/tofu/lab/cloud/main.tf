@@ -25,7 +25,7 @@ module "mgmt" {
   bridge         = var.bridge
   datastore      = var.datastore
   network_prefix = var.network_prefix
-  gateway        = var.gateway
+  router         = var.router
   dns_servers    = var.dns_servers
   image_ids      = module.cloud.image_ids
   control_plane  = var.clusters["mgmt"].control_plane

@@ -56,6 +56,24 @@ resource "proxmox_virtual_environment_vm" "template" {
   network_device {
     bridge = var.bridge
   }
+  # SecureBoot (fleet.kdl `secure-boot`) and the vTPM (`encrypt … key="tpm"`): check::disk::PLATFORMS.
+  bios = each.value.secure_boot ? "ovmf" : "seabios"
+  dynamic "efi_disk" {
+    for_each = each.value.secure_boot ? [1] : []
+    content {
+      datastore_id      = var.template_datastore
+      file_format       = "raw"
+      type              = "4m"
+      pre_enrolled_keys = false
+    }
+  }
+  dynamic "tpm_state" {
+    for_each = each.value.secure_boot ? [1] : []
+    content {
+      datastore_id = var.template_datastore
+      version      = "v2.0"
+    }
+  }
   disk {
     datastore_id = var.template_datastore
     import_from  = local.image_ids["${each.value.node_name}/${each.value.image}"]

@@ -7,7 +7,7 @@ datastore        = "local-lvm"
 image_datastore  = "local"
 network_cidr     = "192.168.50.0/24"
 network_prefix   = 24
-gateway          = "192.168.50.1"
+router           = "192.168.50.1"
 dns_servers      = ["192.168.50.1", "192.168.50.2"]
 
 images = {

@@ -35,8 +35,8 @@ variable "network_prefix" {
   type        = number
 }
 
-variable "gateway" {
-  description = "The private network's router."
+variable "router" {
+  description = "The private network's router (fleet.kdl `proxmox router=`), the nodes' default route."
   type        = string
 }
 

@@ -72,7 +72,7 @@ resource "proxmox_virtual_environment_vm" "cp_1" {
     ip_config {
       ipv4 {
         address = "${var.control_plane[0].address}/${var.network_prefix}"
-        gateway = var.gateway
+        gateway = var.router
       }
     }
     dns {
@@ -159,7 +159,7 @@ resource "proxmox_virtual_environment_vm" "worker" {
     ip_config {
       ipv4 {
         address = "${each.value.address}/${var.network_prefix}"
-        gateway = var.gateway
+        gateway = var.router
       }
     }
     dns {

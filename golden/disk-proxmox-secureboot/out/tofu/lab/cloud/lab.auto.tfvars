@@ -7,7 +7,7 @@ datastore        = "local-lvm"
 image_datastore  = "local"
 network_cidr     = "10.10.0.0/22"
 network_prefix   = 22
-gateway          = "10.10.0.1"
+router           = "10.10.0.1"
 dns_servers      = []
 
 images = {

@@ -72,7 +72,7 @@ resource "proxmox_virtual_environment_vm" "cp_1" {
     ip_config {
       ipv4 {
         address = "${var.control_plane[0].address}/${var.network_prefix}"
-        gateway = var.gateway
+        gateway = var.router
       }
     }
     dns {
@@ -158,7 +158,7 @@ resource "proxmox_virtual_environment_vm" "cp_2" {
     ip_config {
       ipv4 {
         address = "${var.control_plane[1].address}/${var.network_prefix}"
-        gateway = var.gateway
+        gateway = var.router
       }
     }
     dns {
@@ -246,7 +246,7 @@ resource "proxmox_virtual_environment_vm" "cp_3" {
     ip_config {
       ipv4 {
         address = "${var.control_plane[2].address}/${var.network_prefix}"
-        gateway = var.gateway
+        gateway = var.router
       }
     }
     dns {
@@ -335,7 +335,7 @@ resource "proxmox_virtual_environment_vm" "worker" {
     ip_config {
       ipv4 {
         address = "${each.value.address}/${var.network_prefix}"
-        gateway = var.gateway
+        gateway = var.router
       }
     }
     dns {

@@ -30,6 +30,7 @@ data "talos_machine_configuration" "cp_1" {
       file("${var.talos_dir}/nodes/${var.control_plane[0].hostname}.yaml"),
     ],
     [for f in sort(fileset("${var.talos_dir}/patches/controlplane", "*.yaml")) : file("${var.talos_dir}/patches/controlplane/${f}")],
+    [for f in sort(fileset("${var.talos_dir}/patches/nodes/${var.control_plane[0].hostname}", "*.yaml")) : file("${var.talos_dir}/patches/nodes/${var.control_plane[0].hostname}/${f}")],
   )
 }
 
@@ -61,6 +62,7 @@ data "talos_machine_configuration" "cp_2" {
       file("${var.talos_dir}/nodes/${var.control_plane[1].hostname}.yaml"),
     ],
     [for f in sort(fileset("${var.talos_dir}/patches/controlplane", "*.yaml")) : file("${var.talos_dir}/patches/controlplane/${f}")],
+    [for f in sort(fileset("${var.talos_dir}/patches/nodes/${var.control_plane[1].hostname}", "*.yaml")) : file("${var.talos_dir}/patches/nodes/${var.control_plane[1].hostname}/${f}")],
   )
 }
 
@@ -94,6 +96,7 @@ data "talos_machine_configuration" "cp_3" {
       file("${var.talos_dir}/nodes/${var.control_plane[2].hostname}.yaml"),
     ],
     [for f in sort(fileset("${var.talos_dir}/patches/controlplane", "*.yaml")) : file("${var.talos_dir}/patches/controlplane/${f}")],
+    [for f in sort(fileset("${var.talos_dir}/patches/nodes/${var.control_plane[2].hostname}", "*.yaml")) : file("${var.talos_dir}/patches/nodes/${var.control_plane[2].hostname}/${f}")],
   )
 }
 
@@ -128,6 +131,7 @@ data "talos_machine_configuration" "worker" {
       file("${var.talos_dir}/nodes/${each.value.hostname}.yaml"),
     ],
     [for f in sort(fileset("${var.talos_dir}/patches/workers/${var.worker_pools[each.value.hostname]}", "*.yaml")) : file("${var.talos_dir}/patches/workers/${var.worker_pools[each.value.hostname]}/${f}")],
+    [for f in sort(fileset("${var.talos_dir}/patches/nodes/${each.value.hostname}", "*.yaml")) : file("${var.talos_dir}/patches/nodes/${each.value.hostname}/${f}")],
   )
 }
 

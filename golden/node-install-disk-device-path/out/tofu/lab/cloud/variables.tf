@@ -35,8 +35,8 @@ variable "network_prefix" {
   type        = number
 }
 
-variable "gateway" {
-  description = "The private network's router."
+variable "router" {
+  description = "The private network's router (fleet.kdl `proxmox router=`), the nodes' default route."
   type        = string
 }
 
@@ -61,6 +61,7 @@ variable "templates" {
     image       = string
     tags        = list(string)
     guest_agent = bool
+    secure_boot = bool
   }))
 }
 
@@ -72,6 +73,8 @@ variable "clusters" {
       node_name      = string
       address        = string
       guest_agent    = bool
+      secure_boot    = bool
+      tpm            = bool
       cores          = number
       memory_mib     = number
       image          = string
@@ -83,6 +86,8 @@ variable "clusters" {
       node_name      = string
       address        = string
       guest_agent    = bool
+      secure_boot    = bool
+      tpm            = bool
       cores          = number
       memory_mib     = number
       image          = string

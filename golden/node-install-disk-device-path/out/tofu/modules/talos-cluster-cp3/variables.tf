@@ -16,7 +16,7 @@ variable "kubernetes_api" {
 }
 
 variable "talos_version" {
-  description = "The Talos version the secrets and configs are generated for (R14)."
+  description = "The Talos version contract the provider generates the secrets and configs for (R14): the cluster's version, or the newest contract the provider's machinery speaks (versions/talos.kdl)."
   type        = string
 }
 

@@ -15,8 +15,8 @@ variable "network_prefix" {
   type        = number
 }
 
-variable "gateway" {
-  description = "The private network's router."
+variable "router" {
+  description = "The private network's router (fleet.kdl `proxmox router=`), the nodes' default route."
   type        = string
 }
 
@@ -37,6 +37,8 @@ variable "control_plane" {
     node_name      = string
     address        = string
     guest_agent    = bool
+    secure_boot    = bool
+    tpm            = bool
     cores          = number
     memory_mib     = number
     image          = string
@@ -56,6 +58,8 @@ variable "workers" {
     node_name      = string
     address        = string
     guest_agent    = bool
+    secure_boot    = bool
+    tpm            = bool
     cores          = number
     memory_mib     = number
     image          = string

@@ -31,6 +31,7 @@ variable "templates" {
     image       = string
     tags        = list(string)
     guest_agent = bool
+    secure_boot = bool
   }))
   default = {}
 }

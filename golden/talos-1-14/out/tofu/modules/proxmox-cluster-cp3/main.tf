@@ -32,6 +32,24 @@ resource "proxmox_virtual_environment_vm" "cp_1" {
   network_device {
     bridge = var.bridge
   }
+  # SecureBoot (fleet.kdl `secure-boot`) and the vTPM (`encrypt … key="tpm"`): check::disk::PLATFORMS.
+  bios = var.control_plane[0].secure_boot ? "ovmf" : "seabios"
+  dynamic "efi_disk" {
+    for_each = var.control_plane[0].secure_boot ? [1] : []
+    content {
+      datastore_id      = var.datastore
+      file_format       = "raw"
+      type              = "4m"
+      pre_enrolled_keys = false
+    }
+  }
+  dynamic "tpm_state" {
+    for_each = var.control_plane[0].tpm ? [1] : []
+    content {
+      datastore_id = var.datastore
+      version      = "v2.0"
+    }
+  }
   # The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:
   # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
   disk {
@@ -54,7 +72,7 @@ resource "proxmox_virtual_environment_vm" "cp_1" {
     ip_config {
       ipv4 {
         address = "${var.control_plane[0].address}/${var.network_prefix}"
-        gateway = var.gateway
+        gateway = var.router
       }
     }
     dns {
@@ -100,6 +118,24 @@ resource "proxmox_virtual_environment_vm" "cp_2" {
   network_device {
     bridge = var.bridge
   }
+  # SecureBoot (fleet.kdl `secure-boot`) and the vTPM (`encrypt … key="tpm"`): check::disk::PLATFORMS.
+  bios = var.control_plane[1].secure_boot ? "ovmf" : "seabios"
+  dynamic "efi_disk" {
+    for_each = var.control_plane[1].secure_boot ? [1] : []
+    content {
+      datastore_id      = var.datastore
+      file_format       = "raw"
+      type              = "4m"
+      pre_enrolled_keys = false
+    }
+  }
+  dynamic "tpm_state" {
+    for_each = var.control_plane[1].tpm ? [1] : []
+    content {
+      datastore_id = var.datastore
+      version      = "v2.0"
+    }
+  }
   # The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:
   # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
   disk {
@@ -122,7 +158,7 @@ resource "proxmox_virtual_environment_vm" "cp_2" {
     ip_config {
       ipv4 {
         address = "${var.control_plane[1].address}/${var.network_prefix}"
-        gateway = var.gateway
+        gateway = var.router
       }
     }
     dns {
@@ -170,6 +206,24 @@ resource "proxmox_virtual_environment_vm" "cp_3" {
   network_device {
     bridge = var.bridge
   }
+  # SecureBoot (fleet.kdl `secure-boot`) and the vTPM (`encrypt … key="tpm"`): check::disk::PLATFORMS.
+  bios = var.control_plane[2].secure_boot ? "ovmf" : "seabios"
+  dynamic "efi_disk" {
+    for_each = var.control_plane[2].secure_boot ? [1] : []
+    content {
+      datastore_id      = var.datastore
+      file_format       = "raw"
+      type              = "4m"
+      pre_enrolled_keys = false
+    }
+  }
+  dynamic "tpm_state" {
+    for_each = var.control_plane[2].tpm ? [1] : []
+    content {
+      datastore_id = var.datastore
+      version      = "v2.0"
+    }
+  }
   # The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:
   # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
   disk {
@@ -192,7 +246,7 @@ resource "proxmox_virtual_environment_vm" "cp_3" {
     ip_config {
       ipv4 {
         address = "${var.control_plane[2].address}/${var.network_prefix}"
-        gateway = var.gateway
+        gateway = var.router
       }
     }
     dns {
@@ -241,6 +295,24 @@ resource "proxmox_virtual_environment_vm" "worker" {
   network_device {
     bridge = var.bridge
   }
+  # SecureBoot (fleet.kdl `secure-boot`) and the vTPM (`encrypt … key="tpm"`): check::disk::PLATFORMS.
+  bios = each.value.secure_boot ? "ovmf" : "seabios"
+  dynamic "efi_disk" {
+    for_each = each.value.secure_boot ? [1] : []
+    content {
+      datastore_id      = var.datastore
+      file_format       = "raw"
+      type              = "4m"
+      pre_enrolled_keys = false
+    }
+  }
+  dynamic "tpm_state" {
+    for_each = each.value.tpm ? [1] : []
+    content {
+      datastore_id = var.datastore
+      version      = "v2.0"
+    }
+  }
   # The system disk, imported from the schematic's image (R17, R22) through the API (no SSH:
   # bpg v0.111.1 docs/guides/cloud-image.md). Used only when the VM is created.
   disk {
@@ -263,7 +335,7 @@ resource "proxmox_virtual_environment_vm" "worker" {
     ip_config {
       ipv4 {
         address = "${each.value.address}/${var.network_prefix}"
-        gateway = var.gateway
+        gateway = var.router
       }
     }
     dns {

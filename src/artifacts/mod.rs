@@ -252,6 +252,70 @@ impl ArtifactSet {
         Ok(report)
     }
 
+    /// Compares `dir` with its own manifest, without the build that wrote it: every listed
+    /// file is hashed (stale when its bytes no longer have the listed hash, missing when
+    /// gone), every other file under `dir` is extra (a leftover temporary included). A
+    /// manifest in progress, or none, is stale or missing. Returns the report and the
+    /// manifest's bytes (for the caller to check against what it recorded). Files are hashed
+    /// on two threads.
+    pub fn verify_manifest(dir: &Path) -> Result<(CheckReport, Vec<u8>), ArtifactError> {
+        let manifest = read_manifest(dir)?;
+        let mut report = CheckReport::default();
+        let Some(bytes) = manifest.bytes else {
+            report.missing.push(MANIFEST.to_owned());
+            return Ok((report, Vec::new()));
+        };
+        if !bytes.starts_with(MANIFEST_HEADER.as_bytes()) || bytes.get(MANIFEST_HEADER.len()) != Some(&b'\n') {
+            report.stale.push(MANIFEST.to_owned());
+        }
+        let mut on_disk = BTreeSet::new();
+        let mut stack = vec![(dir.to_owned(), String::new())];
+        while let Some((abs, rel)) = stack.pop() {
+            for entry in fs::read_dir(&abs).map_err(io_err(&abs))? {
+                let entry = entry.map_err(io_err(&abs))?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let child_rel = if rel.is_empty() { name } else { format!("{rel}/{name}") };
+                let ty = entry.file_type().map_err(io_err(&entry.path()))?;
+                if ty.is_symlink() {
+                    return Err(ArtifactError::Symlink { path: child_rel });
+                } else if ty.is_dir() {
+                    stack.push((entry.path(), child_rel));
+                } else if child_rel != MANIFEST && child_rel != LOCK {
+                    on_disk.insert(child_rel);
+                }
+            }
+        }
+        let listed: Vec<(&String, &BTreeSet<String>)> = manifest.entries.iter().collect();
+        report.extra = on_disk.iter().filter(|p| !manifest.entries.contains_key(*p)).cloned().collect();
+        let judge = |part: &[(&String, &BTreeSet<String>)]| -> Result<(Vec<String>, Vec<String>), ArtifactError> {
+            let (mut stale, mut missing) = (Vec::new(), Vec::new());
+            for (rel, hashes) in part {
+                if !on_disk.contains(*rel) {
+                    missing.push((*rel).clone());
+                    continue;
+                }
+                let path = dir.join(rel);
+                let b = fs::read(&path).map_err(io_err(&path))?;
+                if hashes.len() != 1 || !hashes.contains(&sha256_hex(&b)) {
+                    stale.push((*rel).clone());
+                }
+            }
+            Ok((stale, missing))
+        };
+        let (first, second) = listed.split_at(listed.len() / 2);
+        let (a, b) = std::thread::scope(|s| {
+            let h = s.spawn(|| judge(second));
+            (judge(first), h.join().unwrap_or_else(|_| Ok(Default::default())))
+        });
+        for part in [a?, b?] {
+            report.stale.extend(part.0);
+            report.missing.extend(part.1);
+        }
+        report.stale.sort();
+        report.missing.sort();
+        Ok((report, bytes))
+    }
+
     /// Writes the set into `dir` (see the module doc). Nothing is written when a foreign
     /// file, a foreign manifest or a link stands in the way.
     pub fn write(&self, dir: &Path) -> Result<WriteReport, ArtifactError> {

@@ -12,7 +12,7 @@ mod extensions;
 mod key_material;
 mod names;
 mod network;
-mod patches;
+pub(crate) mod patches;
 mod quorum;
 mod references;
 mod runtimes;

@@ -10,6 +10,7 @@ pub mod hcl;
 pub mod schematic;
 pub mod talos;
 pub mod tofu;
+pub mod validate;
 pub mod yaml;
 
 use crate::artifacts::ArtifactSet;
@@ -54,5 +55,10 @@ pub fn all(fleet: &Fleet) -> Result<ArtifactSet, Diagnostics> {
             }
         }
     }
-    if diags.is_empty() { Ok(out) } else { Err(diags) }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    // Nothing is written that its schema rejects (validate).
+    let (rejected, _) = validate::run(fleet, out.iter());
+    if rejected.is_empty() { Ok(out) } else { Err(rejected) }
 }

@@ -85,7 +85,9 @@ pub fn fleet_kdl(nodes: usize) -> String {
 
 fn environment(o: &mut String, e: usize, clusters: &[usize]) {
     let proxmox = e % 2 == 1;
-    let net = e + 1;
+    // One /16 per environment, skipping 10.96.0.0/12, the clusters' service CIDR
+    // (`fleet::network::cidr-overlap`): a 10,000-node fleet has 100 environments.
+    let net = if e + 1 >= 96 { e + 17 } else { e + 1 };
     let _ = writeln!(o, "    environment \"env-{e}\" {{");
     if proxmox {
         let _ = writeln!(
@@ -175,6 +177,10 @@ mod tests {
 
     #[test]
     fn the_generator_is_deterministic_and_uses_both_providers() {
+        let big = fleet_kdl(10_000);
+        for n in 96..112 {
+            assert!(!big.contains(&format!("network \"10.{n}.0.0/16\"")), "10.{n}/16 overlaps the service CIDR");
+        }
         let text = fleet_kdl(1000);
         assert_eq!(text, fleet_kdl(1000));
         assert!(text.contains("scaleway project=") && text.contains("proxmox endpoint="));

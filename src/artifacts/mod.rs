@@ -40,10 +40,21 @@ pub const LOCK: &str = ".fleetc.lock";
 const TMP_MARK: &str = ".fleetc-tmp";
 
 /// One build's output.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[derive(Debug, Default, Clone)]
 pub struct ArtifactSet {
     files: BTreeMap<String, Vec<u8>>,
+    /// Each file's sha256, computed once when first asked (the manifest, the manifest in
+    /// progress and the inputs record all need them) and kept up to date by `insert`.
+    hashes: std::sync::OnceLock<BTreeMap<String, String>>,
 }
+
+impl PartialEq for ArtifactSet {
+    fn eq(&self, other: &Self) -> bool {
+        self.files == other.files
+    }
+}
+
+impl Eq for ArtifactSet {}
 
 /// A failure to write or read the output directory.
 #[derive(Debug)]
@@ -153,7 +164,11 @@ impl ArtifactSet {
         if self.files.contains_key(&path) {
             return Err(format!("two artifacts at `{path}`"));
         }
-        self.files.insert(path, bytes.into());
+        let bytes = bytes.into();
+        if let Some(h) = self.hashes.get_mut() {
+            h.insert(path.clone(), sha256_hex(&bytes));
+        }
+        self.files.insert(path, bytes);
         Ok(())
     }
 
@@ -185,13 +200,29 @@ impl ArtifactSet {
         self.files.is_empty()
     }
 
+    /// Every file's sha256 by path, hashed once (on two threads) and then remembered.
+    pub fn hashes(&self) -> &BTreeMap<String, String> {
+        self.hashes.get_or_init(|| {
+            let all: Vec<(&String, &Vec<u8>)> = self.files.iter().collect();
+            let (first, second) = all.split_at(all.len() / 2);
+            let hash = |part: &[(&String, &Vec<u8>)]| -> Vec<(String, String)> {
+                part.iter().map(|(p, b)| ((*p).clone(), sha256_hex(b))).collect()
+            };
+            let (a, b) = std::thread::scope(|s| {
+                let h = s.spawn(|| hash(second));
+                (hash(first), h.join().unwrap_or_else(|_| hash(second)))
+            });
+            a.into_iter().chain(b).collect()
+        })
+    }
+
     /// The manifest's bytes: the header line, then `<sha256>  <path>` per generated file,
     /// sorted by path.
     pub fn manifest(&self) -> Vec<u8> {
         let mut s = String::from(MANIFEST_HEADER);
         s.push('\n');
-        for (p, b) in &self.files {
-            s.push_str(&sha256_hex(b));
+        for (p, h) in self.hashes() {
+            s.push_str(h);
             s.push_str("  ");
             s.push_str(p);
             s.push('\n');
@@ -350,8 +381,8 @@ impl ArtifactSet {
         // every hash it may have, written before the first change.
         if !to_write.is_empty() || !stale.is_empty() {
             let mut union = previous.entries.clone();
-            for (p, b) in &self.files {
-                union.entry(p.clone()).or_default().insert(sha256_hex(b));
+            for (p, h) in self.hashes() {
+                union.entry(p.clone()).or_default().insert(h.clone());
             }
             write_atomic(&dir.join(MANIFEST), &manifest_text(MANIFEST_PENDING, &union), true)?;
         }

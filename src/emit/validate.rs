@@ -214,7 +214,6 @@ impl<'a> Judge<'a> {
         if value.is_null() {
             return Verdict { what: "empty document".into(), judged: false, findings: Vec::new() };
         }
-        let str_at = |k: &str| value.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
         let findings = |v: &Validator, value: &Value| -> Vec<Finding> {
             v.iter_errors(value)
                 .map(|e| Finding { pointer: e.instance_path().to_string(), message: e.to_string() })
@@ -239,23 +238,33 @@ impl<'a> Judge<'a> {
                     },
                 }
             }
-            Target::Kube => {
-                let (api, kind) = (str_at("apiVersion"), str_at("kind"));
+            Target::Kube => self.kube(&value),
+        }
+    }
+
+    /// The verdict on one Kubernetes object.
+    fn kube(&mut self, value: &Value) -> Verdict {
+        let str_at = |k: &str| value.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let (api, kind) = (str_at("apiVersion"), str_at("kind"));
+        let name = value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+        let what = if name.is_empty() { kind.clone() } else { format!("{kind} `{name}`") };
+        let v = self.kube.entry((api.clone(), kind.clone())).or_insert_with(|| kube_validator(&api, &kind));
+        match v {
+            Some(v) => {
                 // The API server reads a null field as absent: a core kind decodes it into
                 // the Go zero value (encoding/json), a custom resource has it pruned before
                 // validation (k8s.io/apiextensions-apiserver
                 // pkg/apiserver/schema/defaulting/prunenulls.go), as Helm renders leave them.
-                let value = without_null_fields(&value);
-                let name = value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
-                let what = if name.is_empty() { kind.clone() } else { format!("{kind} `{name}`") };
-                let v = self.kube.entry((api.clone(), kind.clone())).or_insert_with(|| kube_validator(&api, &kind));
-                match v {
-                    Some(v) => Verdict { findings: findings(v, &value), what, judged: true },
-                    None => {
-                        *self.report.unjudged.entry(format!("{api} {kind}")).or_default() += 1;
-                        Verdict { what, judged: false, findings: Vec::new() }
-                    }
-                }
+                let value = without_null_fields(value);
+                let findings = v
+                    .iter_errors(&value)
+                    .map(|e| Finding { pointer: e.instance_path().to_string(), message: e.to_string() })
+                    .collect();
+                Verdict { findings, what, judged: true }
+            }
+            None => {
+                *self.report.unjudged.entry(format!("{api} {kind}")).or_default() += 1;
+                Verdict { what, judged: false, findings: Vec::new() }
             }
         }
     }
@@ -347,12 +356,18 @@ fn diagnostic(file: &str, index: usize, verdict: &Verdict, f: &Finding) -> Diagn
 pub fn run<'a>(fleet: &'a Fleet, files: impl Iterator<Item = (&'a str, &'a [u8])>) -> (Diagnostics, Report) {
     let mut judge = Judge::default();
     let mut diags = Diagnostics::new();
+    // Vendored manifests were parsed once, when the fleet was resolved.
     for (m, carried) in vendored(fleet) {
-        for (i, doc) in super::capi::providers::documents(&m.content).into_iter().enumerate() {
-            let verdict = judge.judge(Target::Kube, doc);
+        for (i, object) in m.objects.iter().enumerate() {
+            judge.report.documents += 1;
+            judge.report.distinct += 1;
+            let verdict = judge.kube(object);
+            if verdict.judged {
+                judge.report.judged += 1;
+            }
             for f in &verdict.findings {
                 diags.push(
-                    diagnostic(&m.path.value, i, verdict, f)
+                    diagnostic(&m.path.value, i, &verdict, f)
                         .at(m.path.span)
                         .label(format!("this vendored manifest, {carried}")),
                 );

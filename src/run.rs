@@ -269,10 +269,10 @@ fn build(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>, check_only: bool) -> i
     };
     // A build records its inputs (and its warnings): while they are unchanged, the next
     // build only verifies out/ (inputs.rs).
-    if let Some(record) = recording.record(&name, &text, &set.manifest(), &diags, &sources) {
-        if let Err(e) = set.insert(crate::inputs::INPUTS, record) {
-            return fail(e);
-        }
+    if let Some(record) = recording.record(&name, &text, &set.manifest(), &diags, &sources)
+        && let Err(e) = set.insert(crate::inputs::INPUTS, record)
+    {
+        return fail(e);
     }
     if let Err(e) = artifacts::refuse_out_dir(&out, &fleet_dir(&args.fleet)) {
         return fail(e);

@@ -144,7 +144,8 @@ fn an_edited_missing_or_extra_file_is_caught_without_compiling() {
     let o = dir.path().join("out");
     let node = o.join("talos/production/main/nodes/main-cp-1.yaml");
     let bytes = fs::read(&node).unwrap();
-    let cases: [(&str, Box<dyn Fn()>, Box<dyn Fn()>); 4] = [
+    type Step<'a> = Box<dyn Fn() + 'a>;
+    let cases: [(&str, Step, Step); 4] = [
         ("stale", Box::new(|| fs::write(&node, b"edited\n").unwrap()), Box::new(|| fs::write(&node, &bytes).unwrap())),
         ("missing", Box::new(|| fs::remove_file(&node).unwrap()), Box::new(|| fs::write(&node, &bytes).unwrap())),
         (

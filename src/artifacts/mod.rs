@@ -24,6 +24,21 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// The inputs record a build writes (src/inputs.rs).
+pub const INPUTS: &str = "INPUTS.sha256";
+
+/// A manifest's bytes without the line that lists `path`.
+fn without_line_of(manifest: &[u8], path: &str) -> Vec<u8> {
+    let suffix = format!("  {path}");
+    let mut out = Vec::with_capacity(manifest.len());
+    for line in manifest.split_inclusive(|b| *b == b'\n') {
+        if !line.strip_suffix(b"\n").unwrap_or(line).ends_with(suffix.as_bytes()) {
+            out.extend_from_slice(line);
+        }
+    }
+    out
+}
+
 /// The manifest fleetc keeps in the output directory.
 pub const MANIFEST: &str = "MANIFEST.sha256";
 /// The first line of a complete manifest (`sha256sum -c` skips `#` lines).
@@ -273,10 +288,19 @@ impl ArtifactSet {
                 Some(_) => {}
             }
         }
-        report.extra = on_disk.files.keys().filter(|p| !self.files.contains_key(*p)).cloned().collect();
+        // A set without the inputs record (`fleetc apply`'s own compile) is compared with
+        // out/ as the build that wrote it was, before its record was added.
+        let unrecorded = !self.files.contains_key(INPUTS);
+        report.extra = on_disk
+            .files
+            .keys()
+            .filter(|p| !self.files.contains_key(*p) && !(unrecorded && *p == INPUTS))
+            .cloned()
+            .collect();
         let manifest_path = dir.join(MANIFEST);
         match fs::read(&manifest_path) {
             Ok(m) if m == self.manifest() => {}
+            Ok(m) if unrecorded && without_line_of(&m, INPUTS) == self.manifest() => {}
             Ok(_) => report.stale.push(MANIFEST.to_owned()),
             Err(_) => report.missing.push(MANIFEST.to_owned()),
         }

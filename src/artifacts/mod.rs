@@ -294,7 +294,7 @@ impl ArtifactSet {
         report.extra = on_disk
             .files
             .keys()
-            .filter(|p| !self.files.contains_key(*p) && !(unrecorded && *p == INPUTS))
+            .filter(|p| !(self.files.contains_key(*p) || (unrecorded && *p == INPUTS)))
             .cloned()
             .collect();
         let manifest_path = dir.join(MANIFEST);

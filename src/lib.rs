@@ -17,6 +17,7 @@ pub mod emit;
 pub mod git_loader;
 pub mod graph;
 pub mod init;
+pub mod inputs;
 pub mod model;
 pub mod plan;
 pub mod review;

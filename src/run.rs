@@ -249,10 +249,31 @@ fn artifacts_or_exit(c: Compilation) -> Result<ArtifactSet, i32> {
 
 fn build(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>, check_only: bool) -> i32 {
     let out = out_dir(&args.fleet, out);
-    let set = match load(ui, args).and_then(artifacts_or_exit) {
+    let text = match read_fleet(&args.fleet) {
+        Ok(t) => t,
+        Err(e) => return fail(e),
+    };
+    let dir = fleet_dir(&args.fleet);
+    let name = args.fleet.file_name().map_or_else(|| "fleet.kdl".to_owned(), |n| n.to_string_lossy().into_owned());
+    let loader = FsLoader::new(&dir);
+    if let Some(code) = verify_only(ui, ui.diag_format(args), &out, &dir, (&name, &text), &loader, check_only) {
+        return code;
+    }
+    let recording = crate::inputs::Recording::new(&loader);
+    let c = compile(&name, &text, &recording);
+    print_diagnostics(ui, ui.diag_format(args), &c);
+    let (diags, sources) = (c.diags.clone(), c.sources.clone());
+    let mut set = match artifacts_or_exit(c) {
         Ok(s) => s,
         Err(code) => return code,
     };
+    // A build records its inputs (and its warnings): while they are unchanged, the next
+    // build only verifies out/ (inputs.rs).
+    if let Some(record) = recording.record(&name, &text, &set.manifest(), &diags, &sources)
+        && let Err(e) = set.insert(crate::inputs::INPUTS, record)
+    {
+        return fail(e);
+    }
     if let Err(e) = artifacts::refuse_out_dir(&out, &fleet_dir(&args.fleet)) {
         return fail(e);
     }
@@ -262,22 +283,7 @@ fn build(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>, check_only: bool) -> i
                 ui.info(&format!("{} is up to date ({} files)", out.display(), set.len()));
                 EXIT_OK
             }
-            Ok(r) => {
-                let mut stdout = std::io::stdout().lock();
-                for (what, list) in [("stale", &r.stale), ("missing", &r.missing), ("extra", &r.extra)] {
-                    for p in list {
-                        let _ = writeln!(stdout, "{what}: {}", out.join(p).display());
-                    }
-                }
-                eprintln!(
-                    "fleetc: {} is not what fleet.kdl builds ({} stale, {} missing, {} extra); run `fleetc build`",
-                    out.display(),
-                    r.stale.len(),
-                    r.missing.len(),
-                    r.extra.len()
-                );
-                EXIT_PROBLEMS
-            }
+            Ok(r) => report_not_fresh(&out, &r),
             Err(e) => fail(e),
         };
     }
@@ -310,6 +316,73 @@ fn build(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>, check_only: bool) -> i
     }
 }
 
+/// The no-op build: when out/ records inputs (inputs.rs) that are all unchanged, out/ is
+/// verified against its own manifest (every file hashed; edited, missing and extra files
+/// found) without compiling. `Some(exit code)` when that settles the command: out/ is fresh,
+/// or `--check` found it is not. `None`: compile (nothing recorded, an input changed, or
+/// `build` must repair out/).
+#[allow(clippy::too_many_arguments)]
+fn verify_only(
+    ui: &Ui,
+    format: DiagFormat,
+    out: &Path,
+    fleet_dir: &Path,
+    (name, text): (&str, &str),
+    loader: &dyn crate::model::Loader,
+    check_only: bool,
+) -> Option<i32> {
+    use crate::inputs;
+    let record = std::fs::read(out.join(inputs::INPUTS)).ok()?;
+    if !inputs::unchanged(&record, name, text, loader) || artifacts::refuse_out_dir(out, fleet_dir).is_err() {
+        return None;
+    }
+    let (mut report, manifest) = ArtifactSet::verify_manifest(out).ok()?;
+    let recorded_output = inputs::recorded_output(&record)?;
+    if crate::digest::sha256_hex(&inputs::manifest_without_record(&manifest)) != recorded_output
+        && !report.stale.iter().any(|p| p == artifacts::MANIFEST)
+    {
+        report.stale.push(artifacts::MANIFEST.to_owned());
+    }
+    let files = manifest.split(|b| *b == b'\n').filter(|l| !l.is_empty() && !l.starts_with(b"#")).count();
+    if report.is_fresh() || check_only {
+        // The build's warnings, as it showed them.
+        let (diags, sources) = inputs::recorded_diagnostics(&record, name, text, loader)?;
+        print_diagnostics(ui, format, &Compilation { sources, fleet: None, diags, artifacts: None });
+    }
+    if report.is_fresh() {
+        ui.info(&if check_only {
+            format!("{} is up to date ({files} files; inputs unchanged: verified, not compiled)", out.display())
+        } else {
+            format!(
+                "built {}: 0 written, {files} unchanged, 0 removed (inputs unchanged: verified, not compiled)",
+                out.display()
+            )
+        });
+        return Some(EXIT_OK);
+    }
+    if check_only {
+        return Some(report_not_fresh(out, &report));
+    }
+    None
+}
+
+fn report_not_fresh(out: &Path, r: &artifacts::CheckReport) -> i32 {
+    let mut stdout = std::io::stdout().lock();
+    for (what, list) in [("stale", &r.stale), ("missing", &r.missing), ("extra", &r.extra)] {
+        for p in list {
+            let _ = writeln!(stdout, "{what}: {}", out.join(p).display());
+        }
+    }
+    eprintln!(
+        "fleetc: {} is not what fleet.kdl builds ({} stale, {} missing, {} extra); run `fleetc build`",
+        out.display(),
+        r.stale.len(),
+        r.missing.len(),
+        r.extra.len()
+    );
+    EXIT_PROBLEMS
+}
+
 fn check(ui: &Ui, args: &FleetArgs, base: Option<&str>) -> i32 {
     let loaded = match base {
         None => load(ui, args),
@@ -335,14 +408,14 @@ fn compile_for_diff(
     name: &str,
     text: &str,
     loader: &dyn crate::model::Loader,
-) -> Result<(ArtifactSet, crate::model::Fleet), i32> {
+) -> Result<(ArtifactSet, crate::model::Fleet, (crate::diag::Diagnostics, crate::diag::Sources)), i32> {
     let c = compile(name, text, loader);
     match format {
         DiagFormat::Json => eprint!("{}", render::json(&c.diags, &c.sources)),
         _ => print_diagnostics(ui, format, &c),
     }
     match (c.artifacts, c.fleet) {
-        (Some(a), Some(f)) if !c.diags.has_errors() => Ok((a, f)),
+        (Some(a), Some(f)) if !c.diags.has_errors() => Ok((a, f, (c.diags, c.sources))),
         _ => {
             eprintln!("fleetc: error: {name} has errors; nothing to compare");
             Err(EXIT_ERROR)
@@ -357,11 +430,20 @@ fn diff(ui: &Ui, args: &DiffArgs) -> i32 {
         Ok(t) => t,
         Err(e) => return fail(e),
     };
-    let (new_set, new_fleet) =
-        match compile_for_diff(ui, ui.diagnostics_format.unwrap_or_default(), &name, &text, &FsLoader::new(&dir)) {
+    let fs_loader = FsLoader::new(&dir);
+    let recording = crate::inputs::Recording::new(&fs_loader);
+    let (mut new_set, new_fleet, (diags, sources)) =
+        match compile_for_diff(ui, ui.diagnostics_format.unwrap_or_default(), &name, &text, &recording) {
             Ok(v) => v,
             Err(code) => return code,
         };
+    // Against out/, the new build includes the inputs record a build would write there.
+    if args.base.is_none()
+        && let Some(record) = recording.record(&name, &text, &new_set.manifest(), &diags, &sources)
+        && let Err(e) = new_set.insert(crate::inputs::INPUTS, record)
+    {
+        return fail(e);
+    }
     let (base, old_set, old_fleet) = match &args.base {
         Some(rev) => {
             let loader = match crate::git_loader::GitLoader::open(&dir, rev) {
@@ -379,7 +461,7 @@ fn diff(ui: &Ui, args: &DiffArgs) -> i32 {
                 &old_text,
                 &loader,
             ) {
-                Ok((set, fleet)) => (rev.clone(), set, Some(fleet)),
+                Ok((set, fleet, _)) => (rev.clone(), set, Some(fleet)),
                 Err(code) => return code,
             }
         }

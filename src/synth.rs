@@ -308,6 +308,10 @@ mod tests {
 
     #[test]
     fn the_generator_is_deterministic_and_uses_both_providers() {
+        let big = fleet_kdl(10_000);
+        for n in 96..112 {
+            assert!(!big.contains(&format!("network \"10.{n}.0.0/16\"")), "10.{n}/16 overlaps the service CIDR");
+        }
         let text = fleet_kdl(1000);
         assert_eq!(text, fleet_kdl(1000));
         assert!(text.contains("scaleway project=") && text.contains("proxmox endpoint="));

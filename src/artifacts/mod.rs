@@ -24,6 +24,21 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// The inputs record a build writes (src/inputs.rs).
+pub const INPUTS: &str = "INPUTS.sha256";
+
+/// A manifest's bytes without the line that lists `path`.
+fn without_line_of(manifest: &[u8], path: &str) -> Vec<u8> {
+    let suffix = format!("  {path}");
+    let mut out = Vec::with_capacity(manifest.len());
+    for line in manifest.split_inclusive(|b| *b == b'\n') {
+        if !line.strip_suffix(b"\n").unwrap_or(line).ends_with(suffix.as_bytes()) {
+            out.extend_from_slice(line);
+        }
+    }
+    out
+}
+
 /// The manifest fleetc keeps in the output directory.
 pub const MANIFEST: &str = "MANIFEST.sha256";
 /// The first line of a complete manifest (`sha256sum -c` skips `#` lines).
@@ -40,10 +55,21 @@ pub const LOCK: &str = ".fleetc.lock";
 const TMP_MARK: &str = ".fleetc-tmp";
 
 /// One build's output.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[derive(Debug, Default, Clone)]
 pub struct ArtifactSet {
     files: BTreeMap<String, Vec<u8>>,
+    /// Each file's sha256, computed once when first asked (the manifest, the manifest in
+    /// progress and the inputs record all need them) and kept up to date by `insert`.
+    hashes: std::sync::OnceLock<BTreeMap<String, String>>,
 }
+
+impl PartialEq for ArtifactSet {
+    fn eq(&self, other: &Self) -> bool {
+        self.files == other.files
+    }
+}
+
+impl Eq for ArtifactSet {}
 
 /// A failure to write or read the output directory.
 #[derive(Debug)]
@@ -153,7 +179,11 @@ impl ArtifactSet {
         if self.files.contains_key(&path) {
             return Err(format!("two artifacts at `{path}`"));
         }
-        self.files.insert(path, bytes.into());
+        let bytes = bytes.into();
+        if let Some(h) = self.hashes.get_mut() {
+            h.insert(path.clone(), sha256_hex(&bytes));
+        }
+        self.files.insert(path, bytes);
         Ok(())
     }
 
@@ -185,13 +215,29 @@ impl ArtifactSet {
         self.files.is_empty()
     }
 
+    /// Every file's sha256 by path, hashed once (on two threads) and then remembered.
+    pub fn hashes(&self) -> &BTreeMap<String, String> {
+        self.hashes.get_or_init(|| {
+            let all: Vec<(&String, &Vec<u8>)> = self.files.iter().collect();
+            let (first, second) = all.split_at(all.len() / 2);
+            let hash = |part: &[(&String, &Vec<u8>)]| -> Vec<(String, String)> {
+                part.iter().map(|(p, b)| ((*p).clone(), sha256_hex(b))).collect()
+            };
+            let (a, b) = std::thread::scope(|s| {
+                let h = s.spawn(|| hash(second));
+                (hash(first), h.join().unwrap_or_else(|_| hash(second)))
+            });
+            a.into_iter().chain(b).collect()
+        })
+    }
+
     /// The manifest's bytes: the header line, then `<sha256>  <path>` per generated file,
     /// sorted by path.
     pub fn manifest(&self) -> Vec<u8> {
         let mut s = String::from(MANIFEST_HEADER);
         s.push('\n');
-        for (p, b) in &self.files {
-            s.push_str(&sha256_hex(b));
+        for (p, h) in self.hashes() {
+            s.push_str(h);
             s.push_str("  ");
             s.push_str(p);
             s.push('\n');
@@ -242,14 +288,87 @@ impl ArtifactSet {
                 Some(_) => {}
             }
         }
-        report.extra = on_disk.files.keys().filter(|p| !self.files.contains_key(*p)).cloned().collect();
+        // A set without the inputs record (`fleetc apply`'s own compile) is compared with
+        // out/ as the build that wrote it was, before its record was added.
+        let unrecorded = !self.files.contains_key(INPUTS);
+        report.extra = on_disk
+            .files
+            .keys()
+            .filter(|p| !(self.files.contains_key(*p) || (unrecorded && *p == INPUTS)))
+            .cloned()
+            .collect();
         let manifest_path = dir.join(MANIFEST);
         match fs::read(&manifest_path) {
             Ok(m) if m == self.manifest() => {}
+            Ok(m) if unrecorded && without_line_of(&m, INPUTS) == self.manifest() => {}
             Ok(_) => report.stale.push(MANIFEST.to_owned()),
             Err(_) => report.missing.push(MANIFEST.to_owned()),
         }
         Ok(report)
+    }
+
+    /// Compares `dir` with its own manifest, without the build that wrote it: every listed
+    /// file is hashed (stale when its bytes no longer have the listed hash, missing when
+    /// gone), every other file under `dir` is extra (a leftover temporary included). A
+    /// manifest in progress, or none, is stale or missing. Returns the report and the
+    /// manifest's bytes (for the caller to check against what it recorded). Files are hashed
+    /// on two threads.
+    pub fn verify_manifest(dir: &Path) -> Result<(CheckReport, Vec<u8>), ArtifactError> {
+        let manifest = read_manifest(dir)?;
+        let mut report = CheckReport::default();
+        let Some(bytes) = manifest.bytes else {
+            report.missing.push(MANIFEST.to_owned());
+            return Ok((report, Vec::new()));
+        };
+        if !bytes.starts_with(MANIFEST_HEADER.as_bytes()) || bytes.get(MANIFEST_HEADER.len()) != Some(&b'\n') {
+            report.stale.push(MANIFEST.to_owned());
+        }
+        let mut on_disk = BTreeSet::new();
+        let mut stack = vec![(dir.to_owned(), String::new())];
+        while let Some((abs, rel)) = stack.pop() {
+            for entry in fs::read_dir(&abs).map_err(io_err(&abs))? {
+                let entry = entry.map_err(io_err(&abs))?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let child_rel = if rel.is_empty() { name } else { format!("{rel}/{name}") };
+                let ty = entry.file_type().map_err(io_err(&entry.path()))?;
+                if ty.is_symlink() {
+                    return Err(ArtifactError::Symlink { path: child_rel });
+                } else if ty.is_dir() {
+                    stack.push((entry.path(), child_rel));
+                } else if child_rel != MANIFEST && child_rel != LOCK {
+                    on_disk.insert(child_rel);
+                }
+            }
+        }
+        let listed: Vec<(&String, &BTreeSet<String>)> = manifest.entries.iter().collect();
+        report.extra = on_disk.iter().filter(|p| !manifest.entries.contains_key(*p)).cloned().collect();
+        let judge = |part: &[(&String, &BTreeSet<String>)]| -> Result<(Vec<String>, Vec<String>), ArtifactError> {
+            let (mut stale, mut missing) = (Vec::new(), Vec::new());
+            for (rel, hashes) in part {
+                if !on_disk.contains(*rel) {
+                    missing.push((*rel).clone());
+                    continue;
+                }
+                let path = dir.join(rel);
+                let b = fs::read(&path).map_err(io_err(&path))?;
+                if hashes.len() != 1 || !hashes.contains(&sha256_hex(&b)) {
+                    stale.push((*rel).clone());
+                }
+            }
+            Ok((stale, missing))
+        };
+        let (first, second) = listed.split_at(listed.len() / 2);
+        let (a, b) = std::thread::scope(|s| {
+            let h = s.spawn(|| judge(second));
+            (judge(first), h.join().unwrap_or_else(|_| Ok(Default::default())))
+        });
+        for part in [a?, b?] {
+            report.stale.extend(part.0);
+            report.missing.extend(part.1);
+        }
+        report.stale.sort();
+        report.missing.sort();
+        Ok((report, bytes))
     }
 
     /// Writes the set into `dir` (see the module doc). Nothing is written when a foreign
@@ -286,8 +405,8 @@ impl ArtifactSet {
         // every hash it may have, written before the first change.
         if !to_write.is_empty() || !stale.is_empty() {
             let mut union = previous.entries.clone();
-            for (p, b) in &self.files {
-                union.entry(p.clone()).or_default().insert(sha256_hex(b));
+            for (p, h) in self.hashes() {
+                union.entry(p.clone()).or_default().insert(h.clone());
             }
             write_atomic(&dir.join(MANIFEST), &manifest_text(MANIFEST_PENDING, &union), true)?;
         }

@@ -14,7 +14,7 @@ mod key_material;
 mod names;
 mod network;
 mod nodes;
-mod patches;
+pub(crate) mod patches;
 mod quorum;
 mod references;
 mod runtimes;

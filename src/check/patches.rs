@@ -17,7 +17,7 @@ use crate::model::{Cluster, Fleet, Patch, Version};
 
 /// The Talos config schemas fleetc carries, by minor (produced by `oracles/schemas/produce`,
 /// provenance in schemas/README.md).
-const SCHEMAS: &[((u32, u32), &str)] = &[
+pub(crate) const SCHEMAS: &[((u32, u32), &str)] = &[
     ((1, 12), include_str!("../../schemas/talos/v1.12/config.schema.json")),
     ((1, 13), include_str!("../../schemas/talos/v1.13/config.schema.json")),
     ((1, 14), include_str!("../../schemas/talos/v1.14/config.schema.json")),
@@ -45,20 +45,20 @@ const SECRET_FIELDS: &[&str] = &[
 ];
 
 /// One minor's schema: its definitions and a validator per document kind, built on first use.
-struct Schema {
+pub(crate) struct Schema {
     defs: Value,
     by_kind: BTreeMap<String, Option<jsonschema::Validator>>,
 }
 
 impl Schema {
-    fn load(minor: (u32, u32)) -> Option<Schema> {
+    pub(crate) fn load(minor: (u32, u32)) -> Option<Schema> {
         let text = SCHEMAS.iter().find(|(m, _)| *m == minor)?.1;
         let schema: Value = serde_json::from_str(text).ok()?;
         Some(Schema { defs: schema.get("$defs")?.clone(), by_kind: BTreeMap::new() })
     }
     /// The validator of a document kind (`v1alpha1` for the machine config), `None` when
     /// this Talos version has no such document.
-    fn validator(&mut self, kind: &str) -> Option<&jsonschema::Validator> {
+    pub(crate) fn validator(&mut self, kind: &str) -> Option<&jsonschema::Validator> {
         let defs = &self.defs;
         self.by_kind
             .entry(kind.to_owned())

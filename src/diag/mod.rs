@@ -108,6 +108,10 @@ impl Sources {
         self.files.push(SourceFile::new(name, text));
         id
     }
+    /// Every file, in the order of their ids.
+    pub fn files(&self) -> impl Iterator<Item = &SourceFile> {
+        self.files.iter()
+    }
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
     }

@@ -11,6 +11,7 @@ pub mod metal;
 pub mod schematic;
 pub mod talos;
 pub mod tofu;
+pub mod validate;
 pub mod yaml;
 
 use crate::artifacts::ArtifactSet;
@@ -56,5 +57,10 @@ pub fn all(fleet: &Fleet) -> Result<ArtifactSet, Diagnostics> {
             }
         }
     }
-    if diags.is_empty() { Ok(out) } else { Err(diags) }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    // Nothing is written that its schema rejects (validate).
+    let (rejected, _) = validate::run(fleet, out.iter());
+    if rejected.is_empty() { Ok(out) } else { Err(rejected) }
 }

@@ -119,20 +119,28 @@ pub fn options() -> serde_saphyr::SerializerOptions {
 /// checked with [`plain_scalar_hazards`]; on any finding this returns
 /// [`YamlError::Hazard`] instead of the text.
 pub fn to_yaml<T: Serialize>(value: &T) -> Result<String, YamlError> {
+    let out = unchecked(value)?;
+    let hazards = plain_scalar_hazards(&out);
+    if hazards.is_empty() { Ok(out) } else { Err(YamlError::Hazard(hazards)) }
+}
+
+/// [`to_yaml`] without the re-parse: for [`documents`], which checks the whole file once.
+fn unchecked<T: Serialize>(value: &T) -> Result<String, YamlError> {
     let mut out = serde_saphyr::to_string_with_options(value, options())?;
     if !out.ends_with('\n') {
         out.push('\n');
     }
-    let hazards = plain_scalar_hazards(&out);
-    if hazards.is_empty() { Ok(out) } else { Err(YamlError::Hazard(hazards)) }
+    Ok(out)
 }
 
 /// Serialize several values as a multi-document YAML stream.
 ///
 /// With `Some(header)`, the text starts with the comment line `# <header>` (use
 /// [`super::HEADER`] for generated files). Documents follow in slice order, each written
-/// by [`to_yaml`] and separated by a `---` line. Nothing precedes the first document
-/// except the header. An empty slice yields only the header line, or an empty string.
+/// as [`to_yaml`] writes it and separated by a `---` line. Nothing precedes the first
+/// document except the header. An empty slice yields only the header line, or an empty
+/// string. The whole stream is re-parsed and checked once ([`plain_scalar_hazards`]), not
+/// document by document.
 pub fn documents<T: Serialize>(header: Option<&str>, docs: &[T]) -> Result<String, YamlError> {
     let mut out = String::new();
     if let Some(header) = header {
@@ -150,9 +158,10 @@ pub fn documents<T: Serialize>(header: Option<&str>, docs: &[T]) -> Result<Strin
         if i > 0 {
             out.push_str("---\n");
         }
-        out.push_str(&to_yaml(doc)?);
+        out.push_str(&unchecked(doc)?);
     }
-    Ok(out)
+    let hazards = plain_scalar_hazards(&out);
+    if hazards.is_empty() { Ok(out) } else { Err(YamlError::Hazard(hazards)) }
 }
 
 /// Line breaks in YAML 1.1 (YAML 1.2 drops NEL, LS and PS from this set).

@@ -103,6 +103,9 @@ pub struct Vendored {
     pub path: Spanned<String>,
     pub sha256: Spanned<String>,
     pub content: String,
+    /// The manifest's objects (its non-empty documents), parsed once when the fleet is
+    /// resolved: every cluster's emitters read them without parsing the text again.
+    pub objects: std::sync::Arc<Vec<serde_json::Value>>,
 }
 
 /// A pre-rendered add-on manifest (Cilium, a cloud controller manager, a CSI driver, …),

@@ -170,11 +170,9 @@ fn api_endpoint(config: &Value, workload: &Value, container: &str) -> ApiEndpoin
 /// reason.
 pub fn kube_proxy(cni: &Addon) -> KubeProxy {
     let kept = |reason: String| KubeProxy::Kept { reason, intended: false };
-    let objects = match objects(&cni.manifest.content) {
-        Ok(o) => o,
-        Err(e) => return kept(format!("its manifest cannot be read as YAML ({e})")),
-    };
-    let Some(config) = find(&objects, "ConfigMap", "cilium-config") else {
+    // Parsed once, when the fleet was resolved (a manifest that does not parse is refused there).
+    let objects: &[Value] = &cni.manifest.objects;
+    let Some(config) = find(objects, "ConfigMap", "cilium-config") else {
         return kept("its manifest has no `cilium-config` ConfigMap".to_owned());
     };
     let data = config.get("data").cloned().unwrap_or(Value::Null);
@@ -185,11 +183,11 @@ pub fn kube_proxy(cni: &Addon) -> KubeProxy {
             replacement.map_or_else(|| "not set".to_owned(), |v| format!("`{v}`, not `true`"))
         ));
     }
-    let Some(agent) = find(&objects, "DaemonSet", "cilium") else {
+    let Some(agent) = find(objects, "DaemonSet", "cilium") else {
         return KubeProxy::Kept { intended: true, reason: "its manifest has no `cilium` DaemonSet".to_owned() };
     };
     let mut components = vec![("agent", api_endpoint(&data, agent, "cilium-agent"))];
-    if let Some(operator) = find(&objects, "Deployment", "cilium-operator") {
+    if let Some(operator) = find(objects, "Deployment", "cilium-operator") {
         components.push(("operator", api_endpoint(&data, operator, "cilium-operator")));
     }
     match components.into_iter().find(|(_, e)| !e.is_kubeprism()) {
@@ -230,9 +228,13 @@ impl CloudController {
 /// `cluster.externalCloudProvider.enabled` (siderolabs/talos v1.13.9
 /// `internal/app/machined/pkg/controllers/k8s/kubelet_spec.go`).
 pub fn cloud_controllers(content: &str) -> Vec<CloudController> {
-    let Ok(objects) = objects(content) else { return Vec::new() };
+    objects(content).map(|o| cloud_controllers_of(&o)).unwrap_or_default()
+}
+
+/// [`cloud_controllers`] of a manifest's parsed objects.
+pub fn cloud_controllers_of(objects: &[Value]) -> Vec<CloudController> {
     let mut out = Vec::new();
-    for o in &objects {
+    for o in objects {
         if !matches!(o.get("kind").and_then(Value::as_str), Some("Deployment" | "DaemonSet")) {
             continue;
         }
@@ -333,7 +335,12 @@ mod tests {
         Addon {
             name: s("cilium"),
             version: s("1.18.4"),
-            manifest: Vendored { path: s("m.yaml"), sha256: s(""), content: content.to_owned() },
+            manifest: Vendored {
+                path: s("m.yaml"),
+                sha256: s(""),
+                content: content.to_owned(),
+                objects: std::sync::Arc::new(objects(content).unwrap_or_default()),
+            },
             span: Default::default(),
         }
     }

@@ -213,7 +213,7 @@ pub fn cloud_controllers(fleet: &Fleet, cluster: &Cluster) -> Result<Vec<addons:
             .addons
             .get(&name.value)
             .ok_or_else(|| EmitError(format!("add-on `{}` is not declared", name.value)))?;
-        out.extend(addons::cloud_controllers(&addon.manifest.content));
+        out.extend(addons::cloud_controllers_of(&addon.manifest.objects));
     }
     Ok(out)
 }

@@ -387,7 +387,7 @@ fn emit_is_deterministic() {
 /// A cloud controller manager's Deployment, running `--cloud-provider=<provider>` in `ns`.
 fn ccm_manifest(provider: &str, ns: &str) -> String {
     format!(
-        "{CCM}---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ccm\n  namespace: {ns}\nspec:\n  template:\n    spec:\n      containers:\n        - name: ccm\n          args:\n            - --cloud-provider={provider}\n"
+        "{CCM}---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ccm\n  namespace: {ns}\nspec:\n  selector:\n    matchLabels:\n      app: ccm\n  template:\n    metadata:\n      labels:\n        app: ccm\n    spec:\n      containers:\n        - name: ccm\n          image: ccm\n          args:\n            - --cloud-provider={provider}\n"
     )
 }
 

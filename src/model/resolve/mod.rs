@@ -512,16 +512,22 @@ impl Resolver<'_> {
                     .label("pinned sha256 differs"),
             );
         }
-        if let Err(e) = manifest_documents(&content) {
-            self.diags.push(
-                Diagnostic::new(&codes::INVALID_VALUE, format!("`{}` is not a Kubernetes manifest: {e}", path.value))
+        let objects = match manifest_documents(&content) {
+            Ok(o) => o,
+            Err(e) => {
+                self.diags.push(
+                    Diagnostic::new(
+                        &codes::INVALID_VALUE,
+                        format!("`{}` is not a Kubernetes manifest: {e}", path.value),
+                    )
                     .at(path.span)
                     .label("this file")
                     .help("vendor a rendered manifest: YAML documents, each an object with `apiVersion` and `kind`"),
-            );
-            return None;
-        }
-        Some(Vendored { path, sha256: sha, content })
+                );
+                return None;
+            }
+        };
+        Some(Vendored { path, sha256: sha, content, objects: std::sync::Arc::new(objects) })
     }
 
     fn addon(&mut self, node: &Node) -> Option<Addon> {
@@ -1763,8 +1769,9 @@ impl Resolver<'_> {
     }
 }
 
-/// Checks that vendored text is a stream of YAML documents, each an object (or empty).
-fn manifest_documents(content: &str) -> Result<(), String> {
+/// Checks that vendored text is a stream of YAML documents, each an object (or empty), and
+/// returns the objects.
+fn manifest_documents(content: &str) -> Result<Vec<serde_json::Value>, String> {
     let docs: Vec<Option<serde_json::Value>> = serde_saphyr::from_multiple(content).map_err(|e| {
         let e = e.to_string();
         e.lines().next().unwrap_or("it does not parse as YAML").to_owned()
@@ -1775,7 +1782,7 @@ fn manifest_documents(content: &str) -> Result<(), String> {
             Some(_) => return Err(format!("document {} is not an object", i + 1)),
         }
     }
-    Ok(())
+    Ok(docs.into_iter().flatten().collect())
 }
 
 /// Whether a schematic holding one user value encodes with certainty; if not, the refusal

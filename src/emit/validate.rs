@@ -297,7 +297,9 @@ fn place_of(fleet: &Fleet, path: &str) -> Option<(Target, Option<Span>)> {
     match parts.as_slice() {
         ["talos", env, name, rest @ ..] if rest.first() != Some(&"patches") => {
             let c = cluster(Some(env), name)?;
-            Some((Target::Talos(c.talos.value.minor_version()), Some(c.name.span)))
+            // The schema of the document model fleetc writes for this Talos (the 1.13 model on
+            // 1.14 nodes, versions/talos.kdl), as `check::patches` judges the user's patches.
+            Some((Target::Talos(crate::check::versions::table().documents(c.talos.value)), Some(c.name.span)))
         }
         ["capi", _, "providers", "00-crds" | "10-controllers", ..] => None,
         ["capi", mgmt, second, ..] => {

@@ -58,7 +58,9 @@ pub const PLATFORMS: &[PlatformCaps] = &[
         secure_boot: Capability::Provided(
             "the machine's own UEFI firmware, in setup mode, boots the SecureBoot ISO or UKI (`metal-<arch>-secureboot.iso`, docs/metal.md), which enrolls its keys",
         ),
-        tpm: Capability::Provided("the machine's own TPM 2.0 (fleetc cannot see it: docs/metal.md says to enable it in the firmware)"),
+        tpm: Capability::Provided(
+            "the machine's own TPM 2.0 (fleetc cannot see it: docs/metal.md says to enable it in the firmware)",
+        ),
     },
 ];
 

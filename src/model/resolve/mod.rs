@@ -1441,7 +1441,10 @@ impl Resolver<'_> {
                         }
                     }
                 }
-                _ => unknown_child(child, &node.name.value, &[
+                _ => unknown_child(
+                    child,
+                    &node.name.value,
+                    &[
                         "label",
                         "annotation",
                         "taint",
@@ -1452,7 +1455,9 @@ impl Resolver<'_> {
                         "install-disk",
                         "nameservers",
                         "arch",
-                    ], d),
+                    ],
+                    d,
+                ),
             }
         }
         let d = &mut *self.diags;

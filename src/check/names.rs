@@ -51,6 +51,7 @@ fn repeated<'a>(what: &str, names: impl IntoIterator<Item = &'a Spanned<String>>
 }
 
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
+    identifiers(fleet, diags);
     label(&fleet.name, "fleet", diags);
     // Argo CD's namespace is a Namespace object's name and reaches `kubectl create namespace`
     // as an argument: `--server=…` there would be a flag (issue 19).
@@ -167,5 +168,171 @@ mod bucket_tests {
         assert!(
             c.diags.iter().any(|d| d.code.name == "fleet::names::not-dns-label" && d.message.contains("state bucket"))
         );
+    }
+}
+
+/// A git ref name as `git check-ref-format` takes one (git-check-ref-format(1)): what Argo CD
+/// resolves a `targetRevision` branch or tag with. A commit SHA is one too.
+pub fn is_git_ref(s: &str) -> bool {
+    !s.is_empty()
+        && s != "@"
+        && !s.chars().any(|c| c.is_ascii_control() || " ~^:?*[\\".contains(c))
+        && !s.contains("..")
+        && !s.contains("@{")
+        && !s.ends_with('/')
+        && !s.ends_with('.')
+        && s.split('/').all(|c| !c.is_empty() && !c.starts_with('.') && !c.ends_with(".lock"))
+}
+
+/// proxmox/pve-common `src/PVE/JSONSchema.pm` `pve_verify_node_name`:
+/// `^([a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?)$`.
+pub fn is_pve_node(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+}
+
+/// pve-common `parse_id` (a storage ID): `^[a-z][a-z0-9\-\_\.]*[a-z0-9]$`, case-insensitive.
+pub fn is_pve_storage_id(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 2
+        && b[0].is_ascii_alphabetic()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(c))
+}
+
+/// pve-common `parse_bridge_id`: `^[-_.\w\d]+$`.
+pub fn is_pve_bridge(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c))
+}
+
+/// An S3 region name: lowercase letters, digits and `-`, starting with a letter.
+pub fn is_region(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_lowercase())
+        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// A certificate SAN fleetc writes: an IP address, or a DNS name (labels of letters, digits
+/// and `-`, at most 63 characters each, 253 in all), its first label possibly `*`.
+pub fn is_san(s: &str) -> bool {
+    if s.parse::<std::net::IpAddr>().is_ok() {
+        return true;
+    }
+    let name = s.strip_prefix("*.").unwrap_or(s);
+    !name.is_empty()
+        && s.len() <= 253
+        && name.split('.').all(|l| {
+            let b = l.as_bytes();
+            !b.is_empty()
+                && b.len() <= 63
+                && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
+                && b[0] != b'-'
+                && b[b.len() - 1] != b'-'
+        })
+}
+
+fn identifier(value: &Spanned<String>, ok: bool, what: &str, why: &str, diags: &mut Diagnostics) {
+    if ok {
+        return;
+    }
+    let (subject, not) = what.split_once(" | ").unwrap_or((what, "is not a name its reader takes"));
+    diags.push(
+        Diagnostic::new(&codes::INVALID_IDENTIFIER, format!("{subject} `{}` {not}", value.value))
+            .at(value.span)
+            .label("refused by the tool that reads it")
+            .help(why.to_owned()),
+    );
+}
+
+/// The names fleet.kdl hands to another tool, in the grammar of that tool
+/// (`fleet::names::invalid-identifier`).
+fn identifiers(fleet: &Fleet, diags: &mut Diagnostics) {
+    use crate::model::Provider;
+    if let Some(g) = &fleet.gitops {
+        identifier(
+            &g.revision,
+            is_git_ref(&g.revision.value),
+            "the gitops revision | is not a git ref name",
+            "Argo CD resolves `targetRevision` as a git branch, tag or commit, and git refuses this as a ref name (no space, `~^:?*[\\`, `..`, `@{`, no `.lock` component, no trailing `/` or `.`: git-check-ref-format(1)); every Application would stay Unknown",
+            diags,
+        );
+    }
+    let pve = "Proxmox VE refuses the API call at `tofu apply` (proxmox/pve-common `src/PVE/JSONSchema.pm`)";
+    for env in &fleet.environments {
+        if let Provider::Proxmox(px) = &env.provider {
+            let node = (!px.nodes.iter().any(|n| n.span == px.node.span)).then_some(&px.node);
+            for n in node.into_iter().chain(px.nodes.iter()) {
+                identifier(
+                    n,
+                    is_pve_node(&n.value),
+                    "the Proxmox node | is not a Proxmox node name",
+                    &format!("{pve}: a node name is letters, digits and `-` inside (`pve_verify_node_name`)"),
+                    diags,
+                );
+            }
+            for d in [&px.datastore, &px.image_datastore] {
+                identifier(
+                    d,
+                    is_pve_storage_id(&d.value),
+                    "the Proxmox datastore | is not a Proxmox storage ID",
+                    &format!(
+                        "{pve}: a storage ID is a letter, then letters, digits, `-`, `_`, `.`, ending with a letter or digit (`parse_id`)"
+                    ),
+                    diags,
+                );
+            }
+            identifier(
+                &px.bridge,
+                is_pve_bridge(&px.bridge.value),
+                "the Proxmox bridge | is not a Proxmox bridge name",
+                &format!("{pve}: a bridge is letters, digits, `-`, `_`, `.` (`parse_bridge_id`)"),
+                diags,
+            );
+        }
+        if let Some(state) = &env.state {
+            identifier(
+                &state.region,
+                is_region(&state.region.value),
+                "the state bucket's region | is not an S3 region name",
+                "the S3 backend signs every request for this region (R3), and a region is lowercase letters, digits and `-` (`fr-par`, `eu-west-1`): `tofu init` would fail",
+                diags,
+            );
+        }
+        for cluster in &env.clusters {
+            for san in &cluster.cert_sans {
+                identifier(
+                    san,
+                    is_san(&san.value),
+                    "the certificate name | is neither an IP address nor a DNS name",
+                    "`cert-sans` names go into the API server's certificate, and a client compares the name it dialed with them: write an IP address or a DNS name (labels of letters, digits and `-`, a leading `*.` allowed)",
+                    diags,
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod identifier_tests {
+    use super::*;
+
+    #[test]
+    fn each_grammar_takes_what_its_tool_takes_and_refuses_the_rest() {
+        for ok in ["main", "release/1.2", "v1.13.9", "0123abcd", "feature/x_y-z"] {
+            assert!(is_git_ref(ok), "{ok}");
+        }
+        for bad in ["release 1", "a..b", "x.lock", "a/", "a.", ".hidden", "@", "a@{1}", "a:b", "a~1", ""] {
+            assert!(!is_git_ref(bad), "{bad}");
+        }
+        assert!(is_pve_node("pve1") && is_pve_node("PVE-2") && !is_pve_node("pve 1") && !is_pve_node("-pve"));
+        assert!(is_pve_node("a") && !is_pve_node("pve.lan"));
+        assert!(is_pve_storage_id("local-lvm") && is_pve_storage_id("ceph_pool.1") && !is_pve_storage_id("local lvm"));
+        assert!(!is_pve_storage_id("1local") && !is_pve_storage_id("local-") && !is_pve_storage_id("l"));
+        assert!(is_pve_bridge("vmbr0") && is_pve_bridge("vmbr0.20") && !is_pve_bridge("vmbr 0"));
+        assert!(is_region("fr-par") && is_region("eu-west-1") && !is_region("FR-PAR") && !is_region("fr par"));
+        assert!(is_san("10.0.0.1") && is_san("api.example.com") && is_san("*.example.com") && is_san("::1"));
+        assert!(!is_san("api example") && !is_san("-api.example") && !is_san("https://api") && !is_san(""));
     }
 }

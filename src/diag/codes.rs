@@ -1661,6 +1661,37 @@ says which address to write.
     endpoint address=\"192.168.1.50\" port=6443
 ";
 
+    INVALID_IDENTIFIER = "fleet::names::invalid-identifier", Error, None, None,
+"## What it does
+Reports a name that fleet.kdl passes to another tool, written in a form that tool refuses:
+- the `gitops` `revision` (a branch, a tag or a commit) must be a git ref name: no space, no
+  `~ ^ : ? * [ \\`, no `..` nor `@{`, no component starting with `.` or ending with `.lock`, not
+  ending with `/` or `.` (git-check-ref-format(1));
+- a Proxmox `node` (and each of `nodes`) is a node name, `[A-Za-z0-9]` with `-` inside
+  (proxmox/pve-common `src/PVE/JSONSchema.pm` `pve_verify_node_name`); a `datastore` and an
+  `image-datastore` are storage IDs, a letter, then letters, digits, `-`, `_`, `.`, ending with a
+  letter or digit (`parse_id`); a `bridge` is letters, digits, `-`, `_`, `.` (`parse_bridge_id`);
+- a state bucket's `region` is lowercase letters, digits and `-` (an S3 region: `fr-par`,
+  `eu-west-1`);
+- a cluster's `cert-sans` entry is an IP address or a DNS name (letters, digits and `-` in
+  dot-separated labels, a leading `*.` allowed): the API server's certificate names it, and a
+  client compares the name it dialed with it.
+
+## Why
+Each of these strings reaches out/ as written. Proxmox refuses the API call at `tofu apply`,
+Argo CD never resolves the revision, the S3 backend cannot sign for the region at `tofu init`,
+and a certificate SAN with a space matches no name a client dials. fleetc reports it in
+fleet.kdl, where it was written.
+
+## Example
+    gitops repo=\"https://git.example/fleet.git\" revision=\"release 1\"
+    proxmox endpoint=\"https://pve:8006\" node=\"pve 1\" router=\"192.168.1.1\" datastore=\"local lvm\"
+
+## Instead
+    gitops repo=\"https://git.example/fleet.git\" revision=\"release-1\"
+    proxmox endpoint=\"https://pve:8006\" node=\"pve1\" router=\"192.168.1.1\" datastore=\"local-lvm\"
+";
+
     NOT_A_URL = "fleet::model::not-a-url", Error, None, None,
 "## What it does
 Reports a string written where fleet.kdl expects a URL that the tool reading it would not take

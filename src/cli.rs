@@ -69,6 +69,11 @@ pub enum Command {
         /// Write nothing; exit 1 when out/ differs from a fresh build (stale, missing or extra files).
         #[arg(long)]
         check: bool,
+        /// Compile even when out/ records unchanged inputs (the no-op path trusts a record made
+        /// by the same fleetc version; CI, and a fleetc built from changed sources, want a real
+        /// build).
+        #[arg(long)]
+        full: bool,
     },
     /// Parse and validate the fleet; write nothing.
     ///

@@ -31,7 +31,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     };
     let ui = Ui::new(&cli);
     match cli.command {
-        Command::Build { fleet, out, check } => build(&ui, &fleet, out, check),
+        Command::Build { fleet, out, check, full } => build(&ui, &fleet, out, check, full),
         Command::Check { fleet, base } => check(&ui, &fleet, base.as_deref()),
         Command::Diff(args) => diff(&ui, &args),
         Command::Explain { code } => explain(code.as_deref()),
@@ -247,7 +247,7 @@ fn artifacts_or_exit(c: Compilation) -> Result<ArtifactSet, i32> {
     }
 }
 
-fn build(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>, check_only: bool) -> i32 {
+fn build(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>, check_only: bool, full: bool) -> i32 {
     let out = out_dir(&args.fleet, out);
     let text = match read_fleet(&args.fleet) {
         Ok(t) => t,
@@ -256,7 +256,8 @@ fn build(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>, check_only: bool) -> i
     let dir = fleet_dir(&args.fleet);
     let name = args.fleet.file_name().map_or_else(|| "fleet.kdl".to_owned(), |n| n.to_string_lossy().into_owned());
     let loader = FsLoader::new(&dir);
-    if let Some(code) = verify_only(ui, ui.diag_format(args), &out, &dir, (&name, &text), &loader, check_only) {
+    if !full && let Some(code) = verify_only(ui, ui.diag_format(args), &out, &dir, (&name, &text), &loader, check_only)
+    {
         return code;
     }
     let recording = crate::inputs::Recording::new(&loader);

@@ -186,3 +186,22 @@ fn an_edited_missing_or_extra_file_is_caught_without_compiling() {
     assert!(!err(&b).contains(FAST) && err(&b).contains("1 written"), "{}", err(&b));
     assert_eq!(fs::read(&node).unwrap(), bytes);
 }
+
+/// `--full` compiles even when the record matches: a fleetc built from changed sources at the
+/// same version (CI) must not trust out/ (`.ci/run` uses it), and it still finds an edited
+/// file, by comparing with a fresh build.
+#[test]
+fn full_compiles_although_the_inputs_are_unchanged() {
+    let dir = built();
+    for args in [&["build", "--full"][..], &["build", "--check", "--full"]] {
+        let o = fleetc(dir.path(), args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", err(&o));
+        assert!(!err(&o).contains(FAST), "{args:?} took the no-op path: {}", err(&o));
+    }
+    let readme = dir.path().join("out/schematics/isolated.yaml");
+    let mut text = fs::read_to_string(&readme).unwrap();
+    text.push_str("edited\n");
+    fs::write(&readme, text).unwrap();
+    let o = fleetc(dir.path(), &["build", "--check", "--full"]);
+    assert_eq!(o.status.code(), Some(1), "an edited file is stale: {}", err(&o));
+}

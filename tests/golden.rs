@@ -44,7 +44,17 @@ fn run_case(dir: &Path) -> Result<(), String> {
                 if out.exists() {
                     fs::remove_dir_all(&out).map_err(|e| e.to_string())?;
                 }
-                set.write(&out).map_err(|e| e.to_string())?;
+                // Written by `fleetc build`, as a user's build writes it: with its inputs record
+                // (out/INPUTS.sha256), which CI's `build --check --full` compares too.
+                let built = std::process::Command::new(env!("CARGO_BIN_EXE_fleetc"))
+                    .args(["build", "--full", "--quiet", "--fleet"])
+                    .arg(&fleet)
+                    .output()
+                    .map_err(|e| e.to_string())?;
+                if !built.status.success() {
+                    return Err(format!("fleetc build failed: {}", String::from_utf8_lossy(&built.stderr)));
+                }
+                drop(set);
                 if !c.diags.is_empty() {
                     fs::write(&expect_diags, &rendered).map_err(|e| e.to_string())?;
                 }

@@ -46,6 +46,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
                 }
                 // Written by `fleetc build`, as a user's build writes it: with its inputs record
                 // (out/INPUTS.sha256), which CI's `build --check --full` compares too.
+                #[allow(clippy::disallowed_methods)] // the update runs the real binary
                 let built = std::process::Command::new(env!("CARGO_BIN_EXE_fleetc"))
                     .args(["build", "--full", "--quiet", "--fleet"])
                     .arg(&fleet)

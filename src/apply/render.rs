@@ -245,17 +245,12 @@ pub(super) fn node_config(
     for dir in
         [layout::pool_patch_dir(env, cluster, cp, &node.pool), layout::node_patch_dir(env, cluster, &node.hostname)]
     {
-        files.extend(build.paths().filter(|p| p.starts_with(&dir) && !p[dir.len()..].contains('/')).map(str::to_owned));
+        files.extend(files_in(build, &dir));
     }
     for p in files {
         let Some(bytes) = build.get(&p) else { continue };
         // The checked bytes, as a private copy: out/ may change while talosctl runs.
-        let name = format!("patch-{}", p.replace('/', "__"));
-        let copy = if work.file(&name).exists() {
-            work.file(&name)
-        } else {
-            work.write(&name, bytes).map_err(|e| s.failure(format!("cannot write a private file: {e}")))?
-        };
+        let copy = private_copy(work, &p, bytes).map_err(|e| s.failure(e))?;
         cmd = cmd.arg("--config-patch").arg(format!("@{}", display(&copy)));
     }
     Ok(cmd)
@@ -275,13 +270,17 @@ fn shared_patches(
     let mut fleetc = layout::node_patch_candidates(&inp.target.env, cluster, cp, pool, "");
     fleetc.pop(); // the node's own
     let user = layout::pool_patch_dir(&inp.target.env, cluster, cp, pool);
-    let mine = inp.build.paths().filter(|p| p.starts_with(&user) && !p[user.len()..].contains('/')).map(str::to_owned);
-    for p in fleetc.into_iter().chain(mine.collect::<Vec<_>>()) {
+    for p in fleetc.into_iter().chain(files_in(inp.build, &user)) {
         if let Some(bytes) = inp.build.get(&p) {
             out.push((private_copy(work, &p, bytes)?, bytes.to_vec()));
         }
     }
     Ok(out)
+}
+
+/// The files directly inside `dir` of the build (a level's user patches), in path order.
+fn files_in(build: &crate::artifacts::ArtifactSet, dir: &str) -> Vec<String> {
+    build.paths().filter(|p| p.starts_with(dir) && !p[dir.len()..].contains('/')).map(str::to_owned).collect()
 }
 
 fn private_copy(work: &Work, path: &str, bytes: &[u8]) -> Result<PathBuf, String> {

@@ -38,6 +38,15 @@ NOT_MANIFESTS = {
 }
 
 
+# libyaml's loader when PyYAML has it (the same YAML 1.1 safe loader, in C: the providers' CRDs
+# are megabytes).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_all(data):
+    return yaml.load_all(data, Loader=_LOADER)
+
+
 def line(status, what, why=None):
     print(f"{status} kube: {what}" + (f": {why}" if why else ""), flush=True)
 
@@ -125,7 +134,7 @@ def crd_documents(files):
     stanza dropped: the API server sets it)."""
     crds = {}
     for name, data in files.items():
-        docs = [x for x in yaml.safe_load_all(data) if x]
+        docs = [x for x in load_all(data) if x]
         if not any(x.get("kind") == "CustomResourceDefinition" for x in docs):
             continue
         if any("status" in x for x in docs):
@@ -164,7 +173,14 @@ def crd_source(rows, key, version):
                  f"CRDs instead ({row['note']})")
         if row["path"] != "config/crd/bases/" and not row["path"].endswith("/"):
             label += f" {row['path'].rsplit('/', 1)[-1]}"
-        _RESOLVED[(key, version)] = (label, crd_documents(files))
+        crds = crd_documents(files)
+        fps = {}
+        for data in crds.values():
+            for x in documents(data):
+                if x.get("kind") == "CustomResourceDefinition":
+                    fp = hashlib.sha256(json.dumps(x, sort_keys=True).encode()).hexdigest()
+                    fps[(x["spec"]["group"], x["spec"]["names"]["kind"])] = fp
+        _RESOLVED[(key, version)] = (label, crds, fps)
         return _RESOLVED[(key, version)]
     die(f"the CRDs of {key} {version}: {'; '.join(missed)}, and no stand-in row")
 
@@ -309,19 +325,18 @@ class Cluster:
                               input=stdin, capture_output=True, text=True)
 
     def stop(self):
+        # A scratch cluster: nothing of it is kept, so no graceful shutdown is waited for (the
+        # API server's takes tens of seconds, once per CRD set).
         for p in self.procs:
             if p.poll() is None:
-                p.terminate()
-        for p in self.procs:
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
                 p.kill()
+        for p in self.procs:
+            p.wait()
 
 
 def documents(data):
     """The non-empty YAML documents of a file (PyYAML; what kubectl reads is YAML too)."""
-    return [d for d in yaml.safe_load_all(data) if d]
+    return [d for d in load_all(data) if d]
 
 
 def inline_manifests(node, found):
@@ -339,7 +354,7 @@ def inline_manifests(node, found):
             inline_manifests(v, found)
     elif isinstance(node, str) and "inlineManifests" in node:
         try:
-            for d in yaml.safe_load_all(node):
+            for d in load_all(node):
                 inline_manifests(d, found)
         except yaml.YAMLError:
             pass
@@ -352,7 +367,7 @@ def talos_api_access(node):
         if "kubernetesTalosAPIAccess" not in node:
             return False
         try:
-            return any(talos_api_access(d) for d in yaml.safe_load_all(node))
+            return any(talos_api_access(d) for d in load_all(node))
         except yaml.YAMLError:
             return False
     if isinstance(node, dict):
@@ -378,7 +393,7 @@ def manifests(out):
         for f in sorted((out / fam).rglob("*.yaml")):
             found = []
             try:
-                docs = list(yaml.safe_load_all(f.read_bytes()))
+                docs = list(load_all(f.read_bytes()))
             except yaml.YAMLError:
                 continue
             for d in docs:
@@ -392,18 +407,17 @@ def manifests(out):
 
 
 def discovery(cl):
-    """(group, kind) -> namespaced, from the API server's own discovery (CRDs included)."""
+    """(group, kind) -> namespaced, from the API server's own discovery (CRDs included), in one
+    `kubectl api-resources` (its last three columns: APIVERSION, NAMESPACED, KIND)."""
     scopes = {}
-    disc = json.loads(cl.kubectl("get", "--raw", "/apis").stdout)
-    groups = [("", "v1")] + [(g["name"], v["version"]) for g in disc["groups"] for v in g["versions"]]
-    for g, v in groups:
-        path = f"/api/{v}" if g == "" else f"/apis/{g}/{v}"
-        r = cl.kubectl("get", "--raw", path)
-        if r.returncode != 0:
-            continue
-        for rsrc in json.loads(r.stdout)["resources"]:
-            if "/" not in rsrc["name"]:
-                scopes[(g, rsrc["kind"])] = rsrc["namespaced"]
+    r = cl.kubectl("api-resources", "--no-headers")
+    if r.returncode != 0:
+        die(f"kubectl api-resources: {r.stderr.strip()[:600]}")
+    for ln in r.stdout.splitlines():
+        cols = ln.split()
+        if len(cols) >= 4:
+            api, namespaced, kind = cols[-3], cols[-2], cols[-1]
+            scopes[(api.rpartition("/")[0], kind)] = namespaced == "true"
     return scopes
 
 
@@ -496,17 +510,29 @@ def rel_of(p):
     return p.relative_to(REPO) if p.is_relative_to(REPO) else p
 
 
-def judge_tree(cl, out, cache, created_ns, tmp, counts):
-    """Every manifest of one out/ tree, dry-run on this API server (its CRD set)."""
+def kinds_of(data):
+    """(group, kind) of every document of a manifest, or None when it is not YAML."""
+    try:
+        return sorted({(str(d.get("apiVersion", "")).rpartition("/")[0], str(d.get("kind", "")))
+                       for d in documents(data) if isinstance(d, dict)})
+    except yaml.YAMLError:
+        return None
+
+
+def judge_tree(cl, out, cache, crd_fp, created_ns, tmp, counts):
+    """Every manifest of one out/ tree, dry-run on this API server (its CRD set). The verdict on
+    a manifest is reused for the same bytes when the CRDs of every kind in it are the same bytes
+    too (crd_fp: (group, kind) -> sha256 of its CRD in this set), in this set or an earlier one."""
     for label, data, api_access in manifests(out):
         if isinstance(data, str):
             line("skip", label, data)
             continue
-        h = hashlib.sha256(data).hexdigest() + f"/{api_access}"
+        kinds = kinds_of(data) or []
+        h = (hashlib.sha256(data).hexdigest(), api_access, tuple((g, k, crd_fp.get((g, k))) for g, k in kinds))
         if h in cache:
             status, why, n = cache[h]
             if status == "ok":
-                line("ok", f"{label}: {n} objects (same bytes as judged above)")
+                line("ok", f"{label}: {n} objects (same bytes, same CRDs, as judged above)")
             else:
                 line(status, label, why)
             counts["judged"] += n if status == "ok" else 0
@@ -596,6 +622,7 @@ def main():
 
     version = "?"
     ncrds = 0
+    cache = {}
     for i, (crdset, trees) in enumerate(sets.items(), 1):
         tmp = tempfile.mkdtemp(prefix="fleetc-kube-")
         cl = Cluster(args.kube, tmp)
@@ -612,8 +639,10 @@ def main():
             crddir = Path(tmp) / "crds"
             crddir.mkdir()
             total = 0
+            crd_fp = {}  # (group, kind) -> sha256 of its CRD in this set
             for key, ver in crdset:
-                label, crds = crd_source(rows, key, ver)
+                label, crds, fps = crd_source(rows, key, ver)
+                crd_fp.update(fps)
                 d = crddir / key
                 d.mkdir()
                 for n, data in crds.items():
@@ -631,11 +660,11 @@ def main():
                 counts["other"] += 1
             ncrds += total
             scopes = discovery(cl)
-            cache, created_ns = {}, set()
+            created_ns = set()
             for out, pins in trees:
                 read = ", ".join(f"{k} {v}" for k, (v, _w) in pins.items()) or "none (no CAPI providers, no Argo CD)"
                 print(f"== kube {rel_of(out)}: CRD set {i} (pins read from the tree: {read})", flush=True)
-                judge_tree(cl, out, cache, created_ns, tmp, counts)
+                judge_tree(cl, out, cache, crd_fp, created_ns, tmp, counts)
             if args.argocd:
                 argocd_permissions(args.argocd, [str(o) for o, _p in trees], scopes, Path(tmp), cl)
         finally:

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""The kube oracle: a real etcd and kube-apiserver on loopback, with the real CRDs of every
-pinned provider version, judge every manifest fleetc emits or embeds by
+"""The kube oracle: a real etcd and kube-apiserver on loopback, with the real CRDs of the
+provider versions each tree pins, judge every manifest fleetc emits or embeds by
 `kubectl apply --server-side --dry-run=server`.
 
-Usage: check.py --kube BIN [--crds-only] OUT_DIR...
+Usage: check.py --kube BIN [--argocd BIN] OUT_DIR...
 
-For each OUT_DIR (an out/ tree; its fleet's vendor/ is the folder beside it) it judges
-out/capi/**, out/argocd/**, the Talos inline manifests inside out/talos/** and out/capi/**
-(extracted), and vendor/*.yaml. One line per manifest file: `ok kube: …`, `FAIL kube: …: why`,
-`skip kube: …: why`; then `ok kube: N objects judged …`.
+Each OUT_DIR's pins are read from what fleetc emitted (out/capi/<mgmt>/providers/, the Argo CD
+Applications; Argo CD's own from the fleet.kdl beside it); trees are grouped by CRD set (one
+scratch API server per set, with exactly that set's CRDs from crds.tsv). For each OUT_DIR (its
+fleet's vendor/ is the folder beside it) it judges out/capi/**, out/argocd/**, the Talos inline
+manifests inside out/talos/** and out/capi/** (extracted), and vendor/*.yaml. One line per
+manifest file: `ok kube: …`, `FAIL kube: …: why`, `skip kube: …: why`; then
+`ok kube: N objects judged … in K CRD set(s) …`.
 """
 
 import argparse
@@ -33,8 +36,9 @@ REPO = HERE.parents[1]
 # Files under out/capi and out/argocd that are not Kubernetes manifests, by glob (relative to
 # the out/ tree), with why nothing hands them to kubectl or Argo CD.
 NOT_MANIFESTS = {
-    "capi/*/sealed.yaml": "not a manifest: the list of Secrets `fleetc apply` creates from sealed inputs "
-                          "(docs/capi.md); it sits beside the directories kubectl and Argo CD apply, in none of them",
+    "capi/*/sealed.yaml": "not a manifest: the names, namespaces and keys (never values) of the Secrets to create "
+                          "by hand from sealed inputs (docs/capi.md; `fleetc apply` does not do it yet); no tool "
+                          "applies this file and it holds no object, so there is nothing for the API server to judge",
 }
 
 

@@ -1,20 +1,24 @@
 #!/usr/bin/env python3
-"""The kube oracle: a real etcd and kube-apiserver on loopback, with the real CRDs of every
-pinned provider version, judge every manifest fleetc emits or embeds by
+"""The kube oracle: a real etcd and kube-apiserver on loopback, with the real CRDs of the
+provider versions each tree pins, judge every manifest fleetc emits or embeds by
 `kubectl apply --server-side --dry-run=server`.
 
-Usage: check.py --kube BIN [--crds-only] OUT_DIR...
+Usage: check.py --kube BIN [--argocd BIN] OUT_DIR...
 
-For each OUT_DIR (an out/ tree; its fleet's vendor/ is the folder beside it) it judges
-out/capi/**, out/argocd/**, the Talos inline manifests inside out/talos/** and out/capi/**
-(extracted), and vendor/*.yaml. One line per manifest file: `ok kube: …`, `FAIL kube: …: why`,
-`skip kube: …: why`; then `ok kube: N objects judged …`.
+Each OUT_DIR's pins are read from what fleetc emitted (out/capi/<mgmt>/providers/, the Argo CD
+Applications; Argo CD's own from the fleet.kdl beside it); trees are grouped by CRD set (one
+scratch API server per set, with exactly that set's CRDs from crds.tsv). For each OUT_DIR (its
+fleet's vendor/ is the folder beside it) it judges out/capi/**, out/argocd/**, the Talos inline
+manifests inside out/talos/** and out/capi/** (extracted), and vendor/*.yaml. One line per
+manifest file: `ok kube: …`, `FAIL kube: …: why`, `skip kube: …: why`; then
+`ok kube: N objects judged … in K CRD set(s) …`.
 """
 
 import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -27,17 +31,24 @@ import yaml
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-OPERATOR_GIT_DEFAULT = "/work/.mirror/kubernetes-sigs+cluster-api-operator/repo"
-# Served by the proxy, used only when the v0.24.0 tag cannot be read (stated by a skip line).
-OPERATOR_FALLBACK = ("sigs.k8s.io/cluster-api-operator", "v0.23.0")
 
 
 # Files under out/capi and out/argocd that are not Kubernetes manifests, by glob (relative to
 # the out/ tree), with why nothing hands them to kubectl or Argo CD.
 NOT_MANIFESTS = {
-    "capi/*/sealed.yaml": "not a manifest: the list of Secrets `fleetc apply` creates from sealed inputs "
-                          "(docs/capi.md); it sits beside the directories kubectl and Argo CD apply, in none of them",
+    "capi/*/sealed.yaml": "not a manifest: the names, namespaces and keys (never values) of the Secrets to create "
+                          "by hand from sealed inputs (docs/capi.md; `fleetc apply` does not do it yet); no tool "
+                          "applies this file and it holds no object, so there is nothing for the API server to judge",
 }
+
+
+# libyaml's loader when PyYAML has it (the same YAML 1.1 safe loader, in C: the providers' CRDs
+# are megabytes).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_all(data):
+    return yaml.load_all(data, Loader=_LOADER)
 
 
 def line(status, what, why=None):
@@ -74,47 +85,176 @@ def go_download(mod, ver, want=None):
     return Path(info["Dir"])
 
 
-def crd_sources():
-    """Yields (key, label, {name: bytes}) for every row of crds.tsv."""
+MIRRORS_DEFAULT = "/work/.mirror"
+
+
+def crd_table():
+    """The rows of crds.tsv, in order: dicts with key, version, module, read, pin, path, note."""
+    rows = []
     for raw in (HERE / "crds.tsv").read_text().splitlines():
         if not raw.strip() or raw.startswith("#"):
             continue
-        key, mod, ver, h1, path, _note = raw.split("\t")
-        files = {}
-        label = f"{mod}@{ver}"
-        if h1.startswith("git:"):
-            commit = h1[4:]
-            git = os.environ.get("FLEETC_ORACLES_OPERATOR_GIT", OPERATOR_GIT_DEFAULT)
-            ok = Path(git).exists() and subprocess.run(
-                ["git", "-C", git, "rev-parse", "-q", "--verify", f"refs/tags/{ver}^{{commit}}"],
-                capture_output=True, text=True).stdout.strip() == commit
-            if ok:
-                names = subprocess.run(["git", "-C", git, "ls-tree", "--name-only", f"{commit}:{path}"],
-                                       capture_output=True, text=True, check=True).stdout.split()
-                for n in names:
-                    if n.endswith(".yaml"):
-                        files[n] = subprocess.run(["git", "-C", git, "show", f"{commit}:{path}{n}"],
-                                                  capture_output=True, check=True).stdout
-                label = f"{mod} tag {ver} (commit {commit[:12]}, upstream repository)"
-            else:
-                fmod, fver = OPERATOR_FALLBACK
-                line("skip", f"CRDs of {mod}@{ver}",
-                     f"the proxy does not serve {ver} and no copy of the upstream repository at tag {ver} "
-                     f"is here ({git}); judged against {fver}'s CRDs instead")
-                d = go_download(fmod, fver)
-                for f in sorted((d / path).glob("*.yaml")):
-                    files[f.name] = f.read_bytes()
-                label = f"{fmod}@{fver} (stand-in for {ver})"
+        key, version, mod, read, pin, path, note = raw.split("\t")
+        rows.append(dict(key=key, version=version, module=mod, read=read, pin=pin, path=path, note=note))
+    return rows
+
+
+def git_files(row):
+    """{name: bytes} of the row's path in the upstream repository at tag `read`, or None when no
+    copy of that repository (at the pinned commit) is here."""
+    repo, commit = row["pin"][4:].split("@")
+    git = Path(os.environ.get("FLEETC_ORACLES_MIRRORS", MIRRORS_DEFAULT)) / repo.replace("/", "+") / "repo"
+    if not git.exists():
+        return None, git
+    tag = subprocess.run(["git", "-C", str(git), "rev-parse", "-q", "--verify", f"refs/tags/{row['read']}^{{commit}}"],
+                         capture_output=True, text=True).stdout.strip()
+    if tag != commit:
+        return None, git
+    path = row["path"]
+    files = {}
+    if path.endswith("/"):
+        names = subprocess.run(["git", "-C", str(git), "ls-tree", "--name-only", f"{commit}:{path}"],
+                               capture_output=True, text=True, check=True).stdout.split()
+        for n in names:
+            if n.endswith(".yaml"):
+                files[n] = subprocess.run(["git", "-C", str(git), "show", f"{commit}:{path}{n}"],
+                                          capture_output=True, check=True).stdout
+    else:
+        files[Path(path).name] = subprocess.run(["git", "-C", str(git), "show", f"{commit}:{path}"],
+                                                capture_output=True, check=True).stdout
+    return files, git
+
+
+def module_files(row):
+    d = go_download(row["module"], row["read"], row["pin"])
+    if row["path"].endswith("/"):
+        return {f.name: f.read_bytes() for f in sorted((d / row["path"]).glob("*.yaml"))}
+    f = d / row["path"]
+    return {f.name: f.read_bytes()}
+
+
+def crd_documents(files):
+    """The CustomResourceDefinitions of the files, each as its own file (a golden's `status`
+    stanza dropped: the API server sets it)."""
+    crds = {}
+    for name, data in files.items():
+        docs = [x for x in load_all(data) if x]
+        if not any(x.get("kind") == "CustomResourceDefinition" for x in docs):
+            continue
+        if any("status" in x for x in docs):
+            for x in docs:
+                x.pop("status", None)
+            data = yaml.safe_dump_all(docs, sort_keys=False).encode()
+        crds[name] = data
+    return crds
+
+
+_RESOLVED = {}
+
+
+def crd_source(rows, key, version):
+    """(label, {name: bytes}) of the CRDs of `key` at `version`: the first row that can be read
+    here; a stand-in row prints a `skip` line (once) saying which and why."""
+    if (key, version) in _RESOLVED:
+        return _RESOLVED[(key, version)]
+    cands = [r for r in rows if r["key"] == key and r["version"] in (version, "*")]
+    if not cands:
+        return None
+    missed = []
+    for i, row in enumerate(cands):
+        if row["pin"].startswith("git:"):
+            files, git = git_files(row)
+            if files is None:
+                missed.append(f"no copy of {row['pin'][4:].split('@')[0]} at tag {row['read']} is here ({git})")
+                continue
+            label = f"{row['module']} tag {row['read']} (commit {row['pin'].split('@')[1][:12]}, upstream repository)"
         else:
-            d = go_download(mod, ver, h1)
-            for f in sorted((d / path).glob("*.yaml")):
-                files[f.name] = f.read_bytes()
-        crds = {}
-        for name, data in files.items():
-            docs = [x for x in yaml.safe_load_all(data) if x]
-            if any(x.get("kind") == "CustomResourceDefinition" for x in docs):
-                crds[name] = data
-        yield key, label, crds
+            files = module_files(row)
+            label = f"{row['module']}@{row['read']}"
+        if i > 0:
+            label += f" (stand-in for {version})"
+            line("skip", f"CRDs of {key} {version}", f"{'; '.join(missed)}: judged against {row['module']}@{row['read']}'s "
+                 f"CRDs instead ({row['note']})")
+        if row["path"] != "config/crd/bases/" and not row["path"].endswith("/"):
+            label += f" {row['path'].rsplit('/', 1)[-1]}"
+        crds = crd_documents(files)
+        fps = {}
+        for data in crds.values():
+            for x in documents(data):
+                if x.get("kind") == "CustomResourceDefinition":
+                    fp = hashlib.sha256(json.dumps(x, sort_keys=True).encode()).hexdigest()
+                    fps[(x["spec"]["group"], x["spec"]["names"]["kind"])] = fp
+        _RESOLVED[(key, version)] = (label, crds, fps)
+        return _RESOLVED[(key, version)]
+    die(f"the CRDs of {key} {version}: {'; '.join(missed)}, and no stand-in row")
+
+
+# The operator's provider objects fleetc emits (out/capi/<mgmt>/providers/20-providers/), by
+# kind and name, to the crds.tsv key of the provider whose CRDs the management cluster gets.
+PROVIDER_KEYS = {
+    ("CoreProvider", "cluster-api"): "capi",
+    ("BootstrapProvider", "talos"): "cabpt",
+    ("ControlPlaneProvider", "talos"): "cacppt",
+    ("InfrastructureProvider", "proxmox"): "capmox",
+    ("IPAMProvider", "in-cluster"): "ipam",
+}
+# The controllers' images (out/capi/<mgmt>/providers/10-controllers/): their tags are the
+# versions of the operator and of cert-manager the management cluster runs.
+OPERATOR_IMAGE = "registry.k8s.io/capi-operator/cluster-api-operator:"
+CERT_MANAGER_IMAGE = "quay.io/jetstack/cert-manager-"
+
+
+def walk(node):
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from walk(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from walk(v)
+
+
+def tree_pins(out):
+    """{key: (version, where)} of the provider versions one out/ tree pins, read from the objects
+    fleetc emitted (what the management cluster will install), and Argo CD's from its fleet.kdl
+    (its install manifest is not in out/). `errors` lists what contradicts itself."""
+    pins, errors = {}, []
+
+    def pin(key, ver, where):
+        if key in pins and pins[key][0] != ver:
+            errors.append(f"{key} is pinned both {pins[key][0]} ({pins[key][1]}) and {ver} ({where})")
+        pins.setdefault(key, (ver, where))
+
+    for f in sorted((out / "capi").glob("*/providers/**/*.yaml")):
+        rel = str(f.relative_to(out))
+        for d in documents(f.read_bytes()):
+            kind, name = d.get("kind"), (d.get("metadata") or {}).get("name")
+            if str(d.get("apiVersion", "")).startswith("operator.cluster.x-k8s.io/"):
+                key = PROVIDER_KEYS.get((kind, name))
+                if key is None:
+                    errors.append(f"{rel}: {kind} {name}: no crds.tsv key for this provider")
+                else:
+                    pin(key, d["spec"]["version"], rel)
+            if kind == "Deployment":
+                for c in walk(d):
+                    img = c.get("image") if isinstance(c.get("image"), str) else ""
+                    if img.startswith(OPERATOR_IMAGE):
+                        pin("operator", img[len(OPERATOR_IMAGE):], rel)
+                    if img.startswith(CERT_MANAGER_IMAGE) and ":" in img:
+                        pin("certmanager", img.rsplit(":", 1)[1], rel)
+    for f in sorted((out / "argocd").rglob("*.yaml")):
+        for d in documents(f.read_bytes()):
+            if d.get("kind") == "Application":
+                for src in [d["spec"].get("source")] + (d["spec"].get("sources") or []):
+                    if src and src.get("chart") == "external-secrets":
+                        v = str(src.get("targetRevision"))
+                        pin("eso", v if v.startswith("v") else f"v{v}", str(f.relative_to(out)))
+    kdl = out.parent / "fleet.kdl"
+    if (out / "argocd").is_dir() and kdl.is_file():
+        m = re.search(r'^\s*argocd\s+version="([^"]+)"', kdl.read_text(), re.M)
+        if m:
+            pin("argocd", f"v{m.group(1).lstrip('v')}", "fleet.kdl")
+    return pins, errors
 
 
 class Cluster:
@@ -189,19 +329,18 @@ class Cluster:
                               input=stdin, capture_output=True, text=True)
 
     def stop(self):
+        # A scratch cluster: nothing of it is kept, so no graceful shutdown is waited for (the
+        # API server's takes tens of seconds, once per CRD set).
         for p in self.procs:
             if p.poll() is None:
-                p.terminate()
-        for p in self.procs:
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
                 p.kill()
+        for p in self.procs:
+            p.wait()
 
 
 def documents(data):
     """The non-empty YAML documents of a file (PyYAML; what kubectl reads is YAML too)."""
-    return [d for d in yaml.safe_load_all(data) if d]
+    return [d for d in load_all(data) if d]
 
 
 def inline_manifests(node, found):
@@ -219,48 +358,70 @@ def inline_manifests(node, found):
             inline_manifests(v, found)
     elif isinstance(node, str) and "inlineManifests" in node:
         try:
-            for d in yaml.safe_load_all(node):
+            for d in load_all(node):
                 inline_manifests(d, found)
         except yaml.YAMLError:
             pass
 
 
+def talos_api_access(node):
+    """Whether a Talos config (or a CACPPT/CABPT patch inside one, as a YAML string) turns on
+    machine.features.kubernetesTalosAPIAccess: only then does Talos install the talos.dev CRD."""
+    if isinstance(node, str):
+        if "kubernetesTalosAPIAccess" not in node:
+            return False
+        try:
+            return any(talos_api_access(d) for d in load_all(node))
+        except yaml.YAMLError:
+            return False
+    if isinstance(node, dict):
+        feat = node.get("kubernetesTalosAPIAccess")
+        if isinstance(feat, dict) and feat.get("enabled") is True:
+            return True
+        return any(talos_api_access(v) for v in node.values())
+    if isinstance(node, list):
+        return any(talos_api_access(v) for v in node)
+    return False
+
+
 def manifests(out):
-    """Yields (label, bytes) for every manifest of one out/ tree."""
+    """Yields (label, bytes or a skip reason, api_access) for every manifest of one out/ tree;
+    api_access is whether the Talos config an inline manifest comes from installs the talos.dev
+    CRD (None outside Talos configs)."""
     rel = out.relative_to(REPO) if out.is_relative_to(REPO) else out
     for fam in ("capi", "argocd"):
         for f in sorted((out / fam).rglob("*.yaml")):
             skip = next((why for g, why in NOT_MANIFESTS.items() if f.relative_to(out).match(g)), None)
-            yield f"{rel}/{f.relative_to(out)}", (f.read_bytes() if skip is None else skip)
-    seen = set()
+            yield f"{rel}/{f.relative_to(out)}", (f.read_bytes() if skip is None else skip), None
     for fam in ("talos", "capi"):
         for f in sorted((out / fam).rglob("*.yaml")):
             found = []
             try:
-                for d in yaml.safe_load_all(f.read_bytes()):
-                    inline_manifests(d, found)
+                docs = list(load_all(f.read_bytes()))
             except yaml.YAMLError:
                 continue
+            for d in docs:
+                inline_manifests(d, found)
+            access = talos_api_access(docs) if found else None
             for name, contents in found:
-                yield f"{rel}/{f.relative_to(out)}#inlineManifests[{name}]", contents.encode()
+                yield f"{rel}/{f.relative_to(out)}#inlineManifests[{name}]", contents.encode(), access
     vendor = out.parent / "vendor"
     for f in sorted(vendor.glob("*.yaml")) if vendor.is_dir() else []:
-        yield f"{vendor.relative_to(REPO) if vendor.is_relative_to(REPO) else vendor}/{f.name} (vendored)", f.read_bytes()
+        yield f"{vendor.relative_to(REPO) if vendor.is_relative_to(REPO) else vendor}/{f.name} (vendored)", f.read_bytes(), None
 
 
 def discovery(cl):
-    """(group, kind) -> namespaced, from the API server's own discovery (CRDs included)."""
+    """(group, kind) -> namespaced, from the API server's own discovery (CRDs included), in one
+    `kubectl api-resources` (its last three columns: APIVERSION, NAMESPACED, KIND)."""
     scopes = {}
-    disc = json.loads(cl.kubectl("get", "--raw", "/apis").stdout)
-    groups = [("", "v1")] + [(g["name"], v["version"]) for g in disc["groups"] for v in g["versions"]]
-    for g, v in groups:
-        path = f"/api/{v}" if g == "" else f"/apis/{g}/{v}"
-        r = cl.kubectl("get", "--raw", path)
-        if r.returncode != 0:
-            continue
-        for rsrc in json.loads(r.stdout)["resources"]:
-            if "/" not in rsrc["name"]:
-                scopes[(g, rsrc["kind"])] = rsrc["namespaced"]
+    r = cl.kubectl("api-resources", "--no-headers")
+    if r.returncode != 0:
+        die(f"kubectl api-resources: {r.stderr.strip()[:600]}")
+    for ln in r.stdout.splitlines():
+        cols = ln.split()
+        if len(cols) >= 4:
+            api, namespaced, kind = cols[-3], cols[-2], cols[-1]
+            scopes[(api.rpartition("/")[0], kind)] = namespaced == "true"
     return scopes
 
 
@@ -349,6 +510,90 @@ def argocd_permissions(binary, outs, scopes, tmp, cl):
         sys.stdout.flush()
 
 
+def rel_of(p):
+    return p.relative_to(REPO) if p.is_relative_to(REPO) else p
+
+
+def kinds_of(data):
+    """(group, kind) of every document of a manifest, or None when it is not YAML."""
+    try:
+        return sorted({(str(d.get("apiVersion", "")).rpartition("/")[0], str(d.get("kind", "")))
+                       for d in documents(data) if isinstance(d, dict)})
+    except yaml.YAMLError:
+        return None
+
+
+def judge_tree(cl, out, cache, crd_fp, created_ns, tmp, counts):
+    """Every manifest of one out/ tree, dry-run on this API server (its CRD set). The verdict on
+    a manifest is reused for the same bytes when the CRDs of every kind in it are the same bytes
+    too (crd_fp: (group, kind) -> sha256 of its CRD in this set), in this set or an earlier one."""
+    for label, data, api_access in manifests(out):
+        if isinstance(data, str):
+            line("skip", label, data)
+            continue
+        kinds = kinds_of(data) or []
+        h = (hashlib.sha256(data).hexdigest(), api_access, tuple((g, k, crd_fp.get((g, k))) for g, k in kinds))
+        if h in cache:
+            status, why, n = cache[h]
+            if status == "ok":
+                line("ok", f"{label}: {n} objects (same bytes, same CRDs, as judged above)")
+            else:
+                line(status, label, why)
+            counts["judged"] += n if status == "ok" else 0
+            counts["failed"] += 1 if status == "FAIL" else 0
+            continue
+        try:
+            docs = documents(data)
+        except yaml.YAMLError as e:
+            cache[h] = ("FAIL", f"not YAML: {e}", 0)
+            line("FAIL", label, f"not YAML: {e}")
+            counts["failed"] += 1
+            continue
+        # Kinds of group talos.dev (the Talos CCM's ServiceAccount for the Talos API) are served
+        # by the CRD Talos itself applies when the config turns on kubernetesTalosAPIAccess
+        # (crds.tsv `talos`); the API server here has it, so they are judged like the rest, but
+        # a config without the feature would have no such kind.
+        talos_api = [d for d in docs if isinstance(d, dict) and str(d.get("apiVersion", "")).startswith("talos.dev/")]
+        if talos_api and api_access is False:
+            why = (f"{len(talos_api)} talos.dev object(s), but this Talos config does not turn on "
+                   "machine.features.kubernetesTalosAPIAccess, so Talos installs no talos.dev CRD "
+                   "(siderolabs/talos v1.13.9 internal/app/machined/pkg/controllers/k8s/manifest.go, TalosAPIServiceEnabled)")
+            cache[h] = ("FAIL", why, 0)
+            line("FAIL", label, why)
+            counts["failed"] += 1
+            continue
+        if not docs:
+            cache[h] = ("skip", "no objects in it", 0)
+            line("skip", label, "no objects in it")
+            continue
+        for d in docs:
+            if not isinstance(d, dict):
+                continue
+            ns = (d.get("metadata") or {}).get("namespace")
+            if ns and ns not in created_ns:
+                # Namespaces exist before their objects are judged (a real create).
+                cl.kubectl("create", "namespace", ns)
+                created_ns.add(ns)
+        f = Path(tmp) / "judge.yaml"
+        f.write_bytes(data)
+        r = cl.kubectl("apply", "--server-side", "--dry-run=server", "--field-manager=fleetc",
+                       "--force-conflicts", "-o", "name", "-f", str(f))
+        n = len([x for x in r.stdout.splitlines() if x.strip()])
+        if r.returncode == 0 and n == len(docs):
+            cache[h] = ("ok", None, n)
+            extra = f" ({len(talos_api)} of kind talos.dev)" if talos_api else ""
+            line("ok", f"{label}: {n} objects{extra}")
+            counts["judged"] += n
+        else:
+            why = " | ".join(x.strip() for x in r.stderr.strip().splitlines() if x.strip())
+            why = why.replace(str(f), "<file>")
+            if r.returncode == 0:
+                why = f"{len(docs)} documents, {n} objects accepted {why}"
+            cache[h] = ("FAIL", why[:2000], 0)
+            line("FAIL", label, why[:2000])
+            counts["failed"] += 1
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kube", required=True)
@@ -356,109 +601,85 @@ def main():
     ap.add_argument("outs", nargs="+")
     args = ap.parse_args()
 
-    tmp = tempfile.mkdtemp(prefix="fleetc-kube-")
-    cl = Cluster(args.kube, tmp)
-    try:
-        took = cl.start()
-        version = json.loads(cl.kubectl("get", "--raw", "/version").stdout or "{}").get("gitVersion", "?")
-        if version.startswith("v0.0.0"):  # an unstamped build: the version is its go.mod's
-            pinned = next(ln.split()[1] for ln in (HERE / "go.mod").read_text().splitlines()
-                          if ln.strip().startswith("k8s.io/kubernetes v"))
-            version = f"{pinned} (unstamped: /version says {version.split('+')[0]})"
-        line("ok", f"etcd and kube-apiserver {version} (k8s.io/kubernetes) ready on 127.0.0.1:{cl.port} in {took:.0f} s")
-        # The real CRDs.
-        crddir = Path(tmp) / "crds"
-        crddir.mkdir()
-        total = 0
-        for key, label, crds in crd_sources():
-            d = crddir / key
-            d.mkdir()
-            for n, data in crds.items():
-                (d / n).write_bytes(data)
-            r = cl.kubectl("apply", "--server-side", "--field-manager=fleetc-oracle-crds", "-f", str(d))
+    rows = crd_table()
+    keys = list(dict.fromkeys(r["key"] for r in rows))
+    # A key a tree does not pin (no CAPI, no Argo CD…) gets the reference fleet's version: the
+    # first row of that key. Its CRDs are installed all the same; nothing of the tree uses them.
+    default = {k: next(r["version"] for r in rows if r["key"] == k) for k in keys}
+    sets = {}  # CRD set (tuple of (key, version)) -> [(out, its pins)]
+    counts = {"judged": 0, "failed": 0, "other": 0}
+    for o in args.outs:
+        out = Path(o).resolve()
+        pins, errors = tree_pins(out)
+        for e in errors:
+            line("FAIL", f"{rel_of(out)}: provider versions", e)
+            counts["other"] += 1
+        unknown = [f"{k} {v} ({w})" for k, (v, w) in pins.items()
+                   if not any(r["key"] == k and r["version"] in (v, "*") for r in rows)]
+        if unknown:
+            line("FAIL", f"{rel_of(out)}: provider versions", "no CRDs for " + ", ".join(unknown) +
+                 " in oracles/kube/crds.tsv: add their rows; this tree is not judged")
+            counts["other"] += 1
+            continue
+        crdset = tuple((k, "*" if default[k] == "*" else pins[k][0] if k in pins else default[k]) for k in keys)
+        sets.setdefault(crdset, []).append((out, pins))
+
+    version = "?"
+    ncrds = 0
+    cache = {}
+    for i, (crdset, trees) in enumerate(sets.items(), 1):
+        tmp = tempfile.mkdtemp(prefix="fleetc-kube-")
+        cl = Cluster(args.kube, tmp)
+        try:
+            took = cl.start()
+            version = json.loads(cl.kubectl("get", "--raw", "/version").stdout or "{}").get("gitVersion", "?")
+            if version.startswith("v0.0.0"):  # an unstamped build: the version is its go.mod's
+                pinned = next(ln.split()[1] for ln in (HERE / "go.mod").read_text().splitlines()
+                              if ln.strip().startswith("k8s.io/kubernetes v"))
+                version = f"{pinned} (unstamped: /version says {version.split('+')[0]})"
+            desc = ", ".join(f"{k} {v}" for k, v in crdset if v != "*")
+            print(f"== kube CRD set {i} ({desc}): {len(trees)} tree(s)", flush=True)
+            line("ok", f"CRD set {i}: etcd and kube-apiserver {version} (k8s.io/kubernetes) ready on 127.0.0.1:{cl.port} in {took:.0f} s")
+            crddir = Path(tmp) / "crds"
+            crddir.mkdir()
+            total = 0
+            crd_fp = {}  # (group, kind) -> sha256 of its CRD in this set
+            for key, ver in crdset:
+                label, crds, fps = crd_source(rows, key, ver)
+                crd_fp.update(fps)
+                d = crddir / key
+                d.mkdir()
+                for n, data in crds.items():
+                    (d / n).write_bytes(data)
+                r = cl.kubectl("apply", "--server-side", "--field-manager=fleetc-oracle-crds", "-f", str(d))
+                if r.returncode != 0:
+                    line("FAIL", f"CRD set {i}: installing the CRDs of {label}", (r.stderr or r.stdout).strip()[:600])
+                    counts["other"] += 1
+                    continue
+                total += len(crds)
+                line("ok", f"CRD set {i}: installed {len(crds)} CRDs of {label}")
+            r = cl.kubectl("wait", "--for=condition=Established", "crd", "--all", "--timeout=120s")
             if r.returncode != 0:
-                line("FAIL", f"installing the CRDs of {label}", (r.stderr or r.stdout).strip()[:600])
-                continue
-            total += len(crds)
-            line("ok", f"installed {len(crds)} CRDs of {label}")
-        r = cl.kubectl("wait", "--for=condition=Established", "crd", "--all", "--timeout=120s")
-        if r.returncode != 0:
-            line("FAIL", "CRDs established", r.stderr.strip()[:600])
-        scopes = discovery(cl)
-        judged = 0
-        failed_files = 0
-        cache = {}
-        created_ns = set()
-        for out in args.outs:
-            out = Path(out).resolve()
-            print(f"== kube {out.relative_to(REPO) if out.is_relative_to(REPO) else out}", flush=True)
-            for label, data in manifests(out):
-                if isinstance(data, str):
-                    line("skip", label, data)
-                    continue
-                h = hashlib.sha256(data).hexdigest()
-                if h in cache:
-                    status, why, n = cache[h]
-                    if status == "ok":
-                        line("ok", f"{label}: {n} objects (same bytes as judged above)")
-                    else:
-                        line(status, label, why)
-                    judged += n if status == "ok" else 0
-                    continue
-                try:
-                    docs = documents(data)
-                except yaml.YAMLError as e:
-                    cache[h] = ("FAIL", f"not YAML: {e}", 0)
-                    line("FAIL", label, f"not YAML: {e}")
-                    failed_files += 1
-                    continue
-                # Kinds of group talos.dev (the Talos CCM's `ServiceAccount` for the Talos API)
-                # are served by Talos's own API on the node (kubernetesTalosAPIAccess), not by
-                # kube-apiserver: they are named, not judged.
-                talos_api = [d for d in docs if isinstance(d, dict) and str(d.get("apiVersion", "")).startswith("talos.dev/")]
-                if talos_api:
-                    docs = [d for d in docs if not (isinstance(d, dict) and str(d.get("apiVersion", "")).startswith("talos.dev/"))]
-                    data = yaml.safe_dump_all(docs, sort_keys=False).encode()
-                    line("skip", f"{label}: {len(talos_api)} talos.dev object(s)", "served by the Talos API on the node, not by kube-apiserver")
-                if not docs:
-                    cache[h] = ("skip", "no objects in it", 0)
-                    line("skip", label, "no objects in it")
-                    continue
-                for d in docs:
-                    if not isinstance(d, dict):
-                        continue
-                    ns = (d.get("metadata") or {}).get("namespace")
-                    if ns and ns not in created_ns:
-                        # Namespaces exist before their objects are judged (a real create).
-                        cl.kubectl("create", "namespace", ns)
-                        created_ns.add(ns)
-                f = Path(tmp) / "judge.yaml"
-                f.write_bytes(data)
-                r = cl.kubectl("apply", "--server-side", "--dry-run=server", "--field-manager=fleetc",
-                               "--force-conflicts", "-o", "name", "-f", str(f))
-                n = len([x for x in r.stdout.splitlines() if x.strip()])
-                if r.returncode == 0 and n == len(docs):
-                    cache[h] = ("ok", None, n)
-                    line("ok", f"{label}: {n} objects")
-                    judged += n
-                else:
-                    why = " | ".join(x.strip() for x in r.stderr.strip().splitlines() if x.strip())
-                    why = why.replace(str(f), "<file>")
-                    if r.returncode == 0:
-                        why = f"{len(docs)} documents, {n} objects accepted {why}"
-                    cache[h] = ("FAIL", why[:2000], 0)
-                    line("FAIL", label, why[:2000])
-                    failed_files += 1
-        if args.argocd:
-            argocd_permissions(args.argocd, args.outs, scopes, Path(tmp), cl)
-        line("ok", f"{judged} objects judged by kube-apiserver {version} with {total} CRDs; "
-                   f"{failed_files} manifest files rejected")
-    finally:
-        cl.stop()
-        if os.environ.get("FLEETC_KUBE_KEEP"):
-            print(f"kube check: kept {tmp}", file=sys.stderr)
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
+                line("FAIL", f"CRD set {i}: CRDs established", r.stderr.strip()[:600])
+                counts["other"] += 1
+            ncrds += total
+            scopes = discovery(cl)
+            created_ns = set()
+            for out, pins in trees:
+                read = ", ".join(f"{k} {v}" for k, (v, _w) in pins.items()) or "none (no CAPI providers, no Argo CD)"
+                print(f"== kube {rel_of(out)}: CRD set {i} (pins read from the tree: {read})", flush=True)
+                judge_tree(cl, out, cache, crd_fp, created_ns, tmp, counts)
+            if args.argocd:
+                argocd_permissions(args.argocd, [str(o) for o, _p in trees], scopes, Path(tmp), cl)
+        finally:
+            cl.stop()
+            if os.environ.get("FLEETC_KUBE_KEEP"):
+                print(f"kube check: kept {tmp}", file=sys.stderr)
+            else:
+                shutil.rmtree(tmp, ignore_errors=True)
+    line("ok", f"{counts['judged']} objects judged by kube-apiserver {version} in {len(sets)} CRD set(s) "
+               f"({ncrds} CRDs installed in all); {counts['failed']} manifest files rejected"
+               + (f", {counts['other']} other failures" if counts["other"] else ""))
 
 
 if __name__ == "__main__":

@@ -14,16 +14,23 @@
 //!   decodes strictly (`configloader`, unknown fields refused), and the schema says so.
 //! - `capi/…` and `argocd/…` (not the vendored copies under `capi/<mgmt>/providers/00-crds`
 //!   and `10-controllers`, which are judged at their source): every object whose apiVersion
-//!   and kind have a schema here (the CRDs of the pinned providers, the Kubernetes core kinds
-//!   fleetc emits) in strict mode: an object schema that lists `properties` and does not
+//!   and kind have a schema in the schema set of the cluster that receives it
+//!   (`super::schemas::SchemaSet::of`: `capi/<mgmt>/…` goes to the management cluster and is
+//!   judged with its Kubernetes minor and its `cluster-api { … }` pins, `argocd/<env>/<c>/…`
+//!   with cluster `c`'s, Argo CD's objects with the fleet's Argo CD pin) in strict mode: an object schema that lists `properties` and does not
 //!   preserve unknown fields refuses any other field, as `kubectl apply` (field validation
 //!   `Strict`, the default since Kubernetes 1.27) does. Objects of other kinds are not judged
 //!   here (the harness's API server judges them, `oracles/kube`).
 //! - vendored manifests (`addon … manifest=`, Cluster API's `cert-manager`/`operator`
-//!   `manifest=`, Argo CD's `manifest=`): every object, as above.
+//!   `manifest=`, Argo CD's `manifest=`): every object, as above, with the set of every
+//!   distinct cluster that receives it (an add-on: the clusters that list it; Cluster API's:
+//!   the management cluster; Argo CD's install: each cluster running Argo CD).
 //!
-//! Identical documents are judged once (their text is the key of a verdict cache), and a
-//! validator is compiled only for a schema a document needs, once per run.
+//! The Report names, per document family, the schema sets that judged it.
+//!
+//! Identical documents are judged once per schema set (their text and the set are the key of
+//! a verdict cache), and a validator is compiled only for a schema file a document needs,
+//! once per run (identical schema bytes are one file, so one validator).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

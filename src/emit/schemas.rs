@@ -75,10 +75,16 @@ const ALL: [Module; MODULES] = [
 
 const MAX: u32 = u32::MAX;
 
+/// `(major, minor, patch)`.
+pub type Release = (u32, u32, u32);
+
+/// One row of [`STAND_INS`].
+pub type StandIn = (Module, Release, Release, &'static str, &'static str);
+
 /// `(module, first, last (inclusive), schema set, why)`: the set that judges a pinned version.
 /// Rows are searched in order; a version no row covers has no schema (its documents are
 /// reported unjudged). Every version the acceptance tables take resolves (a test).
-pub const STAND_INS: &[(Module, (u32, u32, u32), (u32, u32, u32), &str, &str)] = &[
+pub const STAND_INS: &[StandIn] = &[
     // Kubernetes: versions/talos.kdl accepts 1.30 to 1.37; schemas/ has v1.35.2 and v1.36.3.
     (Module::Kubernetes, (1, 30, 0), (1, 34, MAX), "v1.35", "not produced: the nearest produced minor stands in"),
     (Module::Kubernetes, (1, 35, 0), (1, 35, MAX), "v1.35", "k8s.io/kubernetes v1.35.2"),

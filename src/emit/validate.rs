@@ -255,17 +255,18 @@ fn without_null_fields(v: &Value) -> Value {
     }
 }
 
-/// Which schemas judge a file's documents: a Talos minor's, or a receiving cluster's set.
-enum Place {
+/// Which schemas judge a file's documents: a Talos minor's, or the set of the receiving
+/// cluster (`None`: not in fleet.kdl, judged with `SchemaSet::unplaced`).
+enum Place<'f> {
     Talos((u32, u32)),
-    Kube(SchemaSet),
+    Kube(Option<&'f Cluster>),
 }
 
 /// Where a file of out/ belongs in fleet.kdl: the cluster its path names, and the schemas of
 /// its documents (those of the cluster that receives them: `capi/<mgmt>/…` goes to the
 /// management cluster, `argocd/<env>/<cluster>/…` to that cluster). `None`: not judged here
 /// (see the module doc).
-fn place_of(fleet: &Fleet, path: &str) -> Option<(Place, Option<Span>)> {
+fn place_of<'f>(fleet: &'f Fleet, path: &str) -> Option<(Place<'f>, Option<Span>)> {
     if !path.ends_with(".yaml") {
         return None;
     }
@@ -276,7 +277,6 @@ fn place_of(fleet: &Fleet, path: &str) -> Option<(Place, Option<Span>)> {
             .find(|(e, c)| c.name.value == name && env.is_none_or(|env| e.name.value == env))
             .map(|(_, c)| c)
     };
-    let set_of = |c: Option<&Cluster>| c.map_or_else(SchemaSet::unplaced, |c| SchemaSet::of(fleet, c));
     match parts.as_slice() {
         ["talos", env, name, rest @ ..] if rest.first() != Some(&"patches") => {
             let c = cluster(Some(env), name)?;
@@ -287,11 +287,11 @@ fn place_of(fleet: &Fleet, path: &str) -> Option<(Place, Option<Span>)> {
         ["capi", _, "providers", "00-crds" | "10-controllers", ..] => None,
         ["capi", mgmt, second, ..] => {
             let span = cluster(None, second).or_else(|| cluster(None, mgmt)).map(|c| c.name.span);
-            Some((Place::Kube(set_of(cluster(None, mgmt))), span))
+            Some((Place::Kube(cluster(None, mgmt)), span))
         }
         ["argocd", env, name, ..] => {
             let c = cluster(Some(env), name);
-            Some((Place::Kube(set_of(c)), c.map(|c| c.name.span)))
+            Some((Place::Kube(c), c.map(|c| c.name.span)))
         }
         _ => None,
     }
@@ -386,7 +386,7 @@ pub fn run<'a>(fleet: &'a Fleet, files: impl Iterator<Item = (&'a str, &'a [u8])
         let Some((place, span)) = place_of(fleet, path) else { continue };
         let target = match place {
             Place::Talos(minor) => Target::Talos(minor),
-            Place::Kube(set) => Target::Kube(judge.set(set)),
+            Place::Kube(c) => Target::Kube(judge.set(c.map_or_else(SchemaSet::unplaced, |c| SchemaSet::of(fleet, c)))),
         };
         let Ok(text) = std::str::from_utf8(bytes) else { continue };
         for (i, doc) in super::capi::providers::documents(text).into_iter().enumerate() {

@@ -1,5 +1,5 @@
 //! Conformance: every Argo CD object fleetc emits (reference fleet and every golden case that
-//! builds) validates against the CRD schemas in `schemas/crds/argoproj.io/` (committed),
+//! builds) validates against the CRD schemas in `schemas/crds/argoproj.io/v3.2.1/` (committed; Argo CD 3.2.1, the version the fleets pin),
 //! made strict the way the API server is under `kubectl apply --validate=strict`: every object
 //! node that lists `properties` and does not say `x-kubernetes-preserve-unknown-fields: true`
 //! rejects fields it does not list. The test prints which kinds it covered and which it could
@@ -47,7 +47,7 @@ fn strict(schema: &mut Value) {
 
 fn schemas(dir: &Path) -> BTreeMap<String, jsonschema::Validator> {
     let mut out = BTreeMap::new();
-    for entry in std::fs::read_dir(dir.join("crds/argoproj.io")).expect("argoproj.io schemas") {
+    for entry in std::fs::read_dir(dir.join("crds/argoproj.io/v3.2.1")).expect("argoproj.io schemas") {
         let path = entry.expect("entry").path();
         if path.extension().is_none_or(|e| e != "json") {
             continue;

@@ -48,45 +48,69 @@ SUB_LIST = {"allOf", "anyOf", "oneOf", "prefixItems"}
 # Keywords whose value is a map of name -> subschema.
 SUB_MAP = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
 
-# module -> (version, h1 module hash as the proxy serves it, environment needs)
+# module key -> (module, [(version, h1 module hash as the proxy serves it)]): every version a
+# fleet fleetc builds pins (the reference fleet and the golden fleets with an out/), where the
+# proxy serves it. A schema set is (key, version); identical produced bytes are stored once.
 MODULES = {
-    "talos-1.12": ("github.com/siderolabs/talos/pkg/machinery", "v1.12.6", "h1:p8XG6i82Y5MTLeaPDtFv2TnE7UY9tPLbbRI8cwJdRlw="),
-    "talos-1.13": ("github.com/siderolabs/talos/pkg/machinery", "v1.13.9", "h1:4Qch4CVfhT3C48PfiIFXYa1LAhSWA6o7NmrEO2bsLlg="),
-    "talos-1.14": ("github.com/siderolabs/talos/pkg/machinery", "v1.14.1", "h1:dh2PkMNUkndQWSY+iUy9d9rGDKpAD9TuHylzVhY544Y="),
-    "capi": ("sigs.k8s.io/cluster-api", "v1.13.3", "h1:BlNVnjg644NnlWnxIWHbkltleFLVQwm8FmjWCSB9wGY="),
-    "cabpt": ("github.com/siderolabs/cluster-api-bootstrap-provider-talos", "v0.6.11", "h1:Fp5BiyVrbKlcWJi9GB3SmMQF1cPF8QREUH6mUHCzN8w="),
-    "cacppt": ("github.com/siderolabs/cluster-api-control-plane-provider-talos", "v0.5.13", "h1:Bp/Ew/2tnMUIJfQ+gmqqtPq28rnNPWvk51N0gjwvVVg="),
-    "capmox": ("github.com/ionos-cloud/cluster-api-provider-proxmox", "v0.9.0", "h1:ZaCkjLHRPzBGn99GttQjeQCf7Z4HfhG04PyItO64CxE="),
-    "argocd": ("github.com/argoproj/argo-cd/v3", "v3.2.1", "h1:rvrkW/JdH4V+xJgNDZI9wa/Ygd+fWoGbd1rAhvno22c="),
-    "ipam": ("sigs.k8s.io/cluster-api-ipam-provider-in-cluster", "v1.1.0", "h1:SfF3aKymnb/kTgF7kDS2gtbtmahteYgPTpuMfdThO2I="),
-    "operator": ("sigs.k8s.io/cluster-api-operator", "v0.23.0", "h1:0BJK4w4MPnlLyhsuTnPwNp+vM6hoeS35QgUlSTOW+vs="),
-    "eso": ("github.com/external-secrets/external-secrets", "v0.20.4", "h1:HhNAjWfFEshhItphr28SGsHzf2bUP7uDAOVLg76uNAg="),
-    "certmanager": ("github.com/cert-manager/cert-manager", "v1.19.1", "h1:Txh8L/nLWTDcb7ZnXuXbTe15BxQnLbLirXmbNk0fGgY="),
-    "kubernetes": ("k8s.io/kubernetes", "v1.36.3", "h1:qDQdoMiluAE2Eab6Fa52YV+WjiGz9mZFFoagEA6cI+o="),
+    "talos": ("github.com/siderolabs/talos/pkg/machinery", [
+        ("v1.12.6", "h1:p8XG6i82Y5MTLeaPDtFv2TnE7UY9tPLbbRI8cwJdRlw="),
+        ("v1.13.9", "h1:4Qch4CVfhT3C48PfiIFXYa1LAhSWA6o7NmrEO2bsLlg="),
+        ("v1.14.1", "h1:dh2PkMNUkndQWSY+iUy9d9rGDKpAD9TuHylzVhY544Y="),
+    ]),
+    "capi": ("sigs.k8s.io/cluster-api", [("v1.13.3", "h1:BlNVnjg644NnlWnxIWHbkltleFLVQwm8FmjWCSB9wGY=")]),
+    "cabpt": ("github.com/siderolabs/cluster-api-bootstrap-provider-talos", [
+        ("v0.6.11", "h1:Fp5BiyVrbKlcWJi9GB3SmMQF1cPF8QREUH6mUHCzN8w="),
+        ("v0.6.12", "h1:c4BNooloe7dVyE2lE08kkUkyggCU7oy5z++PCv78mfw="),
+    ]),
+    "cacppt": ("github.com/siderolabs/cluster-api-control-plane-provider-talos",
+               [("v0.5.13", "h1:Bp/Ew/2tnMUIJfQ+gmqqtPq28rnNPWvk51N0gjwvVVg=")]),
+    "capmox": ("github.com/ionos-cloud/cluster-api-provider-proxmox",
+               [("v0.9.0", "h1:ZaCkjLHRPzBGn99GttQjeQCf7Z4HfhG04PyItO64CxE=")]),
+    "argocd": ("github.com/argoproj/argo-cd/v3", [("v3.2.1", "h1:rvrkW/JdH4V+xJgNDZI9wa/Ygd+fWoGbd1rAhvno22c=")]),
+    "ipam": ("sigs.k8s.io/cluster-api-ipam-provider-in-cluster", [
+        ("v1.0.3", "h1:DO6VrWMAmkX7D50CSLiKR62kcvxtH2Zdm312KB115XE="),
+        ("v1.1.0", "h1:SfF3aKymnb/kTgF7kDS2gtbtmahteYgPTpuMfdThO2I="),
+    ]),
+    "operator": ("sigs.k8s.io/cluster-api-operator", [("v0.23.0", "h1:0BJK4w4MPnlLyhsuTnPwNp+vM6hoeS35QgUlSTOW+vs=")]),
+    "eso": ("github.com/external-secrets/external-secrets", [("v0.20.4", "h1:HhNAjWfFEshhItphr28SGsHzf2bUP7uDAOVLg76uNAg=")]),
+    "certmanager": ("github.com/cert-manager/cert-manager", [("v1.19.1", "h1:Txh8L/nLWTDcb7ZnXuXbTe15BxQnLbLirXmbNk0fGgY=")]),
+    "kubernetes": ("k8s.io/kubernetes", [
+        ("v1.35.2", "h1:2HthVDfK3YJYv624imuKXPzUJ17xQop9OT5dgT+IMKE="),
+        ("v1.36.3", "h1:qDQdoMiluAE2Eab6Fa52YV+WjiGz9mZFFoagEA6cI+o="),
+    ]),
 }
 
 # Upstream commits of the module versions, as the proxy's .info `Origin.Hash` gave them (Argo CD's
-# .info has no Origin). Recorded here so the README does not depend on what a cache holds; a
-# served Origin that disagrees fails the producer.
+# and Kubernetes v1.36.3's .info have no Origin). Recorded here so the README does not depend on
+# what a cache holds; a served Origin that disagrees fails the producer.
 COMMITS = {
-    "talos-1.12": "a1b8bd612759ebef0faa9c80f8eeb4b8b16f34eb",
-    "talos-1.13": "3ebd10a7c1bd0f81742bdcd0c3fe56d727db7401",
-    "talos-1.14": "2f86b9d2a29b413deddd7122a8420b8913813615",
-    "capi": "cf0f6c00fbf7d5c5dbf37bd09554c6389de93861",
-    "cabpt": "14a90252985fdcaf93019a7fbd5044ac332ffae1",
-    "cacppt": "955bf0040d57879cd53c0091c28f565409c6573a",
-    "capmox": "eb2360a723105450003fd7095616e3dd8cbe2b39",
-    "ipam": "bc27dd724e20a0543f441d55183778a73db26294",
-    "operator": "3846d87f00f5be0ecaf9b9d18479a058c84266d0",
-    "eso": "9ee12d535a01dda40a1ea0c7d4fd5c545baa6dba",
-    "certmanager": "a22e21ea38f6a8e031af99471b0a50287fed8e7f",
+    ("talos", "v1.12.6"): "a1b8bd612759ebef0faa9c80f8eeb4b8b16f34eb",
+    ("talos", "v1.13.9"): "3ebd10a7c1bd0f81742bdcd0c3fe56d727db7401",
+    ("talos", "v1.14.1"): "2f86b9d2a29b413deddd7122a8420b8913813615",
+    ("capi", "v1.13.3"): "cf0f6c00fbf7d5c5dbf37bd09554c6389de93861",
+    ("cabpt", "v0.6.11"): "14a90252985fdcaf93019a7fbd5044ac332ffae1",
+    ("cabpt", "v0.6.12"): "065b6843501a9b9fad01133b30f98b891aa5aceb",
+    ("cacppt", "v0.5.13"): "955bf0040d57879cd53c0091c28f565409c6573a",
+    ("capmox", "v0.9.0"): "eb2360a723105450003fd7095616e3dd8cbe2b39",
+    ("ipam", "v1.0.3"): "de17cdb0141de71f9484a626c239d161282cbafa",
+    ("ipam", "v1.1.0"): "bc27dd724e20a0543f441d55183778a73db26294",
+    ("operator", "v0.23.0"): "3846d87f00f5be0ecaf9b9d18479a058c84266d0",
+    ("eso", "v0.20.4"): "9ee12d535a01dda40a1ea0c7d4fd5c545baa6dba",
+    ("certmanager", "v1.19.1"): "a22e21ea38f6a8e031af99471b0a50287fed8e7f",
+    ("kubernetes", "v1.35.2"): "fdc9d74cbf2da6754ebf81d56f80ae2948cd6425",
 }
 
-# Talos: output dir (per minor, as tests/talos_conformance.rs picks them) -> module key.
-TALOS = [("v1.12", "talos-1.12"), ("v1.13", "talos-1.13"), ("v1.14", "talos-1.14")]
+# Modules whose versions are not in the checksum database (lookup 404): downloaded with
+# GONOSUMDB for that module alone, still checked against the pinned h1: hash.
+NOSUMDB = {"github.com/siderolabs/cluster-api-bootstrap-provider-talos"}
+
+# Talos: output dir (per minor, as tests/talos_conformance.rs picks them) -> module version.
+TALOS = [("v1.12", "v1.12.6"), ("v1.13", "v1.13.9"), ("v1.14", "v1.14.1")]
 TALOS_PATH = "config/schemas/config.schema.json"
 
-# CRDs: (module key, path in module, kind). Every served version becomes one file.
+# CRDs: (module key, path in module, kind). Every served version of every module version
+# becomes one file, `crds/<group>/<module version>/<Kind>_<apiVersion>.json`, stored under the
+# oldest module version that produces those bytes.
 CRDS = [
     ("capi", "config/crd/bases/cluster.x-k8s.io_clusters.yaml", "Cluster"),
     ("capi", "config/crd/bases/cluster.x-k8s.io_clusterclasses.yaml", "ClusterClass"),
@@ -116,8 +140,9 @@ CRDS = [
 ]
 
 # Kubernetes core kinds fleetc emits (in out/ or in the inline manifests it writes), from the
-# OpenAPI v3 documents of k8s.io/kubernetes at the served patch of the fleet's minor:
-# (file in api/openapi-spec/v3/, component name, group, version, kind).
+# OpenAPI v3 documents of k8s.io/kubernetes at the served patch of each minor a fleet pins:
+# (file in api/openapi-spec/v3/, component name, group, version, kind). Stored as
+# `kubernetes/<minor>/<group>/<Kind>_<version>.json` under the oldest minor with those bytes.
 K8S_OPENAPI = [
     ("api__v1_openapi.json", "io.k8s.api.core.v1.Namespace", "", "v1", "Namespace"),
     ("api__v1_openapi.json", "io.k8s.api.core.v1.ConfigMap", "", "v1", "ConfigMap"),
@@ -139,35 +164,59 @@ PINNED_SOURCE_SHA256 = {
 NOTES = """\
 ## Module versions
 
-fleetc pins (fleet.kdl): Talos v1.13.9 (golden cases also use v1.12.x and v1.14.x), Cluster API core
-1.13.3, CABPT 0.6.11, CACPPT 0.5.12, CAPMOX 0.9.0, Argo CD 3.2.1.
+Pins of the fleets fleetc builds (fleet.kdl and the golden fleets with an `out/`): Talos v1.12.x,
+v1.13.9 and v1.14.x; Kubernetes 1.33 to 1.37; Cluster API core 1.12.9 and 1.13.3; CABPT 0.6.11
+and 0.6.12; CACPPT 0.5.12; CAPMOX 0.9.0; IPAM in-cluster 1.0.3 and 1.1.0; the operator 0.24.0;
+Argo CD 3.2.1. `fleetc build` judges each document with the set of the cluster that receives it
+(`src/emit/schemas.rs`); a pinned version without a set of its own is judged by the stand-in
+that table names, with the evidence below.
 
 - `github.com/siderolabs/talos/pkg/machinery` v1.12.6, v1.13.9 and v1.14.1 are served. v1.14.0 is
   not served by the proxy; v1.14.1 is the 1.14 schema used.
+- Cluster API core v1.12.9 is not served (403, tried 2026-12-01); v1.13.3 stands in for it. They
+  differ: at tag v1.12.9 (commit `85c17a5f1026d61982a8bb4b2c2736aa4161f6ec` of
+  kubernetes-sigs/cluster-api, read from a snapshot of the repository) `config/crd/bases/` has
+  other bytes for all four CRDs, and v1.13.3's add fields only (`spec.topology.controlPlane.taints`
+  and `.rollout`, the workers' `taints`, `rollout.after`, and in v1beta1 the health checks'
+  `unhealthyMachineConditions`); no field is removed and no type changes; one CEL rule on
+  `MachineDeployment` v1beta2 `spec.template.spec.taints[].key` is dropped. So a document v1.13.3
+  refuses, v1.12.9 refuses too; a document using one of the added fields is accepted here and
+  refused by a v1.12.9 API server (fleetc emits none of them). v1.12.0 to v1.12.11 have the same
+  CRD bytes at their tags; v1.13.0 to v1.13.5 those of v1.13.3.
+- CABPT v0.6.12 is served; its two CRDs are byte-identical to v0.6.11's (sha256
+  `c68c0239…` and `2363fbfa…`), so its set points at v0.6.11's files. At the tags, v0.6.8 to
+  v0.6.12 have these bytes; v0.6.5 to v0.6.7 differ (v0.6.11's set stands in for them).
+  CABPT is not in the checksum database (lookup 404), so it is downloaded with `GONOSUMDB` set for
+  that module alone. Every module, this one included, is checked against the `h1:` hash pinned in
+  `oracles/schemas/produce.py`; a mismatch fails the producer. CABPT v0.6.4 is served too (not
+  used: fleetc refuses CABPT before 0.6.5).
 - `github.com/siderolabs/cluster-api-control-plane-provider-talos` v0.5.12 (the pinned one) is not
   served (the proxy answers 403, as it does for v0.5.11 and v0.6.0); v0.5.13 is. Its
   `config/crd/bases/controlplane.cluster.x-k8s.io_taloscontrolplanes.yaml` has sha256
   `5bbbf26c809d7736786d646726bf191da5b66106556dca7696f1e396338e07ec`, byte-for-byte the same as
   that file at tag v0.5.12 (commit `97b33e78ff1091bd143db6c428b8ed53ec3e0931`, read from a
-  snapshot of the upstream repository); the producer refuses any other bytes.
-- `github.com/siderolabs/cluster-api-bootstrap-provider-talos` v0.6.11 is served, but the checksum
-  database has no record of it (lookup 404), so it is downloaded with `GONOSUMDB` set for that
-  module alone. Every module, this one included, is checked against the `h1:` hash pinned in
-  `oracles/schemas/produce.py`; a mismatch fails the producer.
+  snapshot of the upstream repository), and at v0.5.9, v0.5.10 and v0.5.11; the producer refuses
+  any other bytes. v0.5.5 to v0.5.8 differ (v0.5.13's set stands in for them).
 - CABPT v0.6.11 serves `v1alpha3` only (`v1beta1` appears from v0.7.0-alpha); Cluster API v1.13.3
   serves `v1beta1` (deprecated) and `v1beta2` (storage). Its CRDs are under `config/crd/bases/`.
-
-- In-cluster IPAM v1.1.0 (`ipam-in-cluster`), External Secrets v0.20.4 (the chart 0.20.4 the fleet
-  pins installs that app version), cert-manager v1.19.1 (its `deploy/crds/`): served, used as pinned.
+- In-cluster IPAM v1.0.3 and v1.1.0 are both served and both produced: v1.1.0's `v1alpha2` adds
+  `spec.addressReuseGracePeriodSeconds` to both pools. v1.0.1 and v1.0.2 have v1.0.3's CRD bytes
+  at their tags; v1.0.0 differs.
+- CAPMOX v0.9.0 is served and used as pinned (v0.7.5 is not served: 403; fleetc refuses CAPMOX
+  before 0.9 anyway).
+- External Secrets v0.20.4 (the chart 0.20.4 the fleet pins installs that app version),
+  cert-manager v1.19.1 (its `deploy/crds/`), Argo CD v3.2.1: served, used as pinned.
 - `sigs.k8s.io/cluster-api-operator` v0.24.0 (the pinned operator) is not served (403); v0.23.0 is
   and is what these operator schemas are. Its CRDs differ from v0.24.0's in structure: v0.24.0
   adds `manager.diagnosticsAddress` and `manager.insecureDiagnostics` (read at tag v0.24.0, commit
   `d21153e947365de4df356313ea229a6097b267a7`, of the upstream repository); it removes none. So a document these schemas accept is accepted
   by v0.24.0's CRDs as well; the kube oracle installs the v0.24.0 CRDs themselves where a copy of
   that repository is at hand (`oracles/kube/README.md`).
-- Kubernetes core kinds (`kubernetes/v1.36/`): from `k8s.io/kubernetes` v1.36.3, the served patch of
-  the 1.36 minor the fleet pins (1.36.2 is not served), `api/openapi-spec/v3/*.json`. Edge clusters
-  on 1.35 are judged against the same 1.36 schemas (these five kinds are the same in both).
+- Kubernetes core kinds: `kubernetes/v1.35/` from `k8s.io/kubernetes` v1.35.2 (the patch edge-1
+  pins) and `kubernetes/v1.36/` from v1.36.3 (the served patch of the 1.36 minor; 1.36.2 is not
+  served), `api/openapi-spec/v3/*.json`. A kind whose produced bytes are the same in both is stored
+  once, under v1.35. Kubernetes 1.30 to 1.34 (accepted by versions/talos.kdl, not produced) are
+  judged with v1.35's schemas and 1.37 with v1.36's: named stand-ins, not evidence of sameness.
 
 ## Transformation
 
@@ -198,6 +247,14 @@ node converted and stripped as a CRD's is; `$id` = `urn:fleetc:k8s:<group or cor
 with `apiVersion`/`kind` pinned and required as for CRDs.
 
 Output: JSON with sorted keys, two-space indentation, non-ASCII kept as UTF-8, one trailing newline.
+
+## Layout
+
+`talos/<minor>/config.schema.json`; `crds/<group>/<module version>/<Kind>_<apiVersion>.json`;
+`kubernetes/<minor>/<group or core>/<Kind>_<version>.json`. Identical bytes are stored once,
+under the oldest version that produces them. `index.rs` (generated, included by
+`src/emit/schemas.rs`) embeds every CRD and Kubernetes file once and lists, for every schema set
+(module, version), the file of each `apiVersion` and `kind` it serves: the table below, as code.
 """
 
 
@@ -220,13 +277,14 @@ def fail(msg):
     sys.exit(2)
 
 
-def download(key):
-    """Downloads a module through the proxy; returns (dir, info) after checking its hash."""
-    mod, ver, want = MODULES[key]
+def download(key, ver):
+    """Downloads a module version through the proxy; returns (dir, info) after checking its hash."""
+    mod, versions = MODULES[key]
+    want = dict(versions)[ver]
     env = dict(os.environ)
     env.setdefault("GOPROXY", "https://proxy.golang.org")
     env["GOFLAGS"] = "-mod=mod"
-    if mod == "github.com/siderolabs/cluster-api-bootstrap-provider-talos":
+    if mod in NOSUMDB:
         env["GONOSUMDB"] = mod
     with tempfile.TemporaryDirectory() as cwd:  # outside any module
         r = subprocess.run(["go", "mod", "download", "-json", f"{mod}@{ver}"], cwd=cwd, env=env,
@@ -240,8 +298,8 @@ def download(key):
     if info.get("Sum") != want:
         fail(f"{mod}@{ver}: module hash {info.get('Sum')} is not the pinned {want}")
     origin = (info.get("Origin") or {}).get("Hash")
-    if origin and origin != COMMITS.get(key):
-        fail(f"{mod}@{ver}: served commit {origin} is not the recorded {COMMITS.get(key)}")
+    if origin and origin != COMMITS.get((key, ver)):
+        fail(f"{mod}@{ver}: served commit {origin} is not the recorded {COMMITS.get((key, ver))}")
     return Path(info["Dir"]), info
 
 
@@ -325,113 +383,159 @@ def sha256(data):
     return hashlib.sha256(data).hexdigest()
 
 
+def minor(ver):
+    return ".".join(ver.split(".")[:2])
+
+
 def produce():
     """Returns {relative path: bytes} for the whole schemas/ folder."""
     files = {}
-    rows = []
+    # stored file -> {"key", "path", "src", "flags", "versions": [version, ...]}
+    stored = {}
+    # (key, set version, apiVersion, kind, stored file): the index of every schema set
+    index = []
     dirs = {}
+    by_bytes = {}
 
-    def module(key):
-        if key not in dirs:
-            dirs[key] = download(key)
-        return dirs[key]
+    def module(key, ver):
+        if (key, ver) not in dirs:
+            dirs[(key, ver)] = download(key, ver)
+        return dirs[(key, ver)]
 
-    for out_dir, key in TALOS:
-        d, info = module(key)
+    def store(rel_of, data, key, ver, set_ver, path, s_src, flags, api, kind):
+        """Stores `data` once: under the first version that produced it."""
+        rel = by_bytes.get((key, api, kind, data))
+        if rel is None:
+            rel = rel_of(set_ver)
+            by_bytes[(key, api, kind, data)] = rel
+            files[rel] = data
+            stored[rel] = {"key": key, "path": path, "src": [], "flags": flags, "versions": []}
+        stored[rel]["versions"].append(ver)
+        if s_src not in stored[rel]["src"]:
+            stored[rel]["src"].append(s_src)
+        index.append((key, set_ver, api, kind, rel))
+
+    for out_dir, ver in TALOS:
+        d, _ = module("talos", ver)
         src = (d / TALOS_PATH).read_bytes()
         data = dump(strip(json.loads(src)))
         rel = f"talos/{out_dir}/config.schema.json"
         files[rel] = data
-        rows.append((rel, key, info, TALOS_PATH, sha256(src), sha256(data), "-"))
+        stored[rel] = {"key": "talos", "path": TALOS_PATH, "src": [sha256(src)], "flags": "-", "versions": [ver]}
 
     for key, path, kind in CRDS:
-        d, info = module(key)
-        src = (d / path).read_bytes()
-        pinned = PINNED_SOURCE_SHA256.get((key, path))
-        if pinned and sha256(src) != pinned:
-            fail(f"{path} in {MODULES[key][0]}@{MODULES[key][1]} has sha256 {sha256(src)}, not the pinned {pinned}")
-        crd = yaml.load(src, Loader=Yaml12Loader)
-        if crd.get("kind") != "CustomResourceDefinition" or crd["spec"]["names"]["kind"] != kind:
-            fail(f"{path}: not the CRD of {kind}")
-        group = crd["spec"]["group"]
-        served = [v for v in crd["spec"]["versions"] if v.get("served")]
-        if not served:
-            fail(f"{path}: no served version")
-        for v in served:
-            schema = strip(openapi_to_2020(v["schema"]["openAPIV3Schema"]))
-            props = schema.setdefault("properties", {})
-            props.setdefault("apiVersion", {})["const"] = f"{group}/{v['name']}"
-            props.setdefault("kind", {})["const"] = kind
-            req = schema.get("required", [])
-            schema["required"] = req + [r for r in ("apiVersion", "kind") if r not in req]
-            doc = {"$schema": "https://json-schema.org/draft/2020-12/schema",
-                   "$id": f"urn:fleetc:crd:{group}:{kind}:{v['name']}", **schema}
-            data = dump(doc)
-            rel = f"crds/{group}/{kind}_{v['name']}.json"
-            files[rel] = data
-            flags = "/".join(str(bool(v.get(f))).lower() for f in ("served", "storage", "deprecated"))
-            rows.append((rel, key, info, path, sha256(src), sha256(data), flags))
+        for ver, _ in MODULES[key][1]:
+            d, _ = module(key, ver)
+            src = (d / path).read_bytes()
+            pinned = PINNED_SOURCE_SHA256.get((key, path))
+            if pinned and sha256(src) != pinned:
+                fail(f"{path} in {MODULES[key][0]}@{ver} has sha256 {sha256(src)}, not the pinned {pinned}")
+            crd = yaml.load(src, Loader=Yaml12Loader)
+            if crd.get("kind") != "CustomResourceDefinition" or crd["spec"]["names"]["kind"] != kind:
+                fail(f"{path}: not the CRD of {kind}")
+            group = crd["spec"]["group"]
+            served = [v for v in crd["spec"]["versions"] if v.get("served")]
+            if not served:
+                fail(f"{path}: no served version")
+            for v in served:
+                schema = strip(openapi_to_2020(v["schema"]["openAPIV3Schema"]))
+                props = schema.setdefault("properties", {})
+                props.setdefault("apiVersion", {})["const"] = f"{group}/{v['name']}"
+                props.setdefault("kind", {})["const"] = kind
+                req = schema.get("required", [])
+                schema["required"] = req + [r for r in ("apiVersion", "kind") if r not in req]
+                doc = {"$schema": "https://json-schema.org/draft/2020-12/schema",
+                       "$id": f"urn:fleetc:crd:{group}:{kind}:{v['name']}", **schema}
+                flags = "/".join(str(bool(v.get(f))).lower() for f in ("served", "storage", "deprecated"))
+                store(lambda sv, g=group, n=v["name"]: f"crds/{g}/{sv}/{kind}_{n}.json", dump(doc), key, ver, ver,
+                      path, sha256(src), flags, f"{group}/{v['name']}", kind)
 
     for fname, comp, group, ver, kind in K8S_OPENAPI:
-        d, info = module("kubernetes")
-        path = f"{K8S_OPENAPI_DIR}/{fname}"
-        src = (d / path).read_bytes()
-        comps = json.loads(src)["components"]["schemas"]
-        defs = {}
+        for kver, _ in MODULES["kubernetes"][1]:
+            d, _ = module("kubernetes", kver)
+            path = f"{K8S_OPENAPI_DIR}/{fname}"
+            src = (d / path).read_bytes()
+            comps = json.loads(src)["components"]["schemas"]
+            defs = {}
 
-        def collect(name):
-            if name in defs:
-                return
-            defs[name] = None
-            node = comps[name]
-            defs[name] = node
-            for ref in refs(node):
-                collect(ref)
+            def collect(name):
+                if name in defs:
+                    return
+                defs[name] = None
+                node = comps[name]
+                defs[name] = node
+                for ref in refs(node):
+                    collect(ref)
 
-        collect(comp)
-        rewritten = {n: strip(openapi_to_2020(rewrite_refs(v))) for n, v in sorted(defs.items())}
-        root = rewritten.pop(comp)
-        props = root.setdefault("properties", {})
-        api = f"{group}/{ver}" if group else ver
-        props.setdefault("apiVersion", {})["const"] = api
-        props.setdefault("kind", {})["const"] = kind
-        req = root.get("required", [])
-        root["required"] = req + [r for r in ("apiVersion", "kind") if r not in req]
-        doc = {"$schema": "https://json-schema.org/draft/2020-12/schema",
-               "$id": f"urn:fleetc:k8s:{group or 'core'}:{kind}:{ver}", **root, "$defs": rewritten}
-        data = dump(doc)
-        rel = f"kubernetes/v1.36/{group or 'core'}/{kind}_{ver}.json"
-        files[rel] = data
-        rows.append((rel, "kubernetes", info, path + "#" + comp, sha256(src), sha256(data), "-"))
+            collect(comp)
+            rewritten = {n: strip(openapi_to_2020(rewrite_refs(v))) for n, v in sorted(defs.items())}
+            root = rewritten.pop(comp)
+            props = root.setdefault("properties", {})
+            api = f"{group}/{ver}" if group else ver
+            props.setdefault("apiVersion", {})["const"] = api
+            props.setdefault("kind", {})["const"] = kind
+            req = root.get("required", [])
+            root["required"] = req + [r for r in ("apiVersion", "kind") if r not in req]
+            doc = {"$schema": "https://json-schema.org/draft/2020-12/schema",
+                   "$id": f"urn:fleetc:k8s:{group or 'core'}:{kind}:{ver}", **root, "$defs": rewritten}
+            store(lambda sv: f"kubernetes/{sv}/{group or 'core'}/{kind}_{ver}.json", dump(doc), "kubernetes", kver,
+                  "v" + minor(kver[1:]), path + "#" + comp, sha256(src), "-", api, kind)
 
     lines = [
         "# Conformance schemas",
         "",
         "Produced by `oracles/schemas/produce` from upstream Go modules (downloaded through the Go",
         "module proxy); `oracles/schemas/produce --check` verifies that this folder is what it",
-        "produces. Do not edit by hand: this README is generated too. The conformance tests",
+        "produces. Do not edit by hand: this README and `index.rs` are generated too. `fleetc build`",
+        "embeds them (`src/emit/schemas.rs`, `src/check/patches.rs`) and judges every document it",
+        "writes with the set of the version the receiving cluster pins; the conformance tests",
         "(`tests/talos_conformance.rs`, `tests/capi_conformance.rs`, `tests/argocd_conformance.rs`)",
         "read these files and nothing outside the repository.",
         "",
         "## Files",
         "",
-        "`commit` is the upstream commit of the module version as the module proxy reports it",
+        "Each file is stored once; `versions` lists every module version that produces exactly its",
+        "bytes. `commit` is the upstream commit of each such version as the module proxy reports it",
         "(`Origin.Hash`; `-` where it reports none). `source sha256` is that of the file in the",
-        "module, `produced sha256` that of the file here.",
+        "module (one per version where they differ), `produced sha256` that of the file here.",
         "",
-        "| file | module | version | commit | path in module | served/storage/deprecated | source sha256 | produced sha256 |",
+        "| file | module | versions | commit | path in module | served/storage/deprecated | source sha256 | produced sha256 |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for rel, key, info, path, s_src, s_out, flags in rows:
-        mod, ver, _ = MODULES[key]
-        commit = f"`{COMMITS[key]}`" if key in COMMITS else "-"
-        lines.append(f"| `{rel}` | `{mod}` | {ver} | {commit} | `{path}` | {flags} | `{s_src}` | `{s_out}` |")
+    for rel, st in stored.items():
+        key = st["key"]
+        mod = MODULES[key][0]
+        vers = ", ".join(st["versions"])
+        commits = ", ".join(f"`{COMMITS[(key, v)]}`" if (key, v) in COMMITS else "-" for v in st["versions"])
+        srcs = ", ".join(f"`{x}`" for x in st["src"])
+        lines.append(f"| `{rel}` | `{mod}` | {vers} | {commits} | `{st['path']}` | {st['flags']} | {srcs} | `{sha256(files[rel])}` |")
+    lines += ["", "## Schema sets", "",
+              "What `index.rs` says: for each module version (Kubernetes: minor), the file of each kind.", "",
+              "| set | apiVersion | kind | file |", "|---|---|---|---|"]
+    for key, sv, api, kind, rel in sorted(index, key=lambda r: (r[0], tuple(int(x) for x in r[1][1:].split(".")), r[2], r[3])):
+        lines.append(f"| {key} {sv} | `{api}` | {kind} | `{rel}` |")
     lines += ["", "Module hashes (`h1:`, as `go mod download -json` reports them):", ""]
-    for key in sorted(dirs, key=lambda k: MODULES[k][:2]):
-        mod, ver, h1 = MODULES[key]
-        lines.append(f"- `{mod}@{ver}`: `{h1}`")
+    for key, ver in sorted(dirs, key=lambda kv: (MODULES[kv[0]][0], tuple(int(x) for x in kv[1][1:].split(".")))):
+        lines.append(f"- `{MODULES[key][0]}@{ver}`: `{dict(MODULES[key][1])[ver]}`")
     lines += ["", NOTES.rstrip("\n"), ""]
     files["README.md"] = "\n".join(lines).encode("utf-8")
+
+    rels = [r for r in files if r.startswith(("crds/", "kubernetes/"))]
+    pos = {r: i for i, r in enumerate(rels)}
+    rs = [
+        "// Generated by oracles/schemas/produce (oracles/schemas/produce.py); do not edit.",
+        "// Included by src/emit/schemas.rs: every CRD and Kubernetes schema file of schemas/, once,",
+        "// and for every schema set (module key, version) the file of each apiVersion and kind.",
+        "",
+        "/// `(file, text)`.",
+        "pub(crate) const FILES: &[(&str, &str)] = &[",
+    ]
+    rs += [f'    ("{r}", include_str!("{r}")),' for r in rels]
+    rs += ["];", "", "/// `(module key, version, apiVersion, kind, index into FILES)`.",
+           "pub(crate) const INDEX: &[(&str, &str, &str, &str, usize)] = &["]
+    rs += [f'    ("{k}", "{sv}", "{a}", "{kd}", {pos[r]}),' for k, sv, a, kd, r in index]
+    rs += ["];", ""]
+    files["index.rs"] = "\n".join(rs).encode("utf-8")
     return files
 
 

@@ -8,6 +8,7 @@ pub mod argocd;
 pub mod capi;
 pub mod hcl;
 pub mod metal;
+pub mod schemas;
 pub mod schematic;
 pub mod talos;
 pub mod tofu;

@@ -14,87 +14,33 @@
 //!   decodes strictly (`configloader`, unknown fields refused), and the schema says so.
 //! - `capi/…` and `argocd/…` (not the vendored copies under `capi/<mgmt>/providers/00-crds`
 //!   and `10-controllers`, which are judged at their source): every object whose apiVersion
-//!   and kind have a schema here (the CRDs of the pinned providers, the Kubernetes core kinds
-//!   fleetc emits) in strict mode: an object schema that lists `properties` and does not
+//!   and kind have a schema in the schema set of the cluster that receives it
+//!   (`super::schemas::SchemaSet::of`: `capi/<mgmt>/…` goes to the management cluster and is
+//!   judged with its Kubernetes minor and its `cluster-api { … }` pins, `argocd/<env>/<c>/…`
+//!   with cluster `c`'s, Argo CD's objects with the fleet's Argo CD pin) in strict mode: an object schema that lists `properties` and does not
 //!   preserve unknown fields refuses any other field, as `kubectl apply` (field validation
 //!   `Strict`, the default since Kubernetes 1.27) does. Objects of other kinds are not judged
 //!   here (the harness's API server judges them, `oracles/kube`).
 //! - vendored manifests (`addon … manifest=`, Cluster API's `cert-manager`/`operator`
-//!   `manifest=`, Argo CD's `manifest=`): every object, as above.
+//!   `manifest=`, Argo CD's `manifest=`): every object, as above, with the set of every
+//!   distinct cluster that receives it (an add-on: the clusters that list it; Cluster API's:
+//!   the management cluster; Argo CD's install: each cluster running Argo CD).
 //!
-//! Identical documents are judged once (their text is the key of a verdict cache), and a
-//! validator is compiled only for a schema a document needs, once per run.
+//! The Report names, per document family, the schema sets that judged it.
+//!
+//! Identical documents are judged once per schema set (their text and the set are the key of
+//! a verdict cache), and a validator is compiled only for a schema file a document needs,
+//! once per run (identical schema bytes are one file, so one validator).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use jsonschema::Validator;
 use serde_json::Value;
 
+use super::schemas::SchemaSet;
 use crate::check::patches::Schema as TalosSchema;
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
-use crate::model::{Fleet, Vendored};
-
-macro_rules! crd {
-    ($group:literal, $kind:literal, $version:literal) => {
-        (
-            concat!($group, "/", $version),
-            $kind,
-            include_str!(concat!("../../schemas/crds/", $group, "/", $kind, "_", $version, ".json")),
-        )
-    };
-}
-
-macro_rules! kube {
-    ($dir:literal, $api:literal, $kind:literal) => {
-        ($api, $kind, include_str!(concat!("../../schemas/kubernetes/v1.36/", $dir, "/", $kind, "_v1.json")))
-    };
-}
-
-/// `(apiVersion, kind, schema)`: the CRDs of the provider versions fleetc pins and the
-/// Kubernetes core kinds it emits or embeds. The Kubernetes schemas are v1.36's, the only
-/// Kubernetes version schemas/ carries: they serve every cluster (v1 kinds, stable since 1.16).
-pub(crate) const KUBE_SCHEMAS: &[(&str, &str, &str)] = &[
-    crd!("cluster.x-k8s.io", "Cluster", "v1beta1"),
-    crd!("cluster.x-k8s.io", "Cluster", "v1beta2"),
-    crd!("cluster.x-k8s.io", "ClusterClass", "v1beta1"),
-    crd!("cluster.x-k8s.io", "ClusterClass", "v1beta2"),
-    crd!("cluster.x-k8s.io", "MachineDeployment", "v1beta1"),
-    crd!("cluster.x-k8s.io", "MachineDeployment", "v1beta2"),
-    crd!("cluster.x-k8s.io", "MachineHealthCheck", "v1beta1"),
-    crd!("cluster.x-k8s.io", "MachineHealthCheck", "v1beta2"),
-    crd!("bootstrap.cluster.x-k8s.io", "TalosConfig", "v1alpha2"),
-    crd!("bootstrap.cluster.x-k8s.io", "TalosConfig", "v1alpha3"),
-    crd!("bootstrap.cluster.x-k8s.io", "TalosConfigTemplate", "v1alpha2"),
-    crd!("bootstrap.cluster.x-k8s.io", "TalosConfigTemplate", "v1alpha3"),
-    crd!("controlplane.cluster.x-k8s.io", "TalosControlPlane", "v1alpha3"),
-    crd!("infrastructure.cluster.x-k8s.io", "ProxmoxCluster", "v1alpha1"),
-    crd!("infrastructure.cluster.x-k8s.io", "ProxmoxCluster", "v1alpha2"),
-    crd!("infrastructure.cluster.x-k8s.io", "ProxmoxMachineTemplate", "v1alpha1"),
-    crd!("infrastructure.cluster.x-k8s.io", "ProxmoxMachineTemplate", "v1alpha2"),
-    crd!("argoproj.io", "Application", "v1alpha1"),
-    crd!("argoproj.io", "ApplicationSet", "v1alpha1"),
-    crd!("argoproj.io", "AppProject", "v1alpha1"),
-    crd!("ipam.cluster.x-k8s.io", "InClusterIPPool", "v1alpha1"),
-    crd!("ipam.cluster.x-k8s.io", "InClusterIPPool", "v1alpha2"),
-    crd!("ipam.cluster.x-k8s.io", "GlobalInClusterIPPool", "v1alpha1"),
-    crd!("ipam.cluster.x-k8s.io", "GlobalInClusterIPPool", "v1alpha2"),
-    crd!("operator.cluster.x-k8s.io", "CoreProvider", "v1alpha2"),
-    crd!("operator.cluster.x-k8s.io", "BootstrapProvider", "v1alpha2"),
-    crd!("operator.cluster.x-k8s.io", "ControlPlaneProvider", "v1alpha2"),
-    crd!("operator.cluster.x-k8s.io", "InfrastructureProvider", "v1alpha2"),
-    crd!("operator.cluster.x-k8s.io", "IPAMProvider", "v1alpha2"),
-    crd!("external-secrets.io", "ExternalSecret", "v1"),
-    crd!("external-secrets.io", "SecretStore", "v1"),
-    crd!("external-secrets.io", "ClusterSecretStore", "v1"),
-    crd!("cert-manager.io", "Certificate", "v1"),
-    crd!("cert-manager.io", "Issuer", "v1"),
-    crd!("cert-manager.io", "ClusterIssuer", "v1"),
-    kube!("core", "v1", "Namespace"),
-    kube!("core", "v1", "ConfigMap"),
-    kube!("core", "v1", "Secret"),
-    kube!("apps", "apps/v1", "Deployment"),
-    kube!("apiextensions.k8s.io", "apiextensions.k8s.io/v1", "CustomResourceDefinition"),
-];
+use crate::model::{Cluster, Fleet, Vendored};
 
 /// Closes every object schema that lists `properties`, unless it preserves unknown fields,
 /// already says what else it takes, or describes a CRD object's metadata (which the API
@@ -129,19 +75,20 @@ fn strict(schema: &mut Value, under_metadata: bool) {
     }
 }
 
-/// The strict validator of a Kubernetes kind, `None` when schemas/ has none.
-pub(crate) fn kube_validator(api_version: &str, kind: &str) -> Option<Validator> {
-    let text = KUBE_SCHEMAS.iter().find(|(a, k, _)| *a == api_version && *k == kind)?.2;
+/// The strict validator of one schema file of schemas/ (its text), `None` when it does not
+/// compile.
+pub(crate) fn kube_validator(text: &str) -> Option<Validator> {
     let mut schema: Value = serde_json::from_str(text).ok()?;
     strict(&mut schema, false);
     jsonschema::validator_for(&schema).ok()
 }
 
-/// Which schema family judges a document.
+/// Which schemas judge a document: a Talos minor's, or the schema set of the cluster that
+/// receives a Kubernetes object (an index into the run's interned `SchemaSet`s).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Target {
     Talos((u32, u32)),
-    Kube,
+    Kube(usize),
 }
 
 /// One problem in a document: the field's JSON pointer (empty for the whole document) and
@@ -172,13 +119,19 @@ pub struct Report {
     pub judged: usize,
     /// `apiVersion kind` of the objects no schema here covers, with how many.
     pub unjudged: BTreeMap<String, usize>,
+    /// Per document family (`apiVersion kind`; `talos <kind>`), the schema sets that judged
+    /// it (`cabpt v0.6.12`, `kubernetes v1.36 (for 1.37.2)`, `talos v1.13`).
+    pub judged_by: BTreeMap<String, BTreeSet<String>>,
 }
 
 /// The lazily compiled validators and the verdict cache of one run.
 #[derive(Default)]
 struct Judge<'a> {
     talos: BTreeMap<(u32, u32), Option<TalosSchema>>,
-    kube: HashMap<(String, String), Option<Validator>>,
+    /// Compiled per schema file (identical bytes are one file, so one validator).
+    kube: HashMap<&'static str, Option<Validator>>,
+    /// The distinct schema sets of this run's receiving clusters.
+    sets: Vec<SchemaSet>,
     verdicts: HashMap<(Target, &'a str), Verdict>,
     report: Report,
 }
@@ -227,7 +180,11 @@ impl<'a> Judge<'a> {
                     return Verdict { what: kind, judged: false, findings: Vec::new() };
                 };
                 match schema.validator(&kind) {
-                    Some(v) => Verdict { findings: findings(v, &value), what: kind, judged: true },
+                    Some(v) => {
+                        let by = format!("talos v{}.{}", minor.0, minor.1);
+                        self.report.judged_by.entry(format!("talos {kind}")).or_default().insert(by);
+                        Verdict { findings: findings(v, &value), what: kind, judged: true }
+                    }
                     None => Verdict {
                         findings: vec![Finding {
                             pointer: "/kind".into(),
@@ -238,17 +195,34 @@ impl<'a> Judge<'a> {
                     },
                 }
             }
-            Target::Kube => self.kube(&value),
+            Target::Kube(set) => self.kube(set, &value),
         }
     }
 
-    /// The verdict on one Kubernetes object.
-    fn kube(&mut self, value: &Value) -> Verdict {
+    /// The index of a schema set in this run (interned: a handful per fleet).
+    fn set(&mut self, s: SchemaSet) -> usize {
+        match self.sets.iter().position(|x| *x == s) {
+            Some(i) => i,
+            None => {
+                self.sets.push(s);
+                self.sets.len() - 1
+            }
+        }
+    }
+
+    /// The verdict on one Kubernetes object, judged with the schema set `set`.
+    fn kube(&mut self, set: usize, value: &Value) -> Verdict {
         let str_at = |k: &str| value.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
         let (api, kind) = (str_at("apiVersion"), str_at("kind"));
         let name = value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
         let what = if name.is_empty() { kind.clone() } else { format!("{kind} `{name}`") };
-        let v = self.kube.entry((api.clone(), kind.clone())).or_insert_with(|| kube_validator(&api, &kind));
+        let v = match self.sets[set].schema(&api, &kind) {
+            Some((file, text, pick)) => {
+                self.report.judged_by.entry(format!("{api} {kind}")).or_default().insert(pick.to_string());
+                self.kube.entry(file).or_insert_with(|| kube_validator(text)).as_ref()
+            }
+            None => None,
+        };
         match v {
             Some(v) => {
                 // The API server reads a null field as absent: a core kind decodes it into
@@ -281,9 +255,18 @@ fn without_null_fields(v: &Value) -> Value {
     }
 }
 
-/// Where a file of out/ belongs in fleet.kdl: the cluster its path names, and the schema
-/// family of its documents. `None`: not judged here (see the module doc).
-fn place_of(fleet: &Fleet, path: &str) -> Option<(Target, Option<Span>)> {
+/// Which schemas judge a file's documents: a Talos minor's, or the set of the receiving
+/// cluster (`None`: not in fleet.kdl, judged with `SchemaSet::unplaced`).
+enum Place<'f> {
+    Talos((u32, u32)),
+    Kube(Option<&'f Cluster>),
+}
+
+/// Where a file of out/ belongs in fleet.kdl: the cluster its path names, and the schemas of
+/// its documents (those of the cluster that receives them: `capi/<mgmt>/…` goes to the
+/// management cluster, `argocd/<env>/<cluster>/…` to that cluster). `None`: not judged here
+/// (see the module doc).
+fn place_of<'f>(fleet: &'f Fleet, path: &str) -> Option<(Place<'f>, Option<Span>)> {
     if !path.ends_with(".yaml") {
         return None;
     }
@@ -299,47 +282,52 @@ fn place_of(fleet: &Fleet, path: &str) -> Option<(Target, Option<Span>)> {
             let c = cluster(Some(env), name)?;
             // The schema of the document model fleetc writes for this Talos (the 1.13 model on
             // 1.14 nodes, versions/talos.kdl), as `check::patches` judges the user's patches.
-            Some((Target::Talos(crate::check::versions::table().documents(c.talos.value)), Some(c.name.span)))
+            Some((Place::Talos(crate::check::versions::table().documents(c.talos.value)), Some(c.name.span)))
         }
         ["capi", _, "providers", "00-crds" | "10-controllers", ..] => None,
         ["capi", mgmt, second, ..] => {
             let span = cluster(None, second).or_else(|| cluster(None, mgmt)).map(|c| c.name.span);
-            Some((Target::Kube, span))
+            Some((Place::Kube(cluster(None, mgmt)), span))
         }
-        ["argocd", env, name, ..] => Some((Target::Kube, cluster(Some(env), name).map(|c| c.name.span))),
+        ["argocd", env, name, ..] => {
+            let c = cluster(Some(env), name);
+            Some((Place::Kube(c), c.map(|c| c.name.span)))
+        }
         _ => None,
     }
 }
 
-/// The vendored manifests a fleet embeds: the file, where fleet.kdl names it, and which
-/// out/ files carry it.
-fn vendored(fleet: &Fleet) -> Vec<(&Vendored, String)> {
+/// The vendored manifests a fleet embeds: the file, where fleet.kdl names it, which out/
+/// files carry it, and the clusters that receive it (an add-on: the clusters that list it;
+/// Cluster API's cert-manager and operator: the management cluster; Argo CD's install: every
+/// cluster that runs its own Argo CD).
+fn vendored(fleet: &Fleet) -> Vec<(&Vendored, String, Vec<&Cluster>)> {
     let mut out = Vec::new();
     for addon in fleet.addons.values() {
-        let users: Vec<String> = fleet
+        let receivers: Vec<(String, &Cluster)> = fleet
             .clusters()
             .filter(|(_, c)| c.addons.iter().any(|a| a.value == addon.name.value))
-            .map(|(e, c)| format!("talos/{}/{}/controlplane.yaml", e.name.value, c.name.value))
+            .map(|(e, c)| (format!("talos/{}/{}/controlplane.yaml", e.name.value, c.name.value), c))
             .collect();
-        let carried = match users.as_slice() {
+        let carried = match receivers.as_slice() {
             [] => "embedded nowhere yet".to_owned(),
-            [one] => format!("embedded in out/{one}"),
-            [first, rest @ ..] => format!("embedded in out/{first} and {} more", rest.len()),
+            [(one, _)] => format!("embedded in out/{one}"),
+            [(first, _), rest @ ..] => format!("embedded in out/{first} and {} more", rest.len()),
         };
-        out.push((&addon.manifest, carried));
+        out.push((&addon.manifest, carried, receivers.into_iter().map(|(_, c)| c).collect()));
     }
-    for (e, c) in fleet.clusters() {
+    for (_, c) in fleet.clusters() {
         if let Some(capi) = &c.cluster_api {
-            let _ = e;
             for (file, m) in [("00-cert-manager", &capi.cert_manager), ("10-capi-operator", &capi.operator_manifest)] {
                 if let Some(m) = m {
-                    out.push((m, format!("embedded in out/capi/{}/providers/…/{file}.yaml", c.name.value)));
+                    out.push((m, format!("embedded in out/capi/{}/providers/…/{file}.yaml", c.name.value), vec![c]));
                 }
             }
         }
     }
     if let Some(argocd) = &fleet.argocd {
-        out.push((&argocd.manifest, "applied by `fleetc apply` as Argo CD's install".to_owned()));
+        let receivers = fleet.clusters().map(|(_, c)| c).filter(|c| super::argocd::plan::runs_argocd(c)).collect();
+        out.push((&argocd.manifest, "applied by `fleetc apply` as Argo CD's install".to_owned(), receivers));
     }
     out
 }
@@ -358,26 +346,48 @@ fn diagnostic(file: &str, index: usize, verdict: &Verdict, f: &Finding) -> Diagn
 pub fn run<'a>(fleet: &'a Fleet, files: impl Iterator<Item = (&'a str, &'a [u8])>) -> (Diagnostics, Report) {
     let mut judge = Judge::default();
     let mut diags = Diagnostics::new();
-    // Vendored manifests were parsed once, when the fleet was resolved.
-    for (m, carried) in vendored(fleet) {
-        for (i, object) in m.objects.iter().enumerate() {
-            judge.report.documents += 1;
-            judge.report.distinct += 1;
-            let verdict = judge.kube(object);
-            if verdict.judged {
-                judge.report.judged += 1;
+    // Vendored manifests were parsed once, when the fleet was resolved; each is judged with
+    // the set of every distinct receiving cluster.
+    for (m, carried, receivers) in vendored(fleet) {
+        let mut sets: Vec<usize> = Vec::new();
+        for s in receivers.iter().map(|c| SchemaSet::of(fleet, c)) {
+            let s = judge.set(s);
+            if !sets.contains(&s) {
+                sets.push(s);
             }
-            for f in &verdict.findings {
-                diags.push(
-                    diagnostic(&m.path.value, i, &verdict, f)
-                        .at(m.path.span)
-                        .label(format!("this vendored manifest, {carried}")),
-                );
+        }
+        if sets.is_empty() {
+            sets.push(judge.set(SchemaSet::unplaced()));
+        }
+        for &set in &sets {
+            let kubernetes = judge.sets[set].pick(super::schemas::Module::Kubernetes);
+            for (i, object) in m.objects.iter().enumerate() {
+                judge.report.documents += 1;
+                judge.report.distinct += 1;
+                let verdict = judge.kube(set, object);
+                if verdict.judged {
+                    judge.report.judged += 1;
+                }
+                for f in &verdict.findings {
+                    let with = match kubernetes {
+                        Some(k) if sets.len() > 1 => format!(" (judged with {k})"),
+                        _ => String::new(),
+                    };
+                    diags.push(
+                        diagnostic(&m.path.value, i, &verdict, f)
+                            .at(m.path.span)
+                            .label(format!("this vendored manifest, {carried}{with}")),
+                    );
+                }
             }
         }
     }
     for (path, bytes) in files {
-        let Some((target, span)) = place_of(fleet, path) else { continue };
+        let Some((place, span)) = place_of(fleet, path) else { continue };
+        let target = match place {
+            Place::Talos(minor) => Target::Talos(minor),
+            Place::Kube(c) => Target::Kube(judge.set(c.map_or_else(SchemaSet::unplaced, |c| SchemaSet::of(fleet, c)))),
+        };
         let Ok(text) = std::str::from_utf8(bytes) else { continue };
         for (i, doc) in super::capi::providers::documents(text).into_iter().enumerate() {
             let verdict = judge.judge(target, doc);
@@ -399,14 +409,16 @@ mod tests {
 
     #[test]
     fn every_embedded_schema_compiles() {
-        for (api, kind, _) in KUBE_SCHEMAS {
-            assert!(kube_validator(api, kind).is_some(), "{api} {kind}");
+        for (file, text) in super::super::schemas::FILES {
+            assert!(kube_validator(text).is_some(), "{file}");
         }
     }
 
     #[test]
     fn strict_refuses_an_unknown_field_and_a_wrong_type() {
-        let v = kube_validator("apps/v1", "Deployment").unwrap();
+        let text =
+            super::super::schemas::FILES.iter().find(|f| f.0 == "kubernetes/v1.36/apps/Deployment_v1.json").unwrap().1;
+        let v = kube_validator(text).unwrap();
         let good = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"},
             "spec": {"replicas": 1, "selector": {"matchLabels": {"a": "b"}},
                 "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}});

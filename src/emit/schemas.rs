@@ -1,0 +1,317 @@
+//! Which schemas judge the documents a cluster receives: one function of the model,
+//! [`SchemaSet::of`], and the data table that maps every version fleetc accepts to the schema
+//! set in `schemas/` that judges it ([`STAND_INS`]).
+//!
+//! A schema set is a module and a version (`cabpt v0.6.12`, `kubernetes v1.35`), as
+//! `oracles/schemas/produce` writes them (`schemas/index.rs`, generated, lists the file of each
+//! `apiVersion` and `kind` per set; identical bytes are one file). A cluster's set takes its
+//! Kubernetes minor, its own `cluster-api { … }` pins (a management cluster: the objects of
+//! `capi/<mgmt>/…` and what Argo CD applies there go to it), the fleet's Argo CD pin, and the
+//! External Secrets and cert-manager CRDs schemas/ carries (one version each, see
+//! schemas/README.md). A pinned version with no set of its own is judged by the stand-in its
+//! row names; schemas/README.md gives the evidence (same bytes at the upstream tag, or how
+//! they differ).
+
+use std::fmt;
+
+use crate::model::{Cluster, Fleet, Version};
+
+mod generated {
+    include!("../../schemas/index.rs");
+}
+pub(crate) use generated::{FILES, INDEX};
+
+/// A module whose schemas `schemas/` carries (Talos's config schemas are `check::patches`').
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Module {
+    Kubernetes,
+    Capi,
+    Cabpt,
+    Cacppt,
+    Capmox,
+    Ipam,
+    Operator,
+    Argocd,
+    Eso,
+    CertManager,
+}
+
+const MODULES: usize = 10;
+
+impl Module {
+    /// The key `schemas/index.rs` uses.
+    pub const fn key(self) -> &'static str {
+        match self {
+            Module::Kubernetes => "kubernetes",
+            Module::Capi => "capi",
+            Module::Cabpt => "cabpt",
+            Module::Cacppt => "cacppt",
+            Module::Capmox => "capmox",
+            Module::Ipam => "ipam",
+            Module::Operator => "operator",
+            Module::Argocd => "argocd",
+            Module::Eso => "eso",
+            Module::CertManager => "certmanager",
+        }
+    }
+
+    fn from_key(key: &str) -> Option<Module> {
+        ALL.iter().copied().find(|m| m.key() == key)
+    }
+}
+
+const ALL: [Module; MODULES] = [
+    Module::Kubernetes,
+    Module::Capi,
+    Module::Cabpt,
+    Module::Cacppt,
+    Module::Capmox,
+    Module::Ipam,
+    Module::Operator,
+    Module::Argocd,
+    Module::Eso,
+    Module::CertManager,
+];
+
+const MAX: u32 = u32::MAX;
+
+/// `(major, minor, patch)`.
+pub type Release = (u32, u32, u32);
+
+/// One row of [`STAND_INS`].
+pub type StandIn = (Module, Release, Release, &'static str, &'static str);
+
+/// `(module, first, last (inclusive), schema set, why)`: the set that judges a pinned version.
+/// Rows are searched in order; a version no row covers has no schema (its documents are
+/// reported unjudged). Every version the acceptance tables take resolves (a test).
+pub const STAND_INS: &[StandIn] = &[
+    // Kubernetes: versions/talos.kdl accepts 1.30 to 1.37; schemas/ has v1.35.2 and v1.36.3.
+    (Module::Kubernetes, (1, 30, 0), (1, 34, MAX), "v1.35", "not produced: the nearest produced minor stands in"),
+    (Module::Kubernetes, (1, 35, 0), (1, 35, MAX), "v1.35", "k8s.io/kubernetes v1.35.2"),
+    (Module::Kubernetes, (1, 36, 0), (1, 36, MAX), "v1.36", "k8s.io/kubernetes v1.36.3"),
+    (Module::Kubernetes, (1, 37, 0), (1, 37, MAX), "v1.36", "not produced: the nearest produced minor stands in"),
+    // Cluster API core: check::capi accepts 1.11 to 1.14.
+    (Module::Capi, (1, 11, 0), (1, 11, MAX), "v1.13.3", "not produced; other CRD bytes at the tags"),
+    (Module::Capi, (1, 12, 0), (1, 12, MAX), "v1.13.3", "v1.12.9 is not served; v1.13.3 adds fields, removes none"),
+    (Module::Capi, (1, 13, 0), (1, 13, MAX), "v1.13.3", "v1.13.0 to v1.13.5 have v1.13.3's CRD bytes"),
+    (Module::Capi, (1, 14, 0), (1, 14, MAX), "v1.13.3", "not produced: the nearest produced release stands in"),
+    // CABPT: check::capi accepts 0.6.5 and later 0.6 patches.
+    (Module::Cabpt, (0, 6, 5), (0, 6, 7), "v0.6.11", "not produced; other CRD bytes at the tags"),
+    (Module::Cabpt, (0, 6, 8), (0, 6, 11), "v0.6.11", "v0.6.8 to v0.6.12 have the same CRD bytes"),
+    (Module::Cabpt, (0, 6, 12), (0, 6, MAX), "v0.6.12", "v0.6.12 (the same bytes as v0.6.11, stored once)"),
+    // CACPPT: check::capi accepts 0.5.
+    (Module::Cacppt, (0, 5, 0), (0, 5, 8), "v0.5.13", "not produced; other CRD bytes at the tags"),
+    (
+        Module::Cacppt,
+        (0, 5, 9),
+        (0, 5, MAX),
+        "v0.5.13",
+        "v0.5.9 to v0.5.13 have the same CRD bytes; 0.5.12 is not served",
+    ),
+    // CAPMOX: check::capi accepts 0.9.
+    (Module::Capmox, (0, 9, 0), (0, 9, MAX), "v0.9.0", "v0.9.0"),
+    // IPAM in-cluster: 1.0 (v1beta1 contract) and 1.1.
+    (Module::Ipam, (1, 0, 0), (1, 0, MAX), "v1.0.3", "v1.0.1 to v1.0.3 have the same CRD bytes; v1.0.0 differs"),
+    (Module::Ipam, (1, 1, 0), (1, 1, MAX), "v1.1.0", "v1.1.0"),
+    // The Cluster API Operator: 0.24.0 is pinned, not served.
+    (Module::Operator, (0, 23, 0), (0, 24, MAX), "v0.23.0", "v0.24.0 is not served; it adds two fields, removes none"),
+    // Argo CD 3.
+    (Module::Argocd, (3, 0, 0), (3, MAX, MAX), "v3.2.1", "argo-cd v3.2.1"),
+    // One version each (schemas/README.md): the fleet does not pin them per cluster.
+    (Module::Eso, (0, 0, 0), (MAX, MAX, MAX), "v0.20.4", "external-secrets v0.20.4"),
+    (Module::CertManager, (0, 0, 0), (MAX, MAX, MAX), "v1.19.1", "cert-manager v1.19.1"),
+];
+
+/// The set judging one module's documents: the set's version and the version pinned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Pick {
+    pub module: Module,
+    pub set: &'static str,
+    pub pinned: Option<Version>,
+}
+
+impl Pick {
+    /// Whether the set is not the pinned version's own (a named stand-in).
+    pub fn stands_in(&self) -> bool {
+        let Some(p) = self.pinned else { return false };
+        let own = if self.module == Module::Kubernetes {
+            format!("v{}.{}", p.major, p.minor)
+        } else {
+            format!("v{}.{}.{}", p.major, p.minor, p.patch)
+        };
+        own != self.set
+    }
+}
+
+impl fmt::Display for Pick {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.module.key(), self.set)?;
+        match self.pinned {
+            Some(p) if self.stands_in() => write!(f, " (for {}.{}.{})", p.major, p.minor, p.patch),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The set that judges `module` at the pinned `v`, `None` when no row covers it.
+pub fn resolve(module: Module, v: Version) -> Option<Pick> {
+    let key = (v.major, v.minor, v.patch);
+    STAND_INS.iter().find(|(m, lo, hi, _, _)| *m == module && *lo <= key && key <= *hi).map(|(_, _, _, set, _)| Pick {
+        module,
+        set,
+        pinned: Some(v),
+    })
+}
+
+/// Which schema set judges the documents one cluster receives (one value, one place).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct SchemaSet {
+    picks: [Option<Pick>; MODULES],
+}
+
+impl SchemaSet {
+    /// The set of the cluster `c` of `fleet`: its Kubernetes minor, its own Cluster API pins
+    /// (when it is a management cluster), the fleet's Argo CD, and the fleet-wide CRDs.
+    pub fn of(fleet: &Fleet, c: &Cluster) -> SchemaSet {
+        let mut s = SchemaSet::default();
+        s.put(resolve(Module::Kubernetes, c.kubernetes.value));
+        if let Some(capi) = &c.cluster_api {
+            s.put(resolve(Module::Capi, capi.core.value));
+            s.put(resolve(Module::Cabpt, capi.bootstrap_talos.value));
+            s.put(resolve(Module::Cacppt, capi.control_plane_talos.value));
+            s.put(resolve(Module::Capmox, capi.infrastructure_proxmox.value));
+            s.put(resolve(Module::Ipam, capi.ipam_in_cluster.value));
+            s.put(resolve(Module::Operator, capi.operator.value));
+        }
+        if let Some(a) = &fleet.argocd {
+            s.put(resolve(Module::Argocd, a.version.value));
+        }
+        s.fleet_wide();
+        s
+    }
+
+    /// The set for manifests no cluster receives yet (an add-on no cluster lists): the
+    /// newest Kubernetes schemas and the fleet-wide CRDs.
+    pub fn unplaced() -> SchemaSet {
+        let mut s = SchemaSet::default();
+        let newest = STAND_INS.iter().rev().find(|r| r.0 == Module::Kubernetes).map(|r| r.3);
+        s.put(newest.map(|set| Pick { module: Module::Kubernetes, set, pinned: None }));
+        s.fleet_wide();
+        s
+    }
+
+    fn fleet_wide(&mut self) {
+        for m in [Module::Eso, Module::CertManager] {
+            let set = STAND_INS.iter().find(|r| r.0 == m).map(|r| r.3);
+            self.put(set.map(|set| Pick { module: m, set, pinned: None }));
+        }
+    }
+
+    fn put(&mut self, p: Option<Pick>) {
+        if let Some(p) = p {
+            self.picks[ALL.iter().position(|m| *m == p.module).unwrap_or(0)] = Some(p);
+        }
+    }
+
+    /// The pick of one module, `None` when this cluster has no set for it.
+    pub fn pick(&self, m: Module) -> Option<Pick> {
+        self.picks[ALL.iter().position(|x| *x == m)?]
+    }
+
+    /// The schema of `apiVersion`/`kind` in this set: `(file in schemas/, its text, the pick
+    /// that chose it)`. `None`: schemas/ has no such kind, or this cluster no set for its module.
+    pub fn schema(&self, api_version: &str, kind: &str) -> Option<(&'static str, &'static str, Pick)> {
+        INDEX.iter().filter(|r| r.2 == api_version && r.3 == kind).find_map(|&(key, set, _, _, file)| {
+            let pick = self.pick(Module::from_key(key)?)?;
+            (pick.set == set).then(|| (FILES[file].0, FILES[file].1, pick))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{CABPT, provider_problem, support};
+
+    fn v(s: &str) -> Version {
+        s.parse().unwrap()
+    }
+
+    /// Every version the acceptance tables take resolves to a set that schemas/ has, so a
+    /// row added to a table without a schema (or a stand-in) fails here: the Kubernetes minors
+    /// of versions/talos.kdl, and every provider version `check::capi` does not refuse
+    /// (`provider_problem`, CABPT's support table), probed over a wide grid.
+    #[test]
+    fn every_accepted_version_resolves_to_a_set_schemas_carries() {
+        let has = |m: Module, set: &str| INDEX.iter().any(|r| r.0 == m.key() && r.1 == set);
+        let mut probes: Vec<(Module, Version)> = Vec::new();
+        for row in &crate::check::versions::table().talos {
+            let ((a, lo), (_, hi)) = row.kubernetes;
+            for minor in lo..=hi {
+                probes.extend([0, 9, 99].map(|patch| (Module::Kubernetes, Version::new(a, minor, patch))));
+            }
+        }
+        let grid = |major: u32| {
+            (0..=20).flat_map(move |minor| [0, 1, 5, 9, 12, 13, 40].map(|p| Version::new(major, minor, p)))
+        };
+        let providers = [
+            (Module::Capi, "core"),
+            (Module::Cabpt, "bootstrap-talos"),
+            (Module::Cacppt, "control-plane-talos"),
+            (Module::Capmox, "infrastructure-proxmox"),
+        ];
+        for (m, name) in providers {
+            for version in grid(0).chain(grid(1)) {
+                let accepted = provider_problem(name, version).is_none()
+                    && (m != Module::Cabpt || support(CABPT, version).is_some());
+                if accepted {
+                    probes.push((m, version));
+                }
+            }
+        }
+        assert!(probes.iter().any(|(m, x)| *m == Module::Capi && *x == v("1.12.9")), "the grid reaches core 1.12.9");
+        for p in ["1.0.0", "1.0.3", "1.1.0", "1.1.4"] {
+            probes.push((Module::Ipam, v(p)));
+        }
+        probes.push((Module::Operator, v("0.24.0")));
+        probes.push((Module::Argocd, v("3.2.1")));
+        for (m, version) in probes {
+            let pick = resolve(m, version).unwrap_or_else(|| panic!("{} {version}: no schema set", m.key()));
+            assert!(has(m, pick.set), "{} {version}: set {} is not in schemas/index.rs", m.key(), pick.set);
+        }
+    }
+
+    /// CABPT 0.6.12 pins are judged by 0.6.12's own set, not 0.6.11's (the two have the same
+    /// bytes today, stored once; the selection must still name the pinned release).
+    #[test]
+    fn cabpt_0_6_12_is_judged_by_its_own_set() {
+        let p = resolve(Module::Cabpt, v("0.6.12")).unwrap();
+        assert_eq!(p.set, "v0.6.12");
+        assert!(!p.stands_in());
+        assert_eq!(resolve(Module::Cabpt, v("0.6.11")).unwrap().set, "v0.6.11");
+        let mut s = SchemaSet::default();
+        s.put(Some(p));
+        let (file, _, pick) = s.schema("bootstrap.cluster.x-k8s.io/v1alpha3", "TalosConfigTemplate").unwrap();
+        assert_eq!(pick.set, "v0.6.12");
+        assert!(file.starts_with("crds/bootstrap.cluster.x-k8s.io/"), "{file}");
+    }
+
+    /// A 1.35 cluster's documents are judged with v1.35's core kinds, a 1.36 cluster's with
+    /// v1.36's, and the two Deployment schemas differ (PodSpec `workloadRef` in 1.35,
+    /// `schedulingGroup` in 1.36).
+    #[test]
+    fn kubernetes_minor_selects_its_own_core_kinds() {
+        let set = |k: &str| {
+            let mut s = SchemaSet::default();
+            s.put(resolve(Module::Kubernetes, v(k)));
+            s
+        };
+        let (f35, t35, p35) = set("1.35.2").schema("apps/v1", "Deployment").unwrap();
+        let (f36, t36, p36) = set("1.36.2").schema("apps/v1", "Deployment").unwrap();
+        assert_eq!((p35.set, p36.set), ("v1.35", "v1.36"));
+        assert!(f35.starts_with("kubernetes/v1.35/") && f36.starts_with("kubernetes/v1.36/"), "{f35} {f36}");
+        assert!(t35.contains("\"workloadRef\"") && !t36.contains("\"workloadRef\""));
+        assert!(t36.contains("\"schedulingGroup\"") && !t35.contains("\"schedulingGroup\""));
+        assert!(set("1.37.2").pick(Module::Kubernetes).unwrap().stands_in());
+    }
+}

@@ -1,4 +1,4 @@
-// A harness stand-in for talosctl v1.13.9: the CLI glue of `talosctl gen config` and
+// A harness stand-in for talosctl v1.13.9 (and v1.12.6, v1.12/minor.go): the CLI glue of `talosctl gen config` and
 // `talosctl gen secrets` (siderolabs/talos v1.13.9 cmd/talosctl/cmd/mgmt/gen/config.go,
 // secrets.go, gen.go) re-typed around the real generator, pkg/machinery v1.13.9 (bundle,
 // generate, configpatcher, encoder, secrets). talosctl's main module cannot be built here (the
@@ -7,6 +7,9 @@
 // `gen_config`, `node_config`; the benchmark's `gen secrets -o`); every other subcommand or
 // flag exits 2 with "not implemented by fleetc's harness talosctl". Flags not implemented
 // keep talosctl's defaults (config.go l.430-450), cited at each use below.
+//
+// One module per minor (v1.13/, v1.12/), each with this file as a symlink and a minor.go.
+// Line numbers below are of v1.13.9.
 package main
 
 import (
@@ -195,6 +198,7 @@ func writeConfig(args []string) error {
 		generate.WithDNSDomain("cluster.local"),
 		generate.WithClusterDiscovery(true),
 	)
+	genOptions = append(genOptions, minorGenOptions...) // minor.go: what one tag adds
 	// l.236-243: --with-docs=false --with-examples=false leave CommentsDisabled.
 	comments := encoder.CommentsDisabled
 	if cfgFlags.withDocs {

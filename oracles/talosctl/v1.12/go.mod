@@ -1,6 +1,6 @@
 module fleetc.local/oracles/talosctl/v1.12
 
-go 1.25.3
+go 1.25.5
 
 // copied from github.com/siderolabs/talos/pkg/machinery@v1.12.6 go.mod: forked ethtool introduces missing APIs
 replace github.com/mdlayher/ethtool => github.com/siderolabs/ethtool v0.4.0-sidero

@@ -77,7 +77,20 @@ func validateFileExists(file string) error {
 	return nil
 }
 
-// config.go l.394-425 (fixControlPlaneEndpoint l.105-119 only shapes the hint).
+// config.go l.105-119: the hint's URL.
+func fixControlPlaneEndpoint(u *url.URL) *url.URL {
+	if u.Scheme == "" && u.Host == "" && u.Path != "" {
+		u.Host = u.Path
+		u.Path = ""
+	}
+	u.Scheme = "https"
+	if u.Port() == "" {
+		u.Host = fmt.Sprintf("%s:%d", u.Host, constants.DefaultControlPlanePort)
+	}
+	return u
+}
+
+// config.go l.394-425.
 func validateClusterEndpoint(endpoint string) error {
 	u, err := url.Parse(endpoint)
 	if err != nil {
@@ -88,10 +101,13 @@ func validateClusterEndpoint(endpoint string) error {
 		}
 	}
 	if u.Scheme == "" {
-		return errors.New("no scheme specified for the cluster endpoint URL")
+		if u.Port() == "" {
+			return fmt.Errorf("no scheme and port specified for the cluster endpoint URL\ntry: %q", fixControlPlaneEndpoint(u))
+		}
+		return fmt.Errorf("no scheme specified for the cluster endpoint URL\ntry: %q", fixControlPlaneEndpoint(u))
 	}
 	if u.Scheme != "https" {
-		return errors.New("the control plane endpoint URL should have scheme https://")
+		return fmt.Errorf("the control plane endpoint URL should have scheme https://\ntry: %q", fixControlPlaneEndpoint(u))
 	}
 	if err = sideronet.ValidateEndpointURI(endpoint); err != nil {
 		return fmt.Errorf("error validating the cluster endpoint URL: %w", err)

@@ -1,5 +1,5 @@
-// A harness stand-in for talosctl v1.13.9 (and v1.12.6, v1.12/minor.go): the CLI glue of `talosctl gen config` and
-// `talosctl gen secrets` (siderolabs/talos v1.13.9 cmd/talosctl/cmd/mgmt/gen/config.go,
+// A harness stand-in for talosctl v1.13.9 (and v1.12.6, v1.12/minor.go): the CLI glue of
+// `talosctl gen config` and `talosctl gen secrets` (siderolabs/talos v1.13.9 cmd/talosctl/cmd/mgmt/gen/config.go,
 // secrets.go, gen.go) re-typed around the real generator, pkg/machinery v1.13.9 (bundle,
 // generate, configpatcher, encoder, secrets). talosctl's main module cannot be built here (the
 // module proxy refuses some of its dependencies), so fleetc's harness builds this instead; it

@@ -5,7 +5,9 @@
 //!
 //! - `fleetc build` cold (out/ removed first), `build` again (no-op), `check`, `diff` after a
 //!   one-line change of fleet.kdl (the Kubernetes version), `fleetc talos render` of every
-//!   cluster (when `talosctl` is on PATH);
+//!   cluster (with `FLEETC_BENCH_TALOSCTL`, else `talosctl` on PATH, else fleetc's harness
+//!   stand-in that `oracles/talosctl/build` builds: talosctl v1.13.9's `gen config` over
+//!   machinery v1.13.9);
 //! - the floors: `cp -r out/`, and hashing every file of out/ (`find … | xargs sha256sum`);
 //! - talhelper (when `oracles/talhelper/build` gives a binary, or `FLEETC_BENCH_TALHELPER`
 //!   names one): `talhelper genconfig --offline-mode` of every cluster (the same output as
@@ -188,6 +190,40 @@ fn on_path(name: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|f| f.is_file()))
 }
 
+/// The talosctl `talos render` runs: `FLEETC_BENCH_TALOSCTL`, else `talosctl` on PATH, else
+/// fleetc's harness stand-in (`oracles/talosctl/build`: talosctl v1.13.9's `gen config` glue
+/// around Talos's own generator, pkg/machinery v1.13.9; oracles/talosctl/README.md). `None`
+/// when none is found (the column then says so).
+fn talosctl() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("FLEETC_BENCH_TALOSCTL") {
+        return Some(PathBuf::from(p));
+    }
+    if let Some(p) = on_path("talosctl") {
+        return Some(p);
+    }
+    on_path("go")?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("oracles/talosctl/build");
+    let out = Command::new(script).stderr(Stdio::inherit()).output().ok()?;
+    let path = String::from_utf8(out.stdout).ok()?.trim().to_owned();
+    (out.status.success() && !path.is_empty()).then(|| PathBuf::from(path))
+}
+
+/// A directory holding `talosctl` (a link to `bin`), put first on PATH for `fleetc talos
+/// render`, which runs `talosctl` by name.
+#[cfg(unix)]
+fn talosctl_dir(tmp: &Path, bin: &Path) -> PathBuf {
+    let dir = tmp.join("talosctl-bin");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::os::unix::fs::symlink(bin, dir.join("talosctl")).expect("link talosctl");
+    dir
+}
+
+/// PATH with `dir` first.
+fn path_with(dir: &Path) -> std::ffi::OsString {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(dir.to_owned()).chain(std::env::split_paths(&rest))).expect("PATH")
+}
+
 /// talhelper: `FLEETC_BENCH_TALHELPER`, else what `oracles/talhelper/build` builds (or finds
 /// in the cache); `None` when neither gives a binary (the columns then say so).
 fn talhelper() -> Option<PathBuf> {
@@ -260,7 +296,7 @@ fn main() {
     let shapes =
         parse_shapes(&std::env::var("FLEETC_BENCH_SHAPES").unwrap_or_else(|_| "3+10,3+100,3+1000,10000".to_owned()));
     let n: usize = std::env::var("FLEETC_BENCH_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(5).max(1);
-    let talosctl = on_path("talosctl");
+    let talosctl = talosctl();
     let talhelper = talhelper();
     let (tmp, tmpfs) = scratch();
     // FLEETC_BENCH_KEEP=1 leaves the scratch directory in place (to look at a failure).
@@ -274,6 +310,7 @@ fn main() {
         talosctl.as_ref().map_or("absent".into(), |p| p.display().to_string()),
         talhelper.as_ref().map_or("absent".into(), |p| p.display().to_string()),
     );
+    let talosctl_dir = talosctl.as_deref().map(|b| talosctl_dir(tmp.path(), b));
     // One age identity for every synthetic fleet: `talos render` decrypts the bundle with it.
     let id = age::x25519::Identity::generate();
     let recipient = id.to_public().to_string();
@@ -285,12 +322,20 @@ fn main() {
     let mut rows = Vec::new();
     for &shape in &shapes {
         let t0 = Instant::now();
-        let row =
-            bench_shape(&bin, shape, n, tmp.path(), &recipient, &id_file, talosctl.is_some(), talhelper.as_deref());
+        let row = bench_shape(
+            &bin,
+            shape,
+            n,
+            tmp.path(),
+            &recipient,
+            &id_file,
+            talosctl_dir.as_deref(),
+            talhelper.as_deref(),
+        );
         eprintln!("{} nodes: done in {:.0} s", shape.label(), t0.elapsed().as_secs_f64());
         rows.push(row);
     }
-    let report = report(&rows, n, tmpfs, talosctl.is_some(), talhelper.is_some(), started.elapsed());
+    let report = report(&rows, n, tmpfs, talosctl.as_deref(), talhelper.is_some(), started.elapsed());
     println!("{report}");
     if let Ok(doc) = std::env::var("FLEETC_BENCH_DOC") {
         splice(Path::new(&doc), &report);
@@ -315,7 +360,7 @@ fn bench_shape(
     tmp: &Path,
     recipient: &str,
     id_file: &Path,
-    talosctl: bool,
+    talosctl: Option<&Path>,
     talhelper: Option<&Path>,
 ) -> Row {
     let dir = tmp.join(format!("fleet-{}", shape.label()));
@@ -358,8 +403,9 @@ fn bench_shape(
         assert!(o.status.success(), "talhelper gensecret: {}", String::from_utf8_lossy(&o.stderr));
         write_private(&bundle, &o.stdout);
         true
-    } else if talosctl {
-        let s = Command::new("talosctl").args(["gen", "secrets", "-o"]).arg(&bundle).status().expect("talosctl");
+    } else if let Some(dir) = talosctl {
+        let s =
+            Command::new(dir.join("talosctl")).args(["gen", "secrets", "-o"]).arg(&bundle).status().expect("talosctl");
         s.success()
     } else {
         false
@@ -446,7 +492,7 @@ fn bench_shape(
             },
         ),
     ];
-    if talosctl && have_bundle {
+    if let (Some(dir), true) = (talosctl, have_bundle) {
         jobs.push(Job::new(
             "talos render",
             &[0],
@@ -457,6 +503,7 @@ fn bench_shape(
                     .map(|(env, c)| {
                         let mut cmd = fleetc(&["talos", "render", &format!("{env}/{c}")], &fleet);
                         cmd.arg("--out").arg(rendered.join(env).join(c)).arg("--identity").arg(id_file);
+                        cmd.env("PATH", path_with(dir));
                         cmd
                     })
                     .collect()
@@ -560,7 +607,7 @@ fn machine() -> String {
     )
 }
 
-fn report(rows: &[Row], n: usize, tmpfs: bool, talosctl: bool, talhelper: bool, took: Duration) -> String {
+fn report(rows: &[Row], n: usize, tmpfs: bool, talosctl: Option<&Path>, talhelper: bool, took: Duration) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -569,8 +616,15 @@ fn report(rows: &[Row], n: usize, tmpfs: bool, talosctl: bool, talhelper: bool, 
         machine(),
         took.as_secs_f64()
     );
-    if !talosctl {
-        o.push_str("`talos render`: not measured, no `talosctl` on PATH.\n");
+    match talosctl {
+        None => o.push_str(
+            "`talos render`: not measured, no talosctl (`FLEETC_BENCH_TALOSCTL`, PATH and `oracles/talosctl/build` gave none).\n",
+        ),
+        // The stand-in's name (oracles/lib/build.sh): talosctl-standin-<machinery>-<key>.
+        Some(p) if p.file_name().is_some_and(|f| f.to_string_lossy().starts_with("talosctl-standin-")) => o.push_str(
+            "`talos render`: talosctl = fleetc's harness build of talosctl v1.13.9 `gen config` over machinery v1.13.9 (oracles/talosctl).\n",
+        ),
+        Some(_) => o.push_str("`talos render`: talosctl from PATH or `FLEETC_BENCH_TALOSCTL`.\n"),
     }
     if !talhelper {
         o.push_str("talhelper columns: not measured, no talhelper (`oracles/talhelper/build` gave none).\n");

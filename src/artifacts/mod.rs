@@ -416,6 +416,7 @@ impl ArtifactSet {
             write_atomic(&dir.join(MANIFEST), &manifest_text(MANIFEST_PENDING, &union), true)?;
         }
         // Second pass: write changed files, remove stale ones, then the final manifest.
+        seen.missing.clear();
         for rel in to_write {
             let path = dir.join(rel);
             if let Some((parent_rel, _)) = rel.rsplit_once('/')
@@ -630,6 +631,8 @@ fn resolve(p: &Path) -> io::Result<PathBuf> {
 #[derive(Default)]
 struct Seen {
     dirs: HashSet<String>,
+    /// Directories found missing; only while nothing is created (the first pass).
+    missing: HashSet<String>,
 }
 
 /// Refuses a path any component of which (below `dir`) is a symbolic link. `Ok(false)`:
@@ -648,6 +651,9 @@ fn refuse_links(dir: &Path, rel: &str, seen: &mut Seen) -> Result<bool, Artifact
         if !last && seen.dirs.contains(&so_far) {
             continue;
         }
+        if !last && seen.missing.contains(&so_far) {
+            return Ok(false);
+        }
         match fs::symlink_metadata(&cur) {
             Ok(m) if m.file_type().is_symlink() => return Err(ArtifactError::Symlink { path: so_far }),
             Ok(m) => {
@@ -655,12 +661,23 @@ fn refuse_links(dir: &Path, rel: &str, seen: &mut Seen) -> Result<bool, Artifact
                     seen.dirs.insert(so_far.clone());
                 }
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                if !last {
+                    seen.missing.insert(so_far);
+                }
+                return Ok(false);
+            }
             // Let the caller's own read or write report it.
             Err(_) => break,
         }
     }
     Ok(true)
+}
+
+/// This process's id, asked of the kernel once (it is part of every temporary's name).
+fn pid() -> u32 {
+    static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *PID.get_or_init(std::process::id)
 }
 
 /// Writes to a fresh temporary beside the target (`.<name>.fleetc-tmp-<pid>-<n>`, created
@@ -674,7 +691,7 @@ fn write_atomic(path: &Path, bytes: &[u8], sync: bool) -> Result<(), ArtifactErr
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let (tmp, mut file) = loop {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let tmp = path.with_file_name(format!(".{name}{TMP_MARK}-{}-{n}", std::process::id()));
+        let tmp = path.with_file_name(format!(".{name}{TMP_MARK}-{}-{n}", pid()));
         match fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
             Ok(f) => break (tmp, f),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1_000_000 => {}
@@ -780,6 +797,29 @@ mod tests {
         let s = set(&[("a/x.yaml", "1")]);
         assert!(matches!(s.write(out), Err(ArtifactError::Symlink { .. })));
         assert!(!elsewhere.path().join("x.yaml").exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_beside_a_directory_already_looked_at_is_refused() {
+        // `write` looks at each directory once (`Seen`): `a` is looked at for `a/b/x.yaml`,
+        // and the link `a/c` must still be found for `a/c/y.yaml`, cold and warm.
+        for warm in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let elsewhere = tempfile::tempdir().unwrap();
+            let out = dir.path();
+            fs::create_dir_all(out.join("a/b")).unwrap();
+            if warm {
+                fs::write(out.join("a/b/x.yaml"), "1").unwrap();
+            }
+            std::os::unix::fs::symlink(elsewhere.path(), out.join("a/c")).unwrap();
+            let s = set(&[("a/b/x.yaml", "1"), ("a/c/y.yaml", "2")]);
+            match s.write(out) {
+                Err(ArtifactError::Symlink { path }) => assert_eq!(path, "a/c"),
+                other => panic!("{other:?}"),
+            }
+            assert!(!elsewhere.path().join("y.yaml").exists());
+        }
     }
 
     #[cfg(unix)]

@@ -765,6 +765,7 @@ fn compare(json: &serde_json::Value, node: &Node, path: &str, out: &mut Vec<Stri
 mod tests {
     use super::*;
     use ImplicitType::*;
+    use std::collections::BTreeMap;
 
     #[test]
     fn yaml11_patterns_are_not_strings() {
@@ -955,6 +956,13 @@ mod tests {
         check_document("a: \"on\"\n", None, &mut hazards);
         assert!(hazards.is_empty());
         assert!(CHECKED.with_borrow(|c| c.contains("a: \"on\"\n")));
+        // The writers a build calls run the check on each document they write.
+        let docs = [BTreeMap::from([("check", "documents-1")]), BTreeMap::from([("check", "documents-2")])];
+        documents(Some("h"), &docs).unwrap();
+        to_yaml(&BTreeMap::from([("check", "to_yaml")])).unwrap();
+        for text in ["check: documents-1\n", "check: documents-2\n", "check: to_yaml\n"] {
+            assert!(CHECKED.with_borrow(|c| c.contains(text)), "{text:?} was not checked");
+        }
     }
 
     #[test]

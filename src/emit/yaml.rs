@@ -18,7 +18,8 @@
 //!
 //! The guarantee is enforced twice. `serde-saphyr` (with `yaml_12: false`, its
 //! default) already quotes YAML 1.1 lookalikes. Then [`to_yaml`] re-parses its
-//! own output with the event parser and runs [`plain_scalar_hazards`]. If any
+//! own output with the event parser and runs [`plain_scalar_hazards`] (each distinct
+//! document text once per thread: the verdict depends on the text alone). If any
 //! plain scalar could be read as a non-canonical non-string, it returns
 //! [`YamlError::Hazard`] rather than output that would be misread. Tests go
 //! further with [`typed_scalar_hazards`], which also knows which scalars were
@@ -120,11 +121,42 @@ pub fn options() -> serde_saphyr::SerializerOptions {
 /// [`YamlError::Hazard`] instead of the text.
 pub fn to_yaml<T: Serialize>(value: &T) -> Result<String, YamlError> {
     let out = unchecked(value)?;
-    let hazards = plain_scalar_hazards(&out);
+    let mut hazards = Vec::new();
+    check_document(&out, None, &mut hazards);
     if hazards.is_empty() { Ok(out) } else { Err(YamlError::Hazard(hazards)) }
 }
 
-/// [`to_yaml`] without the re-parse: for [`documents`], which checks the whole file once.
+thread_local! {
+    /// The document texts this thread has already checked and found safe. A build writes the
+    /// same document into many files (a cluster's shared Talos documents into every node's
+    /// config), and the check's verdict depends on the text alone, so each distinct text is
+    /// re-parsed once. Only safe texts are kept: a text with hazards fails every time.
+    static CHECKED: std::cell::RefCell<std::collections::HashSet<String>> = Default::default();
+}
+
+/// The safety check of one document as [`unchecked`] wrote it: [`plain_scalar_hazards`],
+/// and the text must be exactly one document, so that it means the same inside a `---`
+/// stream as alone. Findings go to `hazards`, prefixed with the document's number in its
+/// stream when it has one.
+fn check_document(text: &str, index: Option<usize>, hazards: &mut Vec<String>) {
+    if CHECKED.with_borrow(|c| c.contains(text)) {
+        return;
+    }
+    let (mut found, starts) = scan(text);
+    if starts != 1 && found.is_empty() {
+        found.push(format!("the text holds {starts} documents, not one"));
+    }
+    if found.is_empty() {
+        CHECKED.with_borrow_mut(|c| c.insert(text.to_owned()));
+        return;
+    }
+    match index {
+        Some(i) => hazards.extend(found.into_iter().map(|h| format!("document {}, {h}", i + 1))),
+        None => hazards.extend(found),
+    }
+}
+
+/// [`to_yaml`] without the re-parse: for [`documents`], which checks each document itself.
 fn unchecked<T: Serialize>(value: &T) -> Result<String, YamlError> {
     let mut out = serde_saphyr::to_string_with_options(value, options())?;
     if !out.ends_with('\n') {
@@ -139,8 +171,9 @@ fn unchecked<T: Serialize>(value: &T) -> Result<String, YamlError> {
 /// [`super::HEADER`] for generated files). Documents follow in slice order, each written
 /// as [`to_yaml`] writes it and separated by a `---` line. Nothing precedes the first
 /// document except the header. An empty slice yields only the header line, or an empty
-/// string. The whole stream is re-parsed and checked once ([`plain_scalar_hazards`]), not
-/// document by document.
+/// string. Each document is checked alone ([`plain_scalar_hazards`], and it must be one
+/// document), which is the same as checking the stream: `---` lines add no scalars. A text
+/// already found safe on this thread is not re-parsed (identical documents are checked once).
 pub fn documents<T: Serialize>(header: Option<&str>, docs: &[T]) -> Result<String, YamlError> {
     let mut out = String::new();
     if let Some(header) = header {
@@ -154,13 +187,15 @@ pub fn documents<T: Serialize>(header: Option<&str>, docs: &[T]) -> Result<Strin
         }
         out.push('\n');
     }
+    let mut hazards = raw_character_hazards(&out);
     for (i, doc) in docs.iter().enumerate() {
         if i > 0 {
             out.push_str("---\n");
         }
-        out.push_str(&unchecked(doc)?);
+        let text = unchecked(doc)?;
+        check_document(&text, Some(i), &mut hazards);
+        out.push_str(&text);
     }
-    let hazards = plain_scalar_hazards(&out);
     if hazards.is_empty() { Ok(out) } else { Err(YamlError::Hazard(hazards)) }
 }
 
@@ -510,13 +545,20 @@ impl<'a> Cursor<'a> {
 /// This check cannot tell the string `"true"` from the boolean `true` when both are
 /// written bare; [`typed_scalar_hazards`] can, because it knows the value.
 pub fn plain_scalar_hazards(yaml: &str) -> Vec<String> {
+    scan(yaml).0
+}
+
+/// [`plain_scalar_hazards`] and the number of documents `yaml` holds, in one parse.
+fn scan(yaml: &str) -> (Vec<String>, usize) {
     let mut hazards = raw_character_hazards(yaml);
+    let mut documents = 0;
     for event in Parser::new_from_str(yaml) {
         match event {
             Err(e) => {
                 hazards.push(format!("output does not parse as YAML: {e}"));
                 break;
             }
+            Ok((Event::DocumentStart(..), _)) => documents += 1,
             Ok((Event::Scalar(value, ScalarStyle::Plain, _, None), span)) => {
                 let (y11, y12) = (resolve_yaml11(&value), resolve_yaml12(&value));
                 let safe = (y11 == ImplicitType::Str && y12 == ImplicitType::Str)
@@ -531,7 +573,7 @@ pub fn plain_scalar_hazards(yaml: &str) -> Vec<String> {
             Ok(_) => {}
         }
     }
-    hazards
+    (hazards, documents)
 }
 
 /// Test aid: check `yaml` against the values it was serialized from, one per document.
@@ -723,6 +765,7 @@ fn compare(json: &serde_json::Value, node: &Node, path: &str, out: &mut Vec<Stri
 mod tests {
     use super::*;
     use ImplicitType::*;
+    use std::collections::BTreeMap;
 
     #[test]
     fn yaml11_patterns_are_not_strings() {
@@ -894,6 +937,32 @@ mod tests {
         assert!(plain_scalar_hazards("a: 3\nb: true\nc: null\nd: x\ne: \"on\"\n").is_empty());
         assert_eq!(plain_scalar_hazards("a: \"x\ry\"\nb: x\u{2028}y\n").len(), 2);
         assert_eq!(plain_scalar_hazards("a: [\n").len(), 1);
+    }
+
+    #[test]
+    fn each_document_is_checked_alone_and_only_safe_texts_are_remembered() {
+        // `documents` and `to_yaml` run `check_document` on every document they write.
+        for _ in 0..2 {
+            let mut hazards = Vec::new();
+            check_document("a: on\n", Some(2), &mut hazards);
+            assert_eq!(hazards.len(), 1, "a hazard is found every time, never remembered as safe");
+            assert!(hazards[0].starts_with("document 3, line 1: plain scalar \"on\""), "{hazards:?}");
+        }
+        let mut hazards = Vec::new();
+        check_document("a: x\n---\nb: z\n", None, &mut hazards);
+        assert_eq!(hazards, ["the text holds 2 documents, not one"]);
+        let mut hazards = Vec::new();
+        check_document("a: \"on\"\n", None, &mut hazards);
+        check_document("a: \"on\"\n", None, &mut hazards);
+        assert!(hazards.is_empty());
+        assert!(CHECKED.with_borrow(|c| c.contains("a: \"on\"\n")));
+        // The writers a build calls run the check on each document they write.
+        let docs = [BTreeMap::from([("check", "documents-1")]), BTreeMap::from([("check", "documents-2")])];
+        documents(Some("h"), &docs).unwrap();
+        to_yaml(&BTreeMap::from([("check", "to_yaml")])).unwrap();
+        for text in ["check: documents-1\n", "check: documents-2\n", "check: to_yaml\n"] {
+            assert!(CHECKED.with_borrow(|c| c.contains(text)), "{text:?} was not checked");
+        }
     }
 
     #[test]

@@ -136,16 +136,61 @@ pub(super) fn comment_text(line: &str) -> String {
     out
 }
 
-/// Walks a document and records every problem, with its location.
-#[derive(Default)]
-pub(super) struct Validator {
-    pub(super) errors: Vec<HclError>,
-    path: Vec<String>,
+/// One step of the path to a node, kept as borrowed parts and written out only when a
+/// problem is recorded (most documents have none, and formatting every step was most of the
+/// validator's time).
+#[derive(Clone, Copy)]
+enum PathStep<'a> {
+    /// An attribute's name.
+    Attr(&'a str),
+    /// A block: its type and labels (`resource "a" "b"`).
+    Block(&'a str, &'a [String]),
+    /// A fixed step: `${}`, `?:`, `for`, `[]`.
+    Fixed(&'static str),
+    /// A function call's argument, counted from 1.
+    Arg(&'a str, usize),
+    /// A list element.
+    Index(usize),
+    /// An object entry.
+    Key(&'a str),
 }
 
-impl Validator {
+impl fmt::Display for PathStep<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathStep::Attr(name) => f.write_str(name),
+            PathStep::Block(ident, labels) => {
+                f.write_str(ident)?;
+                for label in labels.iter() {
+                    write!(f, " {label:?}")?;
+                }
+                Ok(())
+            }
+            PathStep::Fixed(step) => f.write_str(step),
+            PathStep::Arg(name, n) => write!(f, "{name}() argument {n}"),
+            PathStep::Index(i) => write!(f, "[{i}]"),
+            PathStep::Key(key) => write!(f, "[{key:?}]"),
+        }
+    }
+}
+
+/// Walks a document and records every problem, with its location.
+#[derive(Default)]
+pub(super) struct Validator<'a> {
+    pub(super) errors: Vec<HclError>,
+    path: Vec<PathStep<'a>>,
+}
+
+impl<'a> Validator<'a> {
     fn fail(&mut self, kind: HclErrorKind) {
-        self.errors.push(HclError { at: self.path.join(" > "), kind });
+        let mut at = String::new();
+        for (i, step) in self.path.iter().enumerate() {
+            if i > 0 {
+                at.push_str(" > ");
+            }
+            let _ = write!(at, "{step}");
+        }
+        self.errors.push(HclError { at, kind });
     }
 
     fn name(&mut self, role: NameRole, name: &str) {
@@ -157,13 +202,13 @@ impl Validator {
         self.fail(HclErrorKind::InvalidName { role, name: name.to_owned(), reason });
     }
 
-    fn nested(&mut self, step: String, f: impl FnOnce(&mut Self)) {
+    fn nested(&mut self, step: PathStep<'a>, f: impl FnOnce(&mut Self)) {
         self.path.push(step);
         f(self);
         self.path.pop();
     }
 
-    pub(super) fn body(&mut self, body: &Body) {
+    pub(super) fn body(&mut self, body: &'a Body) {
         let mut seen = HashSet::new();
         for item in &body.items {
             match item {
@@ -172,26 +217,21 @@ impl Validator {
                     if !seen.insert(attr.name.as_str()) {
                         self.fail(HclErrorKind::DuplicateAttribute(attr.name.clone()));
                     }
-                    self.nested(attr.name.clone(), |v| v.expr(&attr.value));
+                    self.nested(PathStep::Attr(&attr.name), |v| v.expr(&attr.value));
                 }
                 Item::Block(block) => {
                     self.name(NameRole::BlockType, &block.ident);
                     for label in &block.labels {
                         self.name(NameRole::BlockLabel, label);
                     }
-                    let mut step = block.ident.clone();
-                    for label in &block.labels {
-                        step.push(' ');
-                        step.push_str(&format!("{label:?}"));
-                    }
-                    self.nested(step, |v| v.body(&block.body));
+                    self.nested(PathStep::Block(&block.ident, &block.labels), |v| v.body(&block.body));
                 }
                 Item::Blank | Item::Comment(_) => {}
             }
         }
     }
 
-    fn expr(&mut self, expr: &Expr) {
+    fn expr(&mut self, expr: &'a Expr) {
         match expr {
             Expr::Str(_) | Expr::Int(_) | Expr::Bool(_) | Expr::Null => {}
             Expr::Float(n) => {
@@ -202,7 +242,7 @@ impl Validator {
             Expr::Template(t) => {
                 for part in &t.parts {
                     if let TemplatePart::Interp(e) = part {
-                        self.nested("${}".to_owned(), |v| v.expr(e));
+                        self.nested(PathStep::Fixed("${}"), |v| v.expr(e));
                     }
                 }
             }
@@ -216,12 +256,12 @@ impl Validator {
                     self.name(NameRole::Function, name);
                 }
                 for (i, arg) in args.iter().enumerate() {
-                    self.nested(format!("{name}() argument {}", i + 1), |v| v.expr(arg));
+                    self.nested(PathStep::Arg(name, i + 1), |v| v.expr(arg));
                 }
             }
             Expr::List(items) => {
                 for (i, item) in items.iter().enumerate() {
-                    self.nested(format!("[{i}]"), |v| v.expr(item));
+                    self.nested(PathStep::Index(i), |v| v.expr(item));
                 }
             }
             Expr::Object(entries) => {
@@ -230,11 +270,11 @@ impl Validator {
                     if !seen.insert(key.as_str()) {
                         self.fail(HclErrorKind::DuplicateKey(key.clone()));
                     }
-                    self.nested(format!("[{key:?}]"), |v| v.expr(value));
+                    self.nested(PathStep::Key(key), |v| v.expr(value));
                 }
             }
             Expr::Cond(c, a, b) => {
-                self.nested("?:".to_owned(), |v| {
+                self.nested(PathStep::Fixed("?:"), |v| {
                     v.expr(c);
                     v.expr(a);
                     v.expr(b);
@@ -245,7 +285,7 @@ impl Validator {
                     self.name(NameRole::ReferenceRoot, k);
                 }
                 self.name(NameRole::ReferenceRoot, &f.value_var);
-                self.nested("for".to_owned(), |v| {
+                self.nested(PathStep::Fixed("for"), |v| {
                     v.expr(&f.collection);
                     if let Some(k) = &f.key {
                         v.expr(k);
@@ -259,12 +299,12 @@ impl Validator {
         }
     }
 
-    fn traversal(&mut self, t: &Traversal) {
+    fn traversal(&mut self, t: &'a Traversal) {
         self.name(NameRole::ReferenceRoot, &t.root);
         for step in &t.steps {
             match step {
                 Step::Attr(name) => self.name(NameRole::ReferenceAttribute, name),
-                Step::Index(key) => self.nested("[]".to_owned(), |v| v.expr(key)),
+                Step::Index(key) => self.nested(PathStep::Fixed("[]"), |v| v.expr(key)),
                 Step::Splat => {}
             }
         }

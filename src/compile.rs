@@ -17,8 +17,14 @@ pub struct Compilation {
     pub artifacts: Option<ArtifactSet>,
 }
 
-/// Compiles `text` (shown in diagnostics as `name`), reading referenced files with `loader`.
+/// Compiles `text` (shown in diagnostics as `name`), reading referenced files with `loader`,
+/// on [`crate::parallel::threads`] threads (`FLEETC_THREADS`).
 pub fn compile(name: &str, text: &str, loader: &dyn Loader) -> Compilation {
+    compile_with(name, text, loader, crate::parallel::threads())
+}
+
+/// [`compile`] on up to `threads` threads: the same result for every count.
+pub fn compile_with(name: &str, text: &str, loader: &dyn Loader, threads: usize) -> Compilation {
     let mut sources = Sources::default();
     let file = sources.add(name, text);
     let mut diags = Diagnostics::new();
@@ -36,7 +42,7 @@ pub fn compile(name: &str, text: &str, loader: &dyn Loader) -> Compilation {
         crate::check::run(f, &mut diags);
     }
     let artifacts = match &fleet {
-        Some(f) if !diags.has_errors() => match crate::emit::all(f) {
+        Some(f) if !diags.has_errors() => match crate::emit::all(f, threads) {
             Ok(set) => Some(set),
             Err(d) => {
                 diags.extend(d);

@@ -19,6 +19,7 @@ pub mod graph;
 pub mod init;
 pub mod inputs;
 pub mod model;
+pub mod parallel;
 pub mod plan;
 pub mod review;
 mod run;

@@ -38,9 +38,14 @@ pub type EmitResult = Result<ArtifactSet, EmitError>;
 /// One artifact family's entry point.
 pub type Emitter = fn(&Fleet) -> EmitResult;
 
-/// Every family, merged into one set.
-pub fn all(fleet: &Fleet) -> Result<ArtifactSet, Diagnostics> {
-    let families: &[(&str, Emitter)] = &[
+/// Every family, merged into one set, then validated ([`validate`]). The families run as
+/// jobs on up to `threads` threads ([`crate::parallel::run`]), Talos as one job per cluster
+/// (it is most of the work); the parts are merged and the failures reported in the fixed
+/// family order below (a family's clusters in [`Fleet::clusters`] order, its first failure
+/// only, as one run of [`talos::emit`] reports), so the thread count never shows in the
+/// result.
+pub fn all(fleet: &Fleet, threads: usize) -> Result<ArtifactSet, Diagnostics> {
+    let families: [(&str, Emitter); 6] = [
         ("schematic", schematic::emit),
         ("talos", talos::emit),
         ("tofu", tofu::emit),
@@ -48,10 +53,35 @@ pub fn all(fleet: &Fleet) -> Result<ArtifactSet, Diagnostics> {
         ("metal", metal::emit),
         ("argocd", argocd::emit),
     ];
+    type Job<'f> = Box<dyn FnOnce() -> EmitResult + Send + 'f>;
+    // (family, job). The whole families go first in the queue and the Talos clusters after
+    // them, so that the long single jobs start early; the order of the results is the
+    // order of this list, whatever the queue.
+    let mut jobs: Vec<(usize, Job<'_>)> = Vec::new();
+    let mut clusters = Vec::new();
+    for (k, &(name, emit)) in families.iter().enumerate() {
+        if name == "talos" {
+            for (env, cluster) in fleet.clusters() {
+                clusters.push((k, Box::new(move || talos::emit_cluster(fleet, env, cluster)) as Job<'_>));
+            }
+        } else {
+            jobs.push((k, Box::new(move || emit(fleet))));
+        }
+    }
+    jobs.extend(clusters);
+    let (owners, jobs): (Vec<usize>, Vec<Job<'_>>) = jobs.into_iter().unzip();
+    let parts = crate::parallel::run(threads, jobs);
+    let mut sets: Vec<EmitResult> = families.iter().map(|_| Ok(ArtifactSet::new())).collect();
+    for (k, part) in owners.into_iter().zip(parts) {
+        sets[k] = match (std::mem::replace(&mut sets[k], Ok(ArtifactSet::new())), part) {
+            (Err(e), _) | (Ok(_), Err(e)) => Err(e),
+            (Ok(mut set), Ok(part)) => set.merge(part).map(|()| set).map_err(EmitError),
+        };
+    }
     let mut out = ArtifactSet::new();
     let mut diags = Diagnostics::new();
-    for (name, emit) in families {
-        match emit(fleet).and_then(|set| out.merge(set).map_err(EmitError)) {
+    for ((name, _), set) in families.iter().zip(sets) {
+        match set.and_then(|set| out.merge(set).map_err(EmitError)) {
             Ok(()) => {}
             Err(EmitError(e)) => {
                 diags.push(Diagnostic::new(&codes::INTERNAL, format!("the {name} emitter failed: {e}")))
@@ -62,6 +92,6 @@ pub fn all(fleet: &Fleet) -> Result<ArtifactSet, Diagnostics> {
         return Err(diags);
     }
     // Nothing is written that its schema rejects (validate).
-    let (rejected, _) = validate::run(fleet, out.iter());
+    let (rejected, _) = validate::run_with(fleet, out.iter(), threads);
     if rejected.is_empty() { Ok(out) } else { Err(rejected) }
 }

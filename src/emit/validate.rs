@@ -124,34 +124,18 @@ pub struct Report {
     pub judged_by: BTreeMap<String, BTreeSet<String>>,
 }
 
-/// The lazily compiled validators and the verdict cache of one run.
+/// The lazily compiled validators of one judging thread, and what it judged.
 #[derive(Default)]
-struct Judge<'a> {
+struct Judge {
     talos: BTreeMap<(u32, u32), Option<TalosSchema>>,
     /// Compiled per schema file (identical bytes are one file, so one validator).
     kube: HashMap<&'static str, Option<Validator>>,
     /// The distinct schema sets of this run's receiving clusters.
     sets: Vec<SchemaSet>,
-    verdicts: HashMap<(Target, &'a str), Verdict>,
     report: Report,
 }
 
-impl<'a> Judge<'a> {
-    fn judge(&mut self, target: Target, text: &'a str) -> &Verdict {
-        self.report.documents += 1;
-        if !self.verdicts.contains_key(&(target, text)) {
-            self.report.distinct += 1;
-            let v = self.fresh(target, text);
-            if v.judged {
-                self.report.judged += 1;
-            }
-            self.verdicts.insert((target, text), v);
-        } else if self.verdicts[&(target, text)].judged {
-            self.report.judged += 1;
-        }
-        &self.verdicts[&(target, text)]
-    }
-
+impl Judge {
     fn fresh(&mut self, target: Target, text: &str) -> Verdict {
         let value: Value = match serde_saphyr::from_str(text) {
             Ok(v) => v,
@@ -342,8 +326,22 @@ fn diagnostic(file: &str, index: usize, verdict: &Verdict, f: &Finding) -> Diagn
 
 /// Validates every document of `files` (a build's output, path → bytes) and of the vendored
 /// manifests `fleet` embeds. Returns the diagnostics (empty: everything accepted) and what
-/// was judged.
+/// was judged. One thread: [`run_with`].
 pub fn run<'a>(fleet: &'a Fleet, files: impl Iterator<Item = (&'a str, &'a [u8])>) -> (Diagnostics, Report) {
+    run_with(fleet, files, 1)
+}
+
+/// [`run`] on up to `threads` threads, with the same diagnostics in the same order and the
+/// same Report whatever the count. The files' documents are listed in order and their
+/// distinct (schemas, text) pairs numbered at first sight; the distinct pairs are cut into
+/// contiguous chunks ([`crate::parallel::chunks`]), each judged on a thread by a Judge of its
+/// own (each pair exactly once in the whole run, so `unjudged` counts as on one thread); the
+/// verdicts are then read back in document order.
+pub fn run_with<'a>(
+    fleet: &'a Fleet,
+    files: impl Iterator<Item = (&'a str, &'a [u8])>,
+    threads: usize,
+) -> (Diagnostics, Report) {
     let mut judge = Judge::default();
     let mut diags = Diagnostics::new();
     // Vendored manifests were parsed once, when the fleet was resolved; each is judged with
@@ -382,6 +380,11 @@ pub fn run<'a>(fleet: &'a Fleet, files: impl Iterator<Item = (&'a str, &'a [u8])
             }
         }
     }
+    // Every document in order: its file, the place in fleet.kdl, its index in the file and
+    // the number of its distinct (schemas, text) pair.
+    let mut docs: Vec<(&str, Option<Span>, usize, usize)> = Vec::new();
+    let mut distinct: Vec<(Target, &'a str)> = Vec::new();
+    let mut number: HashMap<(Target, &'a str), usize> = HashMap::new();
     for (path, bytes) in files {
         let Some((place, span)) = place_of(fleet, path) else { continue };
         let target = match place {
@@ -390,14 +393,58 @@ pub fn run<'a>(fleet: &'a Fleet, files: impl Iterator<Item = (&'a str, &'a [u8])
         };
         let Ok(text) = std::str::from_utf8(bytes) else { continue };
         for (i, doc) in super::capi::providers::documents(text).into_iter().enumerate() {
-            let verdict = judge.judge(target, doc);
-            for f in &verdict.findings {
-                let mut d = diagnostic(&format!("out/{path}"), i, verdict, f);
-                if let Some(span) = span {
-                    d = d.at(span).label("this cluster's document");
-                }
-                diags.push(d);
+            let n = *number.entry((target, doc)).or_insert_with(|| {
+                distinct.push((target, doc));
+                distinct.len() - 1
+            });
+            docs.push((path, span, i, n));
+        }
+    }
+    // The first chunk is judged by this run's Judge (its validators compiled for the
+    // vendored manifests serve again), the others by Judges of their own.
+    let sets = judge.sets.clone();
+    let mut first = Some(std::mem::take(&mut judge));
+    let jobs: Vec<_> = crate::parallel::chunks(&distinct, threads)
+        .into_iter()
+        .map(|chunk| {
+            let mut j = first.take().unwrap_or_else(|| Judge { sets: sets.clone(), ..Judge::default() });
+            move || {
+                let verdicts: Vec<Verdict> = chunk.iter().map(|&(target, text)| j.fresh(target, text)).collect();
+                (verdicts, j)
             }
+        })
+        .collect();
+    let mut verdicts: Vec<Verdict> = Vec::with_capacity(distinct.len());
+    let mut judged = crate::parallel::run(threads, jobs).into_iter();
+    let mut judge = match judged.next() {
+        Some((v, j)) => {
+            verdicts.extend(v);
+            j
+        }
+        None => first.take().unwrap_or_default(),
+    };
+    for (v, other) in judged {
+        verdicts.extend(v);
+        for (what, n) in other.report.unjudged {
+            *judge.report.unjudged.entry(what).or_default() += n;
+        }
+        for (family, by) in other.report.judged_by {
+            judge.report.judged_by.entry(family).or_default().extend(by);
+        }
+    }
+    judge.report.distinct += distinct.len();
+    for (path, span, i, n) in docs {
+        let verdict = &verdicts[n];
+        judge.report.documents += 1;
+        if verdict.judged {
+            judge.report.judged += 1;
+        }
+        for f in &verdict.findings {
+            let mut d = diagnostic(&format!("out/{path}"), i, verdict, f);
+            if let Some(span) = span {
+                d = d.at(span).label("this cluster's document");
+            }
+            diags.push(d);
         }
     }
     (diags, judge.report)

@@ -119,10 +119,17 @@ impl TalosDocs {
 pub fn emit(fleet: &Fleet) -> EmitResult {
     let mut out = ArtifactSet::new();
     for (env, cluster) in fleet.clusters() {
-        let docs = cluster_documents(fleet, env, cluster)?;
-        for f in docs.files() {
-            out.insert(f.path.clone(), f.text.as_bytes())?;
-        }
+        out.merge(emit_cluster(fleet, env, cluster)?)?;
+    }
+    Ok(out)
+}
+
+/// One cluster's part of [`emit`] (`emit::all` runs the clusters as jobs of their own and
+/// merges them in [`Fleet::clusters`] order, as `emit` does).
+pub fn emit_cluster(fleet: &Fleet, env: &Environment, cluster: &Cluster) -> EmitResult {
+    let mut out = ArtifactSet::new();
+    for f in cluster_documents(fleet, env, cluster)?.files() {
+        out.insert(f.path.clone(), f.text.as_bytes())?;
     }
     Ok(out)
 }

@@ -288,7 +288,7 @@ fn build(ui: &Ui, args: &FleetArgs, out: Option<PathBuf>, check_only: bool, full
             Err(e) => fail(e),
         };
     }
-    match set.write(&out) {
+    match set.write_with(&out, crate::parallel::threads()) {
         Ok(r) => {
             if ui.verbose {
                 for p in &r.written {

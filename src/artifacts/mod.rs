@@ -372,8 +372,14 @@ impl ArtifactSet {
     }
 
     /// Writes the set into `dir` (see the module doc). Nothing is written when a foreign
-    /// file, a foreign manifest or a link stands in the way.
+    /// file, a foreign manifest or a link stands in the way. One thread: [`Self::write_with`].
     pub fn write(&self, dir: &Path) -> Result<WriteReport, ArtifactError> {
+        self.write_with(dir, 1)
+    }
+
+    /// [`Self::write`], the changed files written on up to `threads` threads; the same files,
+    /// bytes and report for every count.
+    pub fn write_with(&self, dir: &Path, threads: usize) -> Result<WriteReport, ArtifactError> {
         if fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
             return Err(ArtifactError::OutDir { path: dir.to_owned(), why: "it is a symbolic link" });
         }
@@ -416,18 +422,39 @@ impl ArtifactSet {
             write_atomic(&dir.join(MANIFEST), &manifest_text(MANIFEST_PENDING, &union), true)?;
         }
         // Second pass: write changed files, remove stale ones, then the final manifest.
+        // The changed files are written in contiguous runs of path order on up to `threads`
+        // threads, each with its own copy of the directories looked at; every file still goes
+        // through the same steps (its directory made, its path refused if a link stands in
+        // it, the exclusive temporary renamed into place), and the manifest in progress
+        // already accounts for any subset of them. `written` keeps path order, and the
+        // error reported is the first in path order among the runs.
         seen.missing.clear();
-        for rel in to_write {
-            let path = dir.join(rel);
-            if let Some((parent_rel, _)) = rel.rsplit_once('/')
-                && !seen.dirs.contains(parent_rel)
-                && let Some(parent) = path.parent()
-            {
-                fs::create_dir_all(parent).map_err(io_err(parent))?;
-            }
-            refuse_links(dir, rel, &mut seen)?;
-            write_atomic(&path, &self.files[rel], false)?;
-            report.written.push(rel.clone());
+        let runs: Vec<_> = crate::parallel::chunks(&to_write, threads)
+            .into_iter()
+            .map(|run| {
+                let mut seen = Seen { dirs: seen.dirs.clone(), missing: HashSet::new() };
+                move || -> Result<(Vec<String>, HashSet<String>), ArtifactError> {
+                    let mut written = Vec::with_capacity(run.len());
+                    for &rel in run {
+                        let path = dir.join(rel);
+                        if let Some((parent_rel, _)) = rel.rsplit_once('/')
+                            && !seen.dirs.contains(parent_rel)
+                            && let Some(parent) = path.parent()
+                        {
+                            fs::create_dir_all(parent).map_err(io_err(parent))?;
+                        }
+                        refuse_links(dir, rel, &mut seen)?;
+                        write_atomic(&path, &self.files[rel], false)?;
+                        written.push(rel.clone());
+                    }
+                    Ok((written, seen.dirs))
+                }
+            })
+            .collect();
+        for run in crate::parallel::run(threads, runs) {
+            let (written, dirs) = run?;
+            report.written.extend(written);
+            seen.dirs.extend(dirs);
         }
         for (rel, hashes) in stale {
             refuse_links(dir, rel, &mut seen)?;

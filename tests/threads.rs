@@ -53,8 +53,8 @@ fn every_golden_case_compiles_alike_on_any_thread_count() {
 
 /// A synthetic fleet of many clusters (Talos is emitted per cluster, the distinct documents
 /// judged in chunks): the same files, and with many documents broken on purpose (an
-/// unknown field in every node's Talos config and in every cluster's health check), the
-/// same `schema-rejected` diagnostics in the same order and the same Report.
+/// unknown field in every node's Talos config), the same `schema-rejected` diagnostics in
+/// the same order and the same Report.
 #[test]
 fn a_many_cluster_fleet_builds_and_is_judged_alike_on_any_thread_count() {
     let dir = tempfile::tempdir().unwrap();

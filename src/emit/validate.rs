@@ -28,9 +28,11 @@
 //!
 //! The Report names, per document family, the schema sets that judged it.
 //!
-//! Identical documents are judged once per schema set (their text and the set are the key of
-//! a verdict cache), and a validator is compiled only for a schema file a document needs,
-//! once per run (identical schema bytes are one file, so one validator).
+//! Identical documents are judged once per schema set (their text and the set are numbered
+//! once, at first sight, and each distinct pair judged once), and a validator is compiled
+//! only for a schema file a document needs, once per judging thread (identical schema bytes
+//! are one file, so one validator). The distinct pairs are judged in contiguous chunks on up
+//! to `threads` threads ([`run_with`]) and read back in document order.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

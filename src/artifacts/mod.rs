@@ -53,6 +53,9 @@ const MANIFEST_MARK: &str = "# fleetc manifest v1";
 pub const LOCK: &str = ".fleetc.lock";
 /// What every temporary name contains.
 const TMP_MARK: &str = ".fleetc-tmp";
+/// The threads that hash a set's files and verify out/ against its manifest: two, whatever
+/// the build's thread count (the no-op path runs before any compile decides one).
+const HASH_THREADS: usize = 2;
 
 /// One build's output.
 #[derive(Debug, Default, Clone)]
@@ -215,19 +218,16 @@ impl ArtifactSet {
         self.files.is_empty()
     }
 
-    /// Every file's sha256 by path, hashed once (on two threads) and then remembered.
+    /// Every file's sha256 by path, hashed once (on [`HASH_THREADS`] threads) and then
+    /// remembered.
     pub fn hashes(&self) -> &BTreeMap<String, String> {
         self.hashes.get_or_init(|| {
             let all: Vec<(&String, &Vec<u8>)> = self.files.iter().collect();
-            let (first, second) = all.split_at(all.len() / 2);
-            let hash = |part: &[(&String, &Vec<u8>)]| -> Vec<(String, String)> {
-                part.iter().map(|(p, b)| ((*p).clone(), sha256_hex(b))).collect()
-            };
-            let (a, b) = std::thread::scope(|s| {
-                let h = s.spawn(|| hash(second));
-                (hash(first), h.join().unwrap_or_else(|_| hash(second)))
-            });
-            a.into_iter().chain(b).collect()
+            let jobs: Vec<_> = crate::parallel::chunks(&all, HASH_THREADS)
+                .into_iter()
+                .map(|part| move || part.iter().map(|(p, b)| ((*p).clone(), sha256_hex(b))).collect::<Vec<_>>())
+                .collect();
+            crate::parallel::run(HASH_THREADS, jobs).into_iter().flatten().collect()
         })
     }
 
@@ -357,14 +357,12 @@ impl ArtifactSet {
             }
             Ok((stale, missing))
         };
-        let (first, second) = listed.split_at(listed.len() / 2);
-        let (a, b) = std::thread::scope(|s| {
-            let h = s.spawn(|| judge(second));
-            (judge(first), h.join().unwrap_or_else(|_| Ok(Default::default())))
-        });
-        for part in [a?, b?] {
-            report.stale.extend(part.0);
-            report.missing.extend(part.1);
+        let jobs: Vec<_> =
+            crate::parallel::chunks(&listed, HASH_THREADS).into_iter().map(|part| move || judge(part)).collect();
+        for part in crate::parallel::run(HASH_THREADS, jobs) {
+            let (stale, missing) = part?;
+            report.stale.extend(stale);
+            report.missing.extend(missing);
         }
         report.stale.sort();
         report.missing.sort();

@@ -60,6 +60,7 @@ impl Module {
     }
 }
 
+/// Every module, in declaration order (so `m as usize` is `m`'s index here).
 const ALL: [Module; MODULES] = [
     Module::Kubernetes,
     Module::Capi,
@@ -209,13 +210,13 @@ impl SchemaSet {
 
     fn put(&mut self, p: Option<Pick>) {
         if let Some(p) = p {
-            self.picks[ALL.iter().position(|m| *m == p.module).unwrap_or(0)] = Some(p);
+            self.picks[p.module as usize] = Some(p);
         }
     }
 
     /// The pick of one module, `None` when this cluster has no set for it.
     pub fn pick(&self, m: Module) -> Option<Pick> {
-        self.picks[ALL.iter().position(|x| *x == m)?]
+        self.picks[m as usize]
     }
 
     /// The schema of `apiVersion`/`kind` in this set: `(file in schemas/, its text, the pick
@@ -278,6 +279,13 @@ mod tests {
         for (m, version) in probes {
             let pick = resolve(m, version).unwrap_or_else(|| panic!("{} {version}: no schema set", m.key()));
             assert!(has(m, pick.set), "{} {version}: set {} is not in schemas/index.rs", m.key(), pick.set);
+        }
+    }
+
+    #[test]
+    fn a_modules_index_is_its_place_in_all() {
+        for (i, m) in ALL.iter().enumerate() {
+            assert_eq!(*m as usize, i, "{}", m.key());
         }
     }
 

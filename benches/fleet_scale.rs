@@ -415,7 +415,7 @@ fn bench_shape(
         let r = fleetc::secrets::parse_recipients(&[recipient]).expect("recipient");
         let sealed = fleetc::secrets::seal(&r, &plain).expect("seal");
         for (env, c) in &clusters {
-            let p = dir.join(fleetc::secrets::rel_path(env, c, fleetc::secrets::TALOS_SECRETS));
+            let p = dir.join(fleetc::secrets::rel_path(env, c, fleetc::layout::names::TALOS_SECRETS_INPUT));
             std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
             std::fs::write(p, &sealed).expect("write the sealed bundle");
         }

@@ -18,6 +18,7 @@ pub mod git_loader;
 pub mod graph;
 pub mod init;
 pub mod inputs;
+pub mod layout;
 pub mod model;
 pub mod parallel;
 pub mod plan;

@@ -45,8 +45,9 @@ pub use upgrade::{UpgradeOptions, upgrade};
 pub use work::PLACEHOLDER;
 
 use crate::artifacts::ArtifactSet;
+use crate::layout::names::TALOS_SECRETS_INPUT;
 use crate::model::{ApplyMode, Version};
-use crate::secrets::{self, Identity, Plaintext, TALOS_SECRETS};
+use crate::secrets::{self, Identity, Plaintext};
 use target::ClusterTarget;
 use work::Work;
 
@@ -288,9 +289,9 @@ fn sealed_refusals(s: &mut Session<'_>, inp: &Inputs<'_>, identity: Option<&Path
     let mut refusals = Vec::new();
     let mut missing = Vec::new();
     for c in target.clusters.iter().filter(|c| clusters.contains(&c.name)) {
-        if !c.sealed.iter().any(|n| n == TALOS_SECRETS) {
+        if !c.sealed.iter().any(|n| n == TALOS_SECRETS_INPUT) {
             let why = format!(
-                "cluster `{}` lists no `sealed \"{TALOS_SECRETS}\"`: fleetc never generates a secrets bundle (R14); first list it (`sealed \"{TALOS_SECRETS}\"` in cluster `{}`: `secrets import` accepts only a listed name), then make one with `talosctl gen secrets` and seal it with `fleetc secrets import {}/{} {TALOS_SECRETS} secrets.yaml`",
+                "cluster `{}` lists no `sealed \"{TALOS_SECRETS_INPUT}\"`: fleetc never generates a secrets bundle (R14); first list it (`sealed \"{TALOS_SECRETS_INPUT}\"` in cluster `{}`: `secrets import` accepts only a listed name), then make one with `talosctl gen secrets` and seal it with `fleetc secrets import {}/{} {TALOS_SECRETS_INPUT} secrets.yaml`",
                 c.name, c.name, target.env, c.name
             );
             if s.plan {
@@ -341,7 +342,7 @@ fn open_sealed(
     let wanted: Vec<&ClusterTarget> = ctx.target.clusters.iter().filter(|c| clusters.contains(&c.name)).collect();
     if s.plan {
         for c in &wanted {
-            ctx.bundles.insert(c.name.clone(), ctx.work.file(&format!("{}-{TALOS_SECRETS}.yaml", c.name)));
+            ctx.bundles.insert(c.name.clone(), ctx.work.file(&format!("{}-{TALOS_SECRETS_INPUT}.yaml", c.name)));
         }
         return Ok(());
     }
@@ -359,12 +360,12 @@ fn open_sealed(
             if let Some(text) = plain.as_str() {
                 s.secret(text);
             }
-            if name == TALOS_SECRETS {
+            if name == TALOS_SECRETS_INPUT {
                 secrets::bundle::validate(plain.bytes())
                     .map_err(|e| s.failure(format!("the sealed bundle of `{}` is not valid: {e}", c.name)))?;
                 let file = ctx
                     .work
-                    .write(&format!("{}-{TALOS_SECRETS}.yaml", c.name), plain.bytes())
+                    .write(&format!("{}-{TALOS_SECRETS_INPUT}.yaml", c.name), plain.bytes())
                     .map_err(|e| s.failure(format!("cannot write a private file: {e}")))?;
                 ctx.bundles.insert(c.name.clone(), file);
             }

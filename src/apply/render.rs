@@ -16,8 +16,9 @@ use super::session::{Failure, Session, Step, StepResult};
 use super::target::{ClusterTarget, NodeTarget};
 use super::work::{Work, display};
 use super::{Inputs, Runner};
+use crate::layout::names::TALOS_SECRETS_INPUT;
 use crate::model::Role;
-use crate::secrets::{self, Identity, TALOS_SECRETS};
+use crate::secrets::{self, Identity};
 
 #[derive(Debug, Clone, Default)]
 pub struct RenderOptions {
@@ -91,9 +92,12 @@ pub fn render(
     }
     let work =
         Work::new(s.plan, &[inp.out_dir]).map_err(|e| s.failure(format!("cannot create a private directory: {e}")))?;
-    let bundle_name = format!("{cluster}-{TALOS_SECRETS}.yaml");
+    let bundle_name = format!("{cluster}-{TALOS_SECRETS_INPUT}.yaml");
     let bundle = if s.plan {
-        s.note(&format!("decrypts {} into a private file", secrets::rel_path(&inp.target.env, cluster, TALOS_SECRETS)));
+        s.note(&format!(
+            "decrypts {} into a private file",
+            secrets::rel_path(&inp.target.env, cluster, TALOS_SECRETS_INPUT)
+        ));
         work.file(&bundle_name)
     } else {
         let Some(path) = Identity::locate(opts.identity.as_deref(), inp.env.get(secrets::IDENTITY_VAR).map(Into::into))
@@ -104,7 +108,7 @@ pub fn render(
             ));
         };
         let id = Identity::from_file(&path).map_err(|e| s.failure(e.to_string()))?;
-        let plain = secrets::open_file(inp.fleet_dir, &inp.target.env, cluster, TALOS_SECRETS, &id)
+        let plain = secrets::open_file(inp.fleet_dir, &inp.target.env, cluster, TALOS_SECRETS_INPUT, &id)
             .map_err(|e| s.failure(e.to_string()))?;
         if let Some(t) = plain.as_str() {
             s.secret(t);

@@ -5,7 +5,8 @@
 //! sourced in docs/capi.md.
 
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
-use crate::emit::capi::{PROVIDER_ID_ADDON, TALOS_SEALED_INPUT, providers::PROXMOX_SEALED_INPUT, unsettled_patches};
+use crate::emit::capi::unsettled_patches;
+use crate::layout::names::{PROVIDER_ID_ADDON, PROXMOX_API_INPUT, TALOS_SECRETS_INPUT};
 use crate::model::{Cluster, ClusterApi, Environment, Fleet, Provider, Proxmox, Version};
 
 /// A `(major, minor)` pair.
@@ -180,7 +181,7 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
             }
             sealed(
                 cluster,
-                TALOS_SEALED_INPUT,
+                TALOS_SECRETS_INPUT,
                 "its Talos secrets bundle: the bootstrap provider generates a new identity when the Secret `<cluster>-talos` is missing, and losing the management cluster would lose it (R14, F13)",
                 diags,
             );
@@ -252,7 +253,7 @@ fn providers(cluster: &Cluster, capi: &ClusterApi, diags: &mut Diagnostics) {
     }
     sealed(
         cluster,
-        PROXMOX_SEALED_INPUT,
+        PROXMOX_API_INPUT,
         "the Proxmox API token CAPMOX works with: a credential never goes into out/ (F11)",
         diags,
     );

@@ -22,10 +22,10 @@ use std::path::{Path, PathBuf};
 
 use age::x25519;
 
+use crate::layout::names::TALOS_SECRETS_INPUT;
+
 pub use private_dir::{PrivateDir, private_file};
 
-/// The sealed input that holds the cluster's Talos machine secrets bundle.
-pub const TALOS_SECRETS: &str = "talos-secrets";
 /// The environment variable that names the identity file when `--identity` is not given.
 pub const IDENTITY_VAR: &str = "FLEETC_AGE_IDENTITY";
 
@@ -208,7 +208,7 @@ pub fn import(req: &Import<'_>) -> Result<Imported, SecretsError> {
     if req.name.is_empty() || !req.name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
         return Err(err(format!("`{}` is not a sealed input name (lowercase letters, digits and `-`)", req.name)));
     }
-    if req.name == TALOS_SECRETS {
+    if req.name == TALOS_SECRETS_INPUT {
         bundle::validate(req.plaintext)
             .map_err(|e| err(format!("this is not a Talos secrets bundle as `talosctl gen secrets` writes it: {e}")))?;
     }
@@ -225,7 +225,8 @@ pub fn import(req: &Import<'_>) -> Result<Imported, SecretsError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Imported::Created,
         Err(e) => return Err(err(format!("cannot read {rel}: {e}"))),
         Ok(existing) => {
-            let what = if req.name == TALOS_SECRETS { R14_WHY.to_owned() } else { format!("`{}` is in use", req.name) };
+            let what =
+                if req.name == TALOS_SECRETS_INPUT { R14_WHY.to_owned() } else { format!("`{}` is in use", req.name) };
             match (req.identity.map(|id| open(id, &existing)), req.force) {
                 (Some(Ok(old)), force) if old.bytes() == req.plaintext => {
                     if force {

@@ -21,10 +21,11 @@ use serde::Serialize;
 
 use super::{EmitError, EmitResult, HEADER, yaml};
 use crate::artifacts::ArtifactSet;
+use crate::layout::names::{PROXMOX_API_INPUT, TALOS_SECRETS_INPUT};
 use crate::model::Fleet;
 
 pub use talos_docs::{Disposition, PatchDocument, disposition};
-pub use workload::{PROVIDER_ID_ADDON, max_unhealthy, unsettled_patches};
+pub use workload::{max_unhealthy, unsettled_patches};
 
 /// `capi/<mgmt>/providers`: the provider set of a management cluster (inside out/).
 pub fn providers_dir(mgmt: &str) -> String {
@@ -52,9 +53,6 @@ pub const WORKLOAD_KINDS: [(&str, &str); 7] = [
     ("infrastructure.cluster.x-k8s.io", "ProxmoxMachineTemplate"),
 ];
 
-/// The sealed input of a managed cluster that holds its Talos secrets bundle.
-pub const TALOS_SEALED_INPUT: &str = "talos-secrets";
-
 pub fn emit(fleet: &Fleet) -> EmitResult {
     let mut out = ArtifactSet::new();
     for (env, mgmt) in fleet.clusters() {
@@ -64,7 +62,7 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
             name: providers::CAPMOX_SECRET.into(),
             namespace: providers::CAPMOX_NAMESPACE.into(),
             cluster: mgmt.name.value.clone(),
-            sealed_input: providers::PROXMOX_SEALED_INPUT.into(),
+            sealed_input: PROXMOX_API_INPUT.into(),
             keys: vec!["PROXMOX_URL", "PROXMOX_TOKEN", "PROXMOX_SECRET"],
             labels: Default::default(),
             used_by: "the InfrastructureProvider `proxmox` (spec.configSecret): CAPMOX's Proxmox API credentials",
@@ -76,7 +74,7 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
                 name: format!("{}-talos", cluster.name),
                 namespace: cluster.name.value.clone(),
                 cluster: cluster.name.value.clone(),
-                sealed_input: TALOS_SEALED_INPUT.into(),
+                sealed_input: TALOS_SECRETS_INPUT.into(),
                 keys: vec!["bundle"],
                 labels: [(objects::CLUSTER_NAME_LABEL.to_owned(), cluster.name.value.clone())].into(),
                 used_by: "CABPT (siderolabs/cluster-api-bootstrap-provider-talos v0.6.11 `controllers/secrets.go` l.47): the cluster's Talos secrets bundle, used instead of a generated one; CACPPT reads only the `<cluster>-talosconfig` and `<cluster>-ca` CABPT derives from it",

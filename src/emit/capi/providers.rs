@@ -22,8 +22,6 @@ use crate::model::{ClusterApi, Vendored, Version};
 /// `PROXMOX_SECRET`), created from a sealed input at apply time (F11).
 pub const CAPMOX_SECRET: &str = "capmox-variables";
 pub const CAPMOX_NAMESPACE: &str = "capmox-system";
-/// The sealed input of a management cluster that holds the Proxmox API token.
-pub const PROXMOX_SEALED_INPUT: &str = "proxmox-api";
 
 /// One provider the operator installs.
 pub struct Provider {

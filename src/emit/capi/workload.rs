@@ -25,8 +25,6 @@ use crate::model::{Cluster, Environment, Fleet, Pool, Provider, Proxmox, Role};
 
 /// The Proxmox disk CAPMOX resizes: the Talos nocloud template's boot disk.
 const BOOT_DISK: &str = "scsi0";
-/// The add-on that copies the nocloud `provider-id` into `Node.spec.providerID` (F8).
-pub const PROVIDER_ID_ADDON: &str = "talos-ccm";
 
 /// The hash suffix of an immutable template's name: 10 hex digits of the SHA-256 of its spec
 /// as JSON.

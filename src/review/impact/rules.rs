@@ -755,7 +755,7 @@ fn ephemeral_volume(ctx: &Ctx<'_>, out: &mut Outcome) {
 
 /// The sealed input that carries a cluster's machine secrets bundle.
 fn is_secrets_bundle(name: &str) -> bool {
-    name.starts_with("talos-secrets")
+    name.starts_with(crate::layout::names::TALOS_SECRETS_INPUT)
 }
 
 /// R14: the machine secrets bundle is the cluster's identity; other sealed inputs are

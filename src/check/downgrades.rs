@@ -1,5 +1,6 @@
 //! `fleetc check --base REV`: no version goes backwards. `fleetc diff` calls these changes a
-//! downgrade (`review/impact/rules.rs`); the CI gate refuses them.
+//! downgrade (`review/impact/rules/talos_version.rs`, `kubernetes_version.rs`); the CI gate
+//! refuses them.
 //!
 //! - Kubernetes (control plane or a pinned worker pool): its version skew policy describes
 //!   upgrades only (R26);

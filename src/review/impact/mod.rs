@@ -167,7 +167,7 @@ pub fn analyze_with(
         claimed_files.extend(out.claimed_files);
         renames_claimed |= out.claimed_renames;
     }
-    impacts.extend(rules::unknown(&ctx, &claimed, &claimed_files, renames_claimed));
+    impacts.extend(rules::unknown::unknown(&ctx, &claimed, &claimed_files, renames_claimed));
     impacts.sort_by_key(|i| std::cmp::Reverse(i.severity));
     impacts
 }

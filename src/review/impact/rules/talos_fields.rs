@@ -172,7 +172,7 @@ fn effect(reach: Reach, mode: ApplyMode) -> (Severity, String) {
 /// The fleet's settings that reach nothing but the Talos documents (`cert-sans`, `discovery`,
 /// a pool's `labels` and `taints`) are explained here when every changed Talos file of their
 /// cluster was classified.
-pub fn talos_fields(ctx: &Ctx<'_>, out: &mut Outcome) {
+pub(super) fn talos_fields(ctx: &Ctx<'_>, out: &mut Outcome) {
     // (subject, field, reach) → the files it changed in
     let mut found: BTreeMap<(String, String, Reach), Vec<String>> = BTreeMap::new();
     let mut modes: BTreeMap<String, ApplyMode> = BTreeMap::new();

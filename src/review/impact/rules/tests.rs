@@ -2,6 +2,8 @@
 //! also runs with its rule removed from the table, and must then report an unknown impact
 //! instead: a rule that is deleted fails its case, and what it covered never goes silent.
 
+use super::kubernetes_version::kubernetes_path;
+use super::talos_version::talos_path;
 use super::*;
 use crate::artifacts::ArtifactSet;
 use crate::compile::{MapLoader, compile};

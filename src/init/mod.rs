@@ -18,13 +18,13 @@ pub enum Platform {
 }
 
 /// The Scaleway starter, in the canonical layout of `fleetc fmt`.
-pub const STARTER: &str = include_str!("init/scaleway.kdl");
+pub const STARTER: &str = include_str!("scaleway.kdl");
 /// The Proxmox starter.
-pub const PROXMOX_STARTER: &str = include_str!("init/proxmox.kdl");
+pub const PROXMOX_STARTER: &str = include_str!("proxmox.kdl");
 /// The bare-metal starter.
-pub const METAL_STARTER: &str = include_str!("init/metal.kdl");
+pub const METAL_STARTER: &str = include_str!("metal.kdl");
 /// The stand-in for Argo CD's install manifest that the starters pin.
-pub const ARGOCD_STAND_IN: &str = include_str!("init/argocd-install.yaml");
+pub const ARGOCD_STAND_IN: &str = include_str!("argocd-install.yaml");
 /// Where the starters pin it.
 pub const ARGOCD_PATH: &str = "vendor/argocd-3.2.1-install.yaml";
 
@@ -42,8 +42,8 @@ pub fn files(platform: Platform) -> Vec<(&'static str, &'static str)> {
     vec![
         ("fleet.kdl", starter(platform)),
         (ARGOCD_PATH, ARGOCD_STAND_IN),
-        ("apps/hello/kustomization.yaml", include_str!("init/hello/kustomization.yaml")),
-        ("apps/hello/configmap.yaml", include_str!("init/hello/configmap.yaml")),
+        ("apps/hello/kustomization.yaml", include_str!("hello/kustomization.yaml")),
+        ("apps/hello/configmap.yaml", include_str!("hello/configmap.yaml")),
     ]
 }
 

@@ -18,9 +18,9 @@ pub mod talconfig;
 pub const NODES_PER_CLUSTER: usize = 100;
 pub const CLUSTERS_PER_ENVIRONMENT: usize = 1;
 
-const ARGOCD: &str = include_str!("../vendor/argocd-3.2.1-install.yaml");
-const CILIUM: &str = include_str!("../vendor/cilium-1.18.4.yaml");
-const KUSTOMIZATION: &str = include_str!("../apps/platform/kustomization.yaml");
+const ARGOCD: &str = include_str!("../../vendor/argocd-3.2.1-install.yaml");
+const CILIUM: &str = include_str!("../../vendor/cilium-1.18.4.yaml");
+const KUSTOMIZATION: &str = include_str!("../../apps/platform/kustomization.yaml");
 const RECIPIENT: &str = "age1wh7qxmt0740e28qvq0jjz5ylyxfctxtm4skkffn6kers9dln89eswx42s2";
 
 /// The two shapes the benchmark measures (issue 20): a growing fleet of many clusters, and

@@ -8,11 +8,11 @@ use super::reader::{Reader, missing, unknown_child};
 use super::settings::{SETTINGS, Settings};
 use super::urls::parse_ip;
 use super::{Resolver, duplicates, inherit};
-use crate::model::{ApplyMode, Cluster, Endpoint, Ipv4Range, PatchLevel, Role, Spanned};
+use crate::diag::Diagnostics;
+use crate::model::{ApplyMode, Cluster, Endpoint, Ipv4Range, PatchLevel, Pool, Role, Spanned, Version};
 use crate::syntax::Node;
 
 impl Resolver<'_> {
-    #[allow(clippy::too_many_lines)]
     pub(super) fn cluster(
         &mut self,
         node: &Node,
@@ -51,12 +51,7 @@ impl Resolver<'_> {
             match child.name.value.as_str() {
                 "endpoint" => {
                     endpoint_written = true;
-                    let r = Reader::new(child, &["address", "port", "public"], d);
-                    let address = r.require_str("address", d).and_then(|a| parse_ip(&a, d));
-                    let port = r.prop_int::<u16>("port", d).map_or(6443, |p| p.value);
-                    let public = r.prop_bool("public", d).is_some_and(|b| b.value);
-                    r.finish(false, d);
-                    endpoint = address.map(|address| Endpoint { address, port, public, span: child.head_span() });
+                    endpoint = api_endpoint(child, d);
                 }
                 "cert-sans" => {
                     let mut r = Reader::new(child, &[], d);
@@ -94,51 +89,13 @@ impl Resolver<'_> {
                     sealed.extend(r.rest_str(d, "sealed input names"));
                     r.finish(false, d);
                 }
-                _ => unknown_child(
-                    child,
-                    "cluster",
-                    &[
-                        SETTINGS,
-                        &[
-                            "endpoint",
-                            "cert-sans",
-                            "single-node",
-                            "vm-template-manual",
-                            "control-plane",
-                            "pool",
-                            "app",
-                            "cluster-api",
-                            "ip-pool",
-                            "sealed",
-                        ],
-                    ]
-                    .concat(),
-                    self.diags,
-                ),
+                _ => unknown_child(child, "cluster", &[SETTINGS, CLUSTER_CHILDREN].concat(), self.diags),
             }
         }
         let head = node.head_span();
         let d = &mut *self.diags;
-        let talos = s.talos.clone().or_else(|| {
-            if s.broken.contains("talos") {
-                return None;
-            }
-            d.push(
-                missing(node, "a Talos version")
-                    .help("state `talos \"v1.13.9\"` in the cluster, its environment or the fleet"),
-            );
-            None
-        });
-        let kubernetes = s.kubernetes.clone().or_else(|| {
-            if s.broken.contains("kubernetes") {
-                return None;
-            }
-            d.push(
-                missing(node, "a Kubernetes version")
-                    .help("state `kubernetes \"1.36.2\"` in the cluster, its environment or the fleet"),
-            );
-            None
-        });
+        let talos = required_version(s.talos.clone(), "talos", &s, node, d);
+        let kubernetes = required_version(s.kubernetes.clone(), "kubernetes", &s, node, d);
         let endpoint = endpoint.or_else(|| {
             if endpoint_written {
                 // Its value was wrong, and said so: that is the one error.
@@ -150,19 +107,7 @@ impl Resolver<'_> {
             );
             None
         });
-        let control_plane = match cp_node {
-            Some(n) => self.pool(n, Role::ControlPlane, &name.value, &s.pool, &s.patches),
-            None => {
-                self.diags.push(missing(node, "a `control-plane`").help("`control-plane count=3 size=\"…\"` (R29)"));
-                None
-            }
-        };
-        let mut workers = Vec::new();
-        for p in pool_nodes {
-            if let Some(pool) = self.pool(p, Role::Worker, &name.value, &s.pool, &s.patches) {
-                workers.push(pool);
-            }
-        }
+        let (control_plane, workers) = self.cluster_pools(node, cp_node, pool_nodes, &name.value, &s);
         let apps = apps.iter().filter_map(|a| self.app(a)).collect();
         Some(Cluster {
             name,
@@ -192,4 +137,78 @@ impl Resolver<'_> {
             span: head,
         })
     }
+
+    /// The cluster's `control-plane` (reported missing when it has none) and its worker
+    /// `pool`s, in the order written, each over the cluster's pool values and patches.
+    fn cluster_pools(
+        &mut self,
+        node: &Node,
+        cp_node: Option<&Node>,
+        pool_nodes: Vec<&Node>,
+        cluster: &str,
+        s: &Settings,
+    ) -> (Option<Pool>, Vec<Pool>) {
+        let control_plane = match cp_node {
+            Some(n) => self.pool(n, Role::ControlPlane, cluster, &s.pool, &s.patches),
+            None => {
+                self.diags.push(missing(node, "a `control-plane`").help("`control-plane count=3 size=\"…\"` (R29)"));
+                None
+            }
+        };
+        let mut workers = Vec::new();
+        for p in pool_nodes {
+            if let Some(pool) = self.pool(p, Role::Worker, cluster, &s.pool, &s.patches) {
+                workers.push(pool);
+            }
+        }
+        (control_plane, workers)
+    }
+}
+
+/// The children an unknown child's help lists besides the settings.
+const CLUSTER_CHILDREN: &[&str] = &[
+    "endpoint",
+    "cert-sans",
+    "single-node",
+    "vm-template-manual",
+    "control-plane",
+    "pool",
+    "app",
+    "cluster-api",
+    "ip-pool",
+    "sealed",
+];
+
+/// `endpoint address=… [port=6443] [public=#false]`: where the Kubernetes API is reached.
+fn api_endpoint(child: &Node, d: &mut Diagnostics) -> Option<Endpoint> {
+    let r = Reader::new(child, &["address", "port", "public"], d);
+    let address = r.require_str("address", d).and_then(|a| parse_ip(&a, d));
+    let port = r.prop_int::<u16>("port", d).map_or(6443, |p| p.value);
+    let public = r.prop_bool("public", d).is_some_and(|b| b.value);
+    r.finish(false, d);
+    address.map(|address| Endpoint { address, port, public, span: child.head_span() })
+}
+
+/// A version the cluster needs (`talos` or `kubernetes`), from the nearest level that states
+/// it; reported missing unless it was written with a value that could not be read (`broken`,
+/// already reported).
+fn required_version(
+    v: Option<Spanned<Version>>,
+    key: &'static str,
+    s: &Settings,
+    node: &Node,
+    d: &mut Diagnostics,
+) -> Option<Spanned<Version>> {
+    v.or_else(|| {
+        if s.broken.contains(key) {
+            return None;
+        }
+        let (what, help) = if key == "talos" {
+            ("a Talos version", "state `talos \"v1.13.9\"` in the cluster, its environment or the fleet")
+        } else {
+            ("a Kubernetes version", "state `kubernetes \"1.36.2\"` in the cluster, its environment or the fleet")
+        };
+        d.push(missing(node, what).help(help));
+        None
+    })
 }

@@ -8,7 +8,7 @@ use super::reader::{Reader, missing, unknown_child};
 use super::settings::{SETTINGS, Settings};
 use super::urls::{UrlUse, expect_url, parse_ip};
 use super::{Resolver, duplicates};
-use crate::diag::{Diagnostic, codes};
+use crate::diag::{Diagnostic, Diagnostics, codes};
 use crate::model::{
     Bucket, Environment, Ipv4Net, METAL_SIZE, PatchLevel, Postgres, Provider, Registry, SecretItem, Spanned,
     StateBackend,
@@ -16,7 +16,6 @@ use crate::model::{
 use crate::syntax::Node;
 
 impl Resolver<'_> {
-    #[allow(clippy::too_many_lines)]
     pub(super) fn environment(
         &mut self,
         node: &Node,
@@ -87,124 +86,18 @@ impl Resolver<'_> {
                     admin_ranges = r.rest_parsed::<Ipv4Net>(d, "source ranges in CIDR form");
                     r.finish(false, d);
                 }
-                "recipients" => {
-                    let mut r = Reader::new(child, &[], d);
-                    recipients = r.rest_str(d, "age recipients (age1…)");
-                    for rcp in &recipients {
-                        if !rcp.value.starts_with("age1") || rcp.value.parse::<age::x25519::Recipient>().is_err() {
-                            d.push(
-                                Diagnostic::new(&codes::INVALID_VALUE, format!("`{}` is not an age x25519 recipient", rcp.value))
-                                    .at(rcp.span)
-                                    .label("not an age public key")
-                                    .help("recipients are the public keys `age-keygen` prints (`age1…`); never put an identity (`AGE-SECRET-KEY-…`) in fleet.kdl"),
-                            );
-                        }
-                    }
-                    r.finish(false, d);
-                }
-                "postgres" => {
-                    let mut r = Reader::new(child, &["node-type", "engine", "password-version", "was"], d);
-                    let pname = r.name_arg(d);
-                    let node_type = r.require_str("node-type", d);
-                    let engine =
-                        r.prop_str("engine", d).unwrap_or_else(|| Spanned::new("PostgreSQL-16".into(), r.span()));
-                    let password_version =
-                        r.prop_int::<u32>("password-version", d).unwrap_or_else(|| Spanned::new(1, r.span()));
-                    let former_name = r.prop_str("was", d);
-                    r.finish(false, d);
-                    if let (Some(name), Some(node_type)) = (pname, node_type) {
-                        postgres.push(Postgres {
-                            name,
-                            node_type,
-                            engine,
-                            password_version,
-                            former_name,
-                            span: child.head_span(),
-                        });
-                    }
-                }
-                "bucket" | "registry" => {
-                    let mut r = Reader::new(child, &["name", "was"], d);
-                    let lname = r.name_arg(d);
-                    let global = r.prop_str("name", d);
-                    let former_name = r.prop_str("was", d);
-                    r.finish(false, d);
-                    if let Some(lname) = lname {
-                        let global = global.unwrap_or_else(|| {
-                            Spanned::new(format!("{fleet}-{}-{}", name.value, lname.value), lname.span)
-                        });
-                        if child.name.value == "bucket" {
-                            buckets.push(Bucket {
-                                name: lname,
-                                bucket_name: global,
-                                former_name,
-                                span: child.head_span(),
-                            });
-                        } else {
-                            registries.push(Registry {
-                                name: lname,
-                                namespace: global,
-                                former_name,
-                                span: child.head_span(),
-                            });
-                        }
-                    }
-                }
-                "secret" => {
-                    let mut r = Reader::new(child, &["was"], d);
-                    let sname = r.name_arg(d);
-                    let former_name = r.prop_str("was", d);
-                    r.finish(false, d);
-                    if let Some(sname) = sname {
-                        secrets.push(SecretItem { name: sname, former_name, span: child.head_span() });
-                    }
-                }
+                "recipients" => recipients = age_recipients(child, d),
+                "postgres" => postgres.extend(postgres_instance(child, d)),
+                "bucket" | "registry" => store(child, fleet, &name.value, &mut buckets, &mut registries, d),
+                "secret" => secrets.extend(secret(child, d)),
                 "cluster" => cluster_nodes.push(child),
                 "app" => app_nodes.push(child),
-                _ => unknown_child(
-                    child,
-                    "environment",
-                    &[
-                        SETTINGS,
-                        &[
-                            "scaleway",
-                            "proxmox",
-                            "state",
-                            "network",
-                            "gateway",
-                            "admin-ranges",
-                            "recipients",
-                            "postgres",
-                            "bucket",
-                            "registry",
-                            "secret",
-                            "cluster",
-                            "app",
-                        ],
-                    ]
-                    .concat(),
-                    self.diags,
-                ),
+                _ => unknown_child(child, "environment", &[SETTINGS, ENVIRONMENT_CHILDREN].concat(), self.diags),
             }
         }
         let head = written.head_span();
-        if let Some(from) = &from
-            && !recipients.is_empty()
-            && !written.children().iter().any(|c| c.name.value == "recipients")
-        {
-            let mut d = Diagnostic::new(
-                &codes::RECIPIENTS_INHERITED,
-                format!(
-                    "environment `{}` inherits its age recipients from `{}` without stating them",
-                    name.value, from.value
-                ),
-            )
-            .at(from.span)
-            .label("recipients inherited from here");
-            if let Some(first) = recipients.first() {
-                d = d.related(first.span, "the keys that will decrypt this environment's sealed inputs");
-            }
-            self.diags.push(d);
+        if let Some(from) = &from {
+            recipients_inherited(&name, from, &recipients, written, self.diags);
         }
         // Clusters are resolved even when the environment is incomplete, so that every
         // problem of the run is reported at once.
@@ -218,6 +111,36 @@ impl Resolver<'_> {
                 clusters.push(cluster);
             }
         }
+        let (provider, state, network) = self.foundations(node, written, provider, state_node, network)?;
+        Some(Environment {
+            name,
+            from,
+            provider,
+            state,
+            network,
+            gateway,
+            admin_ranges,
+            recipients,
+            postgres,
+            buckets,
+            registries,
+            secrets,
+            clusters,
+            span: head,
+        })
+    }
+
+    /// The provider, state backend and network no environment goes without, each reported
+    /// missing at the environment as `written` unless it was written with a value already
+    /// reported. Bare metal has no state backend.
+    fn foundations(
+        &mut self,
+        node: &Node,
+        written: &Node,
+        provider: Option<Provider>,
+        state_node: Option<&Node>,
+        network: Option<Spanned<Ipv4Net>>,
+    ) -> Option<(Provider, Option<StateBackend>, Spanned<Ipv4Net>)> {
         let provider_written =
             node.children().iter().any(|c| matches!(c.name.value.as_str(), "scaleway" | "proxmox" | "metal"));
         let Some(provider) = provider else {
@@ -252,22 +175,7 @@ impl Resolver<'_> {
             );
             return None;
         };
-        Some(Environment {
-            name,
-            from,
-            provider,
-            state,
-            network,
-            gateway,
-            admin_ranges,
-            recipients,
-            postgres,
-            buckets,
-            registries,
-            secrets,
-            clusters,
-            span: head,
-        })
+        Some((provider, state, network))
     }
 
     fn state(&mut self, node: &Node, provider: &Provider) -> Option<StateBackend> {
@@ -299,4 +207,113 @@ impl Resolver<'_> {
         };
         Some(StateBackend { bucket: bucket?, region, endpoint, skip_checksum, span: node.head_span() })
     }
+}
+
+/// The children an unknown child's help lists besides the settings (`metal` is read but not
+/// listed).
+const ENVIRONMENT_CHILDREN: &[&str] = &[
+    "scaleway",
+    "proxmox",
+    "state",
+    "network",
+    "gateway",
+    "admin-ranges",
+    "recipients",
+    "postgres",
+    "bucket",
+    "registry",
+    "secret",
+    "cluster",
+    "app",
+];
+
+/// `recipients "age1…" …`: the age public keys the environment's sealed inputs are encrypted
+/// to, each refused unless it is one.
+fn age_recipients(child: &Node, d: &mut Diagnostics) -> Vec<Spanned<String>> {
+    let mut r = Reader::new(child, &[], d);
+    let recipients = r.rest_str(d, "age recipients (age1…)");
+    for rcp in &recipients {
+        if !rcp.value.starts_with("age1") || rcp.value.parse::<age::x25519::Recipient>().is_err() {
+            d.push(
+                Diagnostic::new(&codes::INVALID_VALUE, format!("`{}` is not an age x25519 recipient", rcp.value))
+                    .at(rcp.span)
+                    .label("not an age public key")
+                    .help("recipients are the public keys `age-keygen` prints (`age1…`); never put an identity (`AGE-SECRET-KEY-…`) in fleet.kdl"),
+            );
+        }
+    }
+    r.finish(false, d);
+    recipients
+}
+
+/// Warns that an environment with `from=` decrypts with its base's recipients when it
+/// states none of its own.
+fn recipients_inherited(
+    name: &Spanned<String>,
+    from: &Spanned<String>,
+    recipients: &[Spanned<String>],
+    written: &Node,
+    diags: &mut Diagnostics,
+) {
+    if !recipients.is_empty() && !written.children().iter().any(|c| c.name.value == "recipients") {
+        let mut d = Diagnostic::new(
+            &codes::RECIPIENTS_INHERITED,
+            format!(
+                "environment `{}` inherits its age recipients from `{}` without stating them",
+                name.value, from.value
+            ),
+        )
+        .at(from.span)
+        .label("recipients inherited from here");
+        if let Some(first) = recipients.first() {
+            d = d.related(first.span, "the keys that will decrypt this environment's sealed inputs");
+        }
+        diags.push(d);
+    }
+}
+
+/// `postgres "<name>" node-type=… [engine=…] [password-version=…] [was=…]`.
+fn postgres_instance(child: &Node, d: &mut Diagnostics) -> Option<Postgres> {
+    let mut r = Reader::new(child, &["node-type", "engine", "password-version", "was"], d);
+    let pname = r.name_arg(d);
+    let node_type = r.require_str("node-type", d);
+    let engine = r.prop_str("engine", d).unwrap_or_else(|| Spanned::new("PostgreSQL-16".into(), r.span()));
+    let password_version = r.prop_int::<u32>("password-version", d).unwrap_or_else(|| Spanned::new(1, r.span()));
+    let former_name = r.prop_str("was", d);
+    r.finish(false, d);
+    let (Some(name), Some(node_type)) = (pname, node_type) else { return None };
+    Some(Postgres { name, node_type, engine, password_version, former_name, span: child.head_span() })
+}
+
+/// `bucket "<name>"` or `registry "<name>"` [`name=…`] [`was=…`]: its global name is
+/// `<fleet>-<environment>-<name>` unless `name=` says otherwise.
+fn store(
+    child: &Node,
+    fleet: &str,
+    env: &str,
+    buckets: &mut Vec<Bucket>,
+    registries: &mut Vec<Registry>,
+    d: &mut Diagnostics,
+) {
+    let mut r = Reader::new(child, &["name", "was"], d);
+    let lname = r.name_arg(d);
+    let global = r.prop_str("name", d);
+    let former_name = r.prop_str("was", d);
+    r.finish(false, d);
+    let Some(lname) = lname else { return };
+    let global = global.unwrap_or_else(|| Spanned::new(format!("{fleet}-{env}-{}", lname.value), lname.span));
+    if child.name.value == "bucket" {
+        buckets.push(Bucket { name: lname, bucket_name: global, former_name, span: child.head_span() });
+    } else {
+        registries.push(Registry { name: lname, namespace: global, former_name, span: child.head_span() });
+    }
+}
+
+/// `secret "<name>" [was=…]`.
+fn secret(child: &Node, d: &mut Diagnostics) -> Option<SecretItem> {
+    let mut r = Reader::new(child, &["was"], d);
+    let sname = r.name_arg(d);
+    let former_name = r.prop_str("was", d);
+    r.finish(false, d);
+    sname.map(|sname| SecretItem { name: sname, former_name, span: child.head_span() })
 }

@@ -160,7 +160,6 @@ fn one_of<T: Copy>(
     }
 }
 
-/// A path fleet.kdl may reference: relative, `/`-separated, without `..`.
 /// Refuses a path that leaves the fleet's directory (`..`, absolute, empty parts): Argo CD
 /// would read it from elsewhere in, or outside, the repository.
 fn refuse_outside(p: &Spanned<String>, help: &str, d: &mut Diagnostics) {
@@ -169,6 +168,7 @@ fn refuse_outside(p: &Spanned<String>, help: &str, d: &mut Diagnostics) {
     }
 }
 
+/// A path fleet.kdl may reference: relative, `/`-separated, without `..`.
 fn check_relative(path: &str) -> Result<(), String> {
     if path.is_empty()
         || path.starts_with('/')

@@ -9,7 +9,13 @@
 //!   replaces all of the base's;
 //! - every other node is a setting: stating it replaces the base's (arguments and
 //!   properties override, children merge).
+//!
+//! The chain itself (`from=` naming another environment of the fleet, walked to its root) is
+//! walked here too, with a circle or a name that is no environment reported once, at the
+//! `from=` that breaks it.
 
+use super::{Resolver, reader};
+use crate::diag::{Diagnostic, codes};
 use crate::syntax::{Node, ValueKind};
 
 const NAMED: &[&str] = &["cluster", "pool", "app", "postgres", "bucket", "registry", "secret", "size", "control-plane"];
@@ -68,6 +74,72 @@ pub(crate) fn merge_node(base: &Node, over: &Node) -> Node {
         props,
         children,
         span: over.span,
+    }
+}
+
+impl Resolver<'_> {
+    /// The environment's tree with its `from=` chain applied; `None` when the chain is
+    /// broken (reported once, at the `from=` that breaks it).
+    pub(super) fn inherited_env(&mut self, env: &Node, all: &[&Node], chain: &mut Vec<String>) -> Option<Node> {
+        let Some(from) = env.prop("from") else { return Some(env.clone()) };
+        let ValueKind::String(base_name) = &from.value.kind else {
+            self.diags.push(reader::wrong_type(&from.value, "`from`", "a string"));
+            return None;
+        };
+        let own = env.args.first().and_then(|a| match &a.kind {
+            ValueKind::String(s) => Some(s.clone()),
+            _ => None,
+        });
+        if let Some(own) = &own {
+            chain.push(own.clone());
+        }
+        if chain.contains(base_name) {
+            if self.cycle_reported {
+                return None;
+            }
+            self.cycle_reported = true;
+            self.diags.push(
+                Diagnostic::new(
+                    &codes::INHERITANCE_CYCLE,
+                    format!("environments inherit in a circle: {} → {base_name}", chain.join(" → ")),
+                )
+                .at(from.value.span)
+                .label("closes the circle"),
+            );
+            return None;
+        }
+        let base = all
+            .iter()
+            .find(|n| n.args.first().is_some_and(|a| matches!(&a.kind, ValueKind::String(s) if s == base_name)));
+        let Some(base) = base else {
+            let names: Vec<String> = all
+                .iter()
+                .filter_map(|n| match n.args.first().map(|a| &a.kind) {
+                    Some(ValueKind::String(s)) => Some(s.clone()),
+                    _ => None,
+                })
+                .collect();
+            let mut d =
+                Diagnostic::new(&codes::DANGLING_REFERENCE, format!("no environment `{base_name}` to inherit from"))
+                    .at(from.value.span)
+                    .label("unknown environment");
+            d.help = Some(match crate::diag::did_you_mean(base_name, names.iter().map(String::as_str)) {
+                Some(m) => format!("did you mean `{m}`?"),
+                None => format!(
+                    "`from=` names another environment of this fleet: {}",
+                    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                ),
+            });
+            self.diags.push(d);
+            return None;
+        };
+        let base_tree = self.inherited_env(base, all, chain)?;
+        let mut merged = merge_node(&base_tree, env);
+        merged.props.clone_from(&env.props);
+        // An environment's name is its own: one written without a name is missing one, it
+        // does not become a second copy of its base.
+        merged.args.clone_from(&env.args);
+        Some(merged)
     }
 }
 

@@ -4,8 +4,16 @@
 
 use std::net::Ipv4Addr;
 
+use super::labels::{kubernetes_key, kubernetes_value};
 use super::reader::{Reader, unknown_child};
-use super::*;
+use super::urls::parse_ip;
+use super::{Resolver, one_of};
+use crate::diag::{Diagnostic, Diagnostics, codes};
+use crate::model::{
+    ARCHES, HostAddress, InstallDisk, Ipv4Net, LinkKind, NetLink, NetRoute, NodeSettings, Patch, PatchLevel, Spanned,
+    Taint, TaintEffect, values,
+};
+use crate::syntax::Node;
 
 /// The children a named node's block takes.
 pub(super) const NODE_CHILDREN: &[&str] =

@@ -2,7 +2,7 @@
 
 #![allow(clippy::disallowed_methods)] // tests run the real binary and external oracles
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! factory's answer and the image pipeline's error states. External tools are replaced by a
 //! recording double ([`apply_support::Fake`]); nothing here touches a network.
 
-mod apply_support;
+use crate::apply_support;
 
 use apply_support::{Fake, Fixture, SECRET_VALUES, has, run_apply};
 use fleetc::apply::{Output, Step};

@@ -2,7 +2,7 @@
 //! mode (`apply_support::maintenance`): the reference fleet's `onprem` environment, whose
 //! machines are declared by MAC (and the storage node also by its install disk's serial).
 
-mod apply_support;
+use crate::apply_support;
 
 use apply_support::{Fake, Fixture, Machine, maintenance, run_apply};
 

@@ -2,7 +2,7 @@
 //! target, one minor at a time, switches closed) and `fleetc talos render` (Talos's generator
 //! per node, files 0600, never inside out/).
 
-mod apply_support;
+use crate::apply_support;
 
 use apply_support::{Fake, Fixture, has};
 use fleetc::apply::{Output, Step, UpgradeOptions};

@@ -5,7 +5,7 @@
 //! rejects fields it does not list. The test prints which kinds it covered and which it could
 //! not (no schema in `schemas/crds/`).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

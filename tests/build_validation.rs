@@ -6,7 +6,7 @@
 
 #![allow(clippy::disallowed_methods)] // the last test runs the real binary
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::process::Command;

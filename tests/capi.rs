@@ -1,7 +1,7 @@
 //! The Cluster API family: names and rollouts, provider IDs, sealed identities, the vendored
 //! provider set, and upgrade plans (golden text in `golden/capi-upgrade/`).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -6,7 +6,7 @@
 //! (operator, IPAM, cert-manager, core). No emitted object holds a null, an empty string, an
 //! empty list or an empty map.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

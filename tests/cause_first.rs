@@ -6,7 +6,7 @@
 //! first diagnostic, in the order fleetc prints them, is that cause. A failing case without a
 //! `cause` file fails the test: the statement is written by hand, never blessed.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

@@ -2,7 +2,7 @@
 
 #![allow(clippy::disallowed_methods)] // tests run the real binary and external oracles
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -213,7 +213,7 @@ fn every_schematic_file_hashes_to_what_schematic_id_prints() {
         let bytes = fs::read(e.path()).unwrap();
         let o = fleetc(&common::root(), &["schematic", "id", e.path().to_str().unwrap()]);
         assert_eq!(code(&o), 0, "{}", text(&o.stderr));
-        assert_eq!(text(&o.stdout).trim(), fleetc::artifacts::sha256_hex(&bytes), "{}", e.path().display());
+        assert_eq!(text(&o.stdout).trim(), fleetc::digest::sha256_hex(&bytes), "{}", e.path().display());
         n += 1;
     }
     assert!(n > 0, "no schematic in out/");

@@ -2,7 +2,7 @@
 //! share is one function of the model, and each test here reads both families' output for
 //! the reference fleet, so that it breaks when either side changes alone.
 
-mod common;
+use crate::common;
 
 use fleetc::artifacts::ArtifactSet;
 use fleetc::compile::{FsLoader, compile};

@@ -4,8 +4,6 @@
 //! skip, except under CI (`CI=true`), where they fail.
 #![allow(clippy::disallowed_methods)] // tests run the real binary and make a git repository
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};

@@ -2,10 +2,10 @@
 //! `fleet.kdl` (after), and the review `fleetc diff` prints for the change in each format:
 //! `expected.unified`, `expected.stat`, `expected.md`, `expected.json` (no colour, the
 //! default markdown cap). Compared byte for byte; `UPDATE_GOLDEN=1 cargo test --test
-//! diff_golden` rewrites them; review them with `git diff`. They grow with the emitters: a
+//! integration diff_golden::` rewrites them; review them with `git diff`. They grow with the emitters: a
 //! family that lands adds its files to the diffs (re-bless, and read what changed).
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! acceptance by Talos itself is `oracles/talos` on golden/disk-proxmox-secureboot and
 //! golden/disk-capi-secureboot (CABPT's merge).
 
-mod common;
+use crate::common;
 
 use fleetc::compile::{Compilation, FsLoader, compile};
 use fleetc::emit::talos::document::{Document, VolumeConfig};

@@ -1,10 +1,11 @@
 //! Golden cases: `golden/<case>/fleet.kdl` with either an expected `out/` tree (the case
 //! builds) or an expected `diagnostics.txt` (the case fails; the rendered diagnostics,
 //! plain, 80 columns). A case with an `upgrade-base.kdl` also checks the version changes from
-//! it to fleet.kdl, as `fleetc check --base` does. Compared byte for byte. `UPDATE_GOLDEN=1 cargo test --test golden`
-//! rewrites the expectations; review them with `git diff` before committing.
+//! it to fleet.kdl, as `fleetc check --base` does. Compared byte for byte. `UPDATE_GOLDEN=1
+//! cargo test --test integration golden::golden_cases` rewrites the expectations; review them
+//! with `git diff` before committing.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

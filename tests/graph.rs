@@ -3,7 +3,7 @@
 
 #![allow(clippy::disallowed_methods)] // tests run the real binary
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::process::Command;

@@ -197,7 +197,7 @@ fn run(bin: &Path, dir: &Path, args: &[&str]) -> std::process::Output {
 // An oracle that needs tofu or terraform: ignored (said, never a silent `ok`) unless asked
 // for with `cargo test -- --ignored`, where a missing tool fails.
 #[test]
-#[ignore = "needs tofu or terraform on PATH: cargo test --test hcl_roundtrip -- --ignored"]
+#[ignore = "needs tofu or terraform on PATH: cargo test --test integration hcl_roundtrip:: -- --ignored"]
 fn hostile_strings_are_fmt_stable_and_evaluate_unchanged_in_tofu() {
     let bin = tool().expect("tofu or terraform on PATH (this oracle was asked for with --ignored)");
     let dir = tempfile::tempdir().expect("temp dir");

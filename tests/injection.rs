@@ -7,7 +7,7 @@
 //! Each position is an edit of the reference fleet: a unique `needle` replaced by a text in
 //! which `{}` stands for the hostile string, written as a KDL string with escapes.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 
@@ -423,7 +423,7 @@ fn hostile_strings_are_refused_on_the_value_or_round_trip() {
 
 /// Every position with every string of the issue (about 12 minutes in a debug build).
 #[test]
-#[ignore = "slow: run with `cargo test --test injection -- --ignored`"]
+#[ignore = "slow: run with `cargo test --test integration injection:: -- --ignored`"]
 fn every_hostile_string_in_every_position() {
     matrix(&nasty());
 }
@@ -495,7 +495,13 @@ fn property(pos_name: &str, value: &str) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
+    // The failures file stays beside this source (tests/<topic>.proptest-regressions): with
+    // tests/main.rs present, proptest's default would look in proptest-regressions/ instead.
+    #![proptest_config(ProptestConfig {
+        cases: 100,
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"))),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn label_values_are_refused_or_round_trip(value in hostile()) {

@@ -25,20 +25,10 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("src/emit/capi/mod.rs", "crate::artifacts::ArtifactSet", "emit returns artifacts' type"),
     ("src/emit/capi/providers.rs", "crate::artifacts::ArtifactSet", "emit returns artifacts' type"),
     ("src/emit/capi/workload.rs", "crate::artifacts::ArtifactSet", "emit returns artifacts' type"),
-    (
-        "src/emit/capi/workload.rs",
-        "crate::artifacts::sha256_hex",
-        "emit reads the digest through artifacts; crate::digest has it",
-    ),
     ("src/emit/metal/mod.rs", "crate::artifacts::ArtifactSet", "emit returns artifacts' type"),
     ("src/emit/mod.rs", "crate::artifacts::ArtifactSet", "emit returns artifacts' type"),
     ("src/emit/schematic/mod.rs", "crate::artifacts::ArtifactSet", "emit returns artifacts' type"),
     ("src/emit/talos/mod.rs", "crate::artifacts::ArtifactSet", "emit returns artifacts' type"),
-    (
-        "src/emit/talos/tests.rs",
-        "crate::artifacts::sha256_hex",
-        "emit reads the digest through artifacts; crate::digest has it",
-    ),
     ("src/emit/tofu/mod.rs", "crate::artifacts::ArtifactSet", "emit returns artifacts' type"),
 ];
 

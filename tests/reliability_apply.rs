@@ -6,7 +6,7 @@
 #![cfg(unix)]
 #![allow(clippy::disallowed_methods)]
 
-mod reliability_support;
+use crate::reliability_support;
 
 /// `RELIABILITY_FULL=1` runs every case of the matrices; by default each signal takes every
 /// third window command (offset by the signal, so the three together still cover every

@@ -9,7 +9,7 @@
 //! operators (bytes, tokens, lines, values, numbers, nesting, long lines, crossover,
 //! truncation, unicode). The figures go to docs/reliability.md.
 
-mod common;
+use crate::common;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 

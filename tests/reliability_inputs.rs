@@ -6,7 +6,7 @@
 #![cfg(unix)]
 #![allow(clippy::disallowed_methods)] // runs the real binary
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

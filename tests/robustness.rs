@@ -4,7 +4,7 @@
 //! counts, many diagnostics). Every compilation's diagnostics are also rendered, for people
 //! and as JSON: rendering is where a label past column 65,535 used to panic.
 
-mod common;
+use crate::common;
 
 use fleetc::compile::{Compilation, MapLoader, compile};
 use fleetc::diag::render::{Style, json, short, text as render_text};
@@ -111,7 +111,13 @@ fn apply(text: &str, e: &Edit) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    // The failures file stays beside this source (tests/<topic>.proptest-regressions): with
+    // tests/main.rs present, proptest's default would look in proptest-regressions/ instead.
+    #![proptest_config(ProptestConfig {
+        cases: 200,
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"))),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn hostile_shapes_never_panic(shape in 0usize..8, n in 1usize..4, at in any::<usize>()) {

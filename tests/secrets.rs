@@ -3,7 +3,7 @@
 //! without `--force`, with the why of R14; the command line seals into secrets/.
 #![allow(clippy::disallowed_methods)] // runs the real binary
 
-mod apply_support;
+use crate::apply_support;
 
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 //! its own with YAML 1.2 rules; a `v1alpha1` patch (no `kind`) is validated with
 //! `version: v1alpha1` added, as Talos reads a complete config.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

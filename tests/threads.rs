@@ -3,7 +3,7 @@
 //! "Threads"). Each test compares a one-thread run with runs on more threads than the
 //! work has parts and on a few; none measures time.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 //! where docs/tofu.md says they do. When `tofu` or `terraform` is on PATH, `fmt -check` runs
 //! over the whole tree.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -518,7 +518,7 @@ fn formatter() -> Option<PathBuf> {
 // for with `cargo test -- --ignored`, where a missing tool fails. `oracles/run` runs the real
 // OpenTofu over every tree regardless.
 #[test]
-#[ignore = "needs tofu or terraform on PATH: cargo test --test tofu -- --ignored"]
+#[ignore = "needs tofu or terraform on PATH: cargo test --test integration tofu:: -- --ignored"]
 #[allow(clippy::disallowed_methods)] // a test oracle: the real formatter
 fn fmt_check_over_the_whole_tree() {
     let bin = formatter().expect("tofu or terraform on PATH (this oracle was asked for with --ignored)");

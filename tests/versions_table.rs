@@ -2,7 +2,7 @@
 //! exactly it, the explain texts quote its ranges, and no doc says fleetc refuses a minor the
 //! table supports. `UPDATE_GOLDEN=1` rewrites the generated block of docs/talos.md.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

@@ -10,7 +10,8 @@ use super::layout;
 use super::runner::Cmd;
 use super::session::{Session, StepResult};
 use super::target::Target;
-use crate::artifacts::{ArtifactSet, sha256_hex};
+use crate::artifacts::ArtifactSet;
+use crate::digest::sha256_hex;
 use crate::model::IMAGE_FACTORY;
 
 pub fn register(s: &mut Session<'_>, target: &Target, out: &ArtifactSet, out_dir: &Path) -> StepResult {

@@ -16,8 +16,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "../apply_support/mod.rs"]
-pub mod apply_support;
+use crate::apply_support;
 pub use apply_support::{Fixture, SECRET_VALUES};
 
 pub const TOOLS: [&str; 6] = ["tofu", "talosctl", "kubectl", "curl", "scw", "qemu-img"];

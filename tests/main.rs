@@ -1,0 +1,48 @@
+//! The one integration-test binary: each `tests/<topic>.rs` is a module of it (`golden`,
+//! `apply`, `cli`, …), and the helpers they share (`common`, `apply_support`,
+//! `reliability_support`) are modules declared once here. One crate links the library once,
+//! instead of once per topic (Cargo.toml: `autotests = false`, one `[[test]]`); run one topic
+//! with `cargo test --test integration <topic>::` (a filter on the module path).
+
+mod apply_support;
+mod common;
+#[cfg(unix)]
+mod reliability_support;
+
+mod apply;
+mod apply_metal;
+mod apply_plan;
+mod apply_upgrade;
+mod argocd_conformance;
+mod build_validation;
+mod capi;
+mod capi_conformance;
+mod cause_first;
+mod check_base_cli;
+mod cli;
+mod contracts;
+mod diff_cli;
+mod diff_golden;
+mod disk;
+mod first_hour;
+mod fmt;
+mod golden;
+mod graph;
+mod hcl_roundtrip;
+mod init;
+mod injection;
+mod layering;
+mod noop_build;
+mod patches;
+mod reliability_apply;
+mod reliability_fuzz;
+mod reliability_inputs;
+mod robustness;
+mod schematic_ids;
+mod secrets;
+mod sovereignty;
+mod talos_conformance;
+mod threads;
+mod tofu;
+mod versions_table;
+mod yaml_resolver;

@@ -159,7 +159,7 @@ fn build_check_catches_edited_missing_and_extra_files() {
 #[test]
 fn a_run_with_errors_writes_nothing_and_exits_1() {
     let dir = tempfile::tempdir().unwrap();
-    fs::copy(common::root().join("golden/check-even-control-plane/fleet.kdl"), dir.path().join("fleet.kdl")).unwrap();
+    fs::copy(common::root().join("golden/quorum-even-control-plane/fleet.kdl"), dir.path().join("fleet.kdl")).unwrap();
     let o = fleetc(dir.path(), &["build"]);
     assert_eq!(code(&o), 1);
     assert!(!dir.path().join("out").exists());
@@ -177,7 +177,7 @@ fn usage_and_io_errors_exit_2() {
 #[test]
 fn json_diagnostics_carry_the_required_fields() {
     let dir = tempfile::tempdir().unwrap();
-    fs::copy(common::root().join("golden/check-cidr-overlap/fleet.kdl"), dir.path().join("fleet.kdl")).unwrap();
+    fs::copy(common::root().join("golden/network-cidr-overlap/fleet.kdl"), dir.path().join("fleet.kdl")).unwrap();
     // The app's directory, so that the only diagnostics are the two overlaps.
     fs::create_dir_all(dir.path().join("apps/hello")).unwrap();
     let o = fleetc(dir.path(), &["check", "--format", "json"]);

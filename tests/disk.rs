@@ -58,7 +58,7 @@ fn an_encrypted_pool_gets_state_and_ephemeral_volume_configs_with_their_keys() {
 /// them writes nothing.
 #[test]
 fn scaleway_refuses_secure_boot_and_tpm_keys_and_nothing_is_built() {
-    let c = case("disk-scaleway-refused");
+    let c = case("disk-secure-boot-unavailable");
     assert!(c.artifacts.is_none());
     let found = codes(&c);
     assert!(found.contains(&"fleet::disk::secure-boot-unavailable"), "{found:?}");
@@ -69,7 +69,7 @@ fn scaleway_refuses_secure_boot_and_tpm_keys_and_nothing_is_built() {
 /// SecureBoot UKI, and a KMS key its endpoint: all refused at once.
 #[test]
 fn keys_that_cannot_work_as_written_are_refused_together() {
-    let c = case("disk-keys-refused");
+    let c = case("disk-tpm-needs-secure-boot");
     assert!(c.artifacts.is_none());
     let found = codes(&c);
     for code in ["fleet::disk::tpm-needs-secure-boot", "fleet::disk::static-key-persisted", "fleet::disk::key-settings"]

@@ -66,7 +66,7 @@ fn outside_a_fleet_directory_the_error_says_where_to_go() {
 
 #[test]
 fn short_diagnostics_keep_the_help_and_the_global_format_is_accepted_everywhere() {
-    let dir = common::root().join("golden/first-misspelt-count");
+    let dir = common::root().join("golden/model-unknown-property");
     let o = fleetc(&dir, &["check", "--format", "short"]);
     let err = all(&o);
     assert!(err.contains("error[fleet::model::unknown-property]"), "{err}");

@@ -3,7 +3,8 @@
 //! plain, 80 columns). A case with an `upgrade-base.kdl` also checks the version changes from
 //! it to fleet.kdl, as `fleetc check --base` does. Compared byte for byte. `UPDATE_GOLDEN=1
 //! cargo test --test integration golden::golden_cases` rewrites the expectations; review them
-//! with `git diff` before committing.
+//! with `git diff` before committing. A case is named by what it tests (golden/README.md,
+//! checked below).
 
 use crate::common;
 
@@ -133,7 +134,7 @@ fn every_code_has_a_failing_golden_case() {
     // `versions::talos-newer-than-table` needs a Talos minor whose schema is in schemas/ but
     // that has no row in versions/talos.kdl; every schema fleetc carries (1.12–1.14) has its
     // row, so no fleet.kdl can show it: src/check/versions.rs tests it on the table as it was
-    // before 1.14's row, and `golden/talos-newer-than-table` shows the refusal without a schema.
+    // before 1.14's row, and `golden/versions-talos-unsupported` shows the refusal without a schema.
     let exempt = [
         fleetc::diag::codes::INTERNAL.name,
         fleetc::diag::codes::CAPI_MULTIDOC_PATCH.name,
@@ -145,4 +146,50 @@ fn every_code_has_a_failing_golden_case() {
         .filter(|n| !exempt.contains(n) && !rendered.lines().any(|l| l == *n))
         .collect();
     assert!(missing.is_empty(), "codes without a failing golden case: {missing:?}");
+}
+
+/// Every case is named by what it tests (golden/README.md): a failing case by the code it
+/// states in `cause` (`fleet::<family>::<what>` → `<family>-<what>`, plus a suffix where
+/// several cases share the code), a building case never by a stage or by where it came from,
+/// and the cases of one command by that command. So `ls golden | grep <what>` finds the case of
+/// a code.
+#[test]
+fn every_golden_case_is_named_by_what_it_tests() {
+    // The commands whose cases are named by the command (`diff-`, `fmt-`, `graph-` cases
+    // hold no `cause` and no `out/`; the `upgrade-` cases are `check --base` cases).
+    const COMMANDS: [&str; 4] = ["diff-", "fmt-", "graph-", "upgrade-"];
+    // Prefixes that name a stage of the compiler or a case's provenance, not what it shows.
+    const NOT_A_FEATURE: [&str; 5] = ["check-", "model-", "first-", "emit-", "syntax-"];
+    let mut wrong = Vec::new();
+    let mut names = 0;
+    for entry in fs::read_dir(common::root().join("golden")).unwrap().flatten() {
+        let dir = entry.path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        names += 1;
+        let command = COMMANDS.iter().any(|p| name.starts_with(p));
+        if let Ok(cause) = fs::read_to_string(dir.join("cause")) {
+            let code = cause.split_whitespace().next().unwrap_or_default();
+            let Some((family, what)) = code.strip_prefix("fleet::").and_then(|c| c.split_once("::")) else {
+                wrong.push(format!("{name}: `cause` does not start with a code (`{code}`)"));
+                continue;
+            };
+            let stem = format!("{family}-{what}");
+            if !name.starts_with(&format!("{family}-")) {
+                wrong.push(format!("{name}: fails with `{code}` first, so its name starts with `{family}-`"));
+            } else if !command && name != stem && !name.starts_with(&format!("{stem}-")) {
+                wrong.push(format!("{name}: fails with `{code}` first, so its name is `{stem}` or `{stem}-<suffix>`"));
+            }
+        } else if dir.join("out").is_dir() {
+            if let Some(p) = NOT_A_FEATURE.iter().find(|p| name.starts_with(*p)) {
+                wrong.push(format!("{name}: builds, so it is named by family or platform and feature, not `{p}`"));
+            }
+        } else if !command {
+            wrong.push(format!("{name}: neither fails (`cause`) nor builds (`out/`), so it is named by its command"));
+        }
+    }
+    assert!(names > 100, "only {names} golden cases found");
+    assert!(wrong.is_empty(), "golden cases not named by what they test (golden/README.md):\n{}", wrong.join("\n"));
 }

@@ -1,0 +1,101 @@
+//! The `fleet::names` codes: names, labels, keys and identifiers that cannot become the names
+//! upstream gives them (DNS labels, Kubernetes labels, Tofu identifiers). Checked in
+//! `src/check/names.rs` and `src/check/nodes.rs`, and while resolving labels and keys in
+//! `src/model/resolve/mod.rs` and `src/model/resolve/nodes.rs`.
+
+codes! {
+    INVALID_NAME = "fleet::names::not-dns-label", Error, None,
+    Some("names become hostnames, Kubernetes object names and file paths: use lowercase letters, digits and `-`, starting with a letter and ending with a letter or digit, at most 63 characters (DNS-1123 label)"),
+"## What it does
+Reports a name (environment, cluster, pool, app, service) that is not a DNS-1123 label.
+
+## Why
+Names become node hostnames, Kubernetes object names, OpenTofu addresses and directories
+under out/. A name that is valid in one of these and not another breaks late; fleetc
+refuses it at the source.
+
+## Example
+    cluster \"Main_Cluster\"
+
+## Instead
+    cluster \"main\"
+";
+
+    INVALID_LABEL = "fleet::names::invalid-label", Error, None,
+    Some("Kubernetes refuses the Node object with this label, annotation or taint (k8s.io/apimachinery `IsQualifiedName`, `IsValidLabelValue`): the node would never register it"),
+"## What it does
+Reports a node label, annotation or taint whose key or value Kubernetes or Talos would reject: a
+key is `[prefix/]name`, the prefix a DNS subdomain (lowercase, at most 253 characters), the name
+at most 63 letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit; a label
+or taint value is empty or follows the name's rule. An annotation's value is free text, but
+Talos reserves three keys (`talos.dev/owned-labels`, `talos.dev/owned-annotations`,
+`talos.dev/owned-taints`) and the keys and values of one pool's annotations together may hold at
+most 256 KiB (siderolabs/talos v1.13.9 `pkg/machinery/labels/validate.go`
+`ValidateAnnotations`, which the machine config's validation calls).
+
+## Why
+Talos hands the labels and taints of a pool to the kubelet and the API server; the API server
+validates them with its own grammar (k8s.io/apimachinery v0.36.3
+`pkg/api/validate/content/kube.go`, k8s.io/kubernetes v1.36.3
+`pkg/apis/core/validation/validation.go` `validateNodeTaints`) and refuses the whole update. fleetc
+checks the same grammar, so the mistake is seen in review, not on a node that never gets its
+labels.
+
+## Example
+    pool \"workers\" count=2 {
+        label \"my label\" \"yes please\"
+
+## Instead
+    pool \"workers\" count=2 {
+        label \"example.org/tier\" \"yes-please\"
+";
+
+    DUPLICATE_KEY = "fleet::names::duplicate-key", Error, None,
+    Some("a label key holds one value, and Kubernetes keeps taints unique by key and effect: the second would silently replace the first"),
+"## What it does
+Reports a pool that sets the same label key twice, or two taints with the same key and effect.
+
+## Why
+Node labels are a map: one key, one value. fleetc used to keep the last one written, so the
+first was lost without a word. Kubernetes refuses a node whose taints repeat a (key, effect)
+pair (`validateNodeTaints`: \"taints must be unique by key and effect pair\").
+
+## Example
+    label \"tier\" \"a\"
+    label \"tier\" \"b\"
+
+## Instead
+    label \"tier\" \"b\"
+";
+
+    INVALID_IDENTIFIER = "fleet::names::invalid-identifier", Error, None, None,
+"## What it does
+Reports a name that fleet.kdl passes to another tool, written in a form that tool refuses:
+- the `gitops` `revision` (a branch, a tag or a commit) must be a git ref name: no space, no
+  `~ ^ : ? * [ \\`, no `..` nor `@{`, no component starting with `.` or ending with `.lock`, not
+  ending with `/` or `.` (git-check-ref-format(1));
+- a Proxmox `node` (and each of `nodes`) is a node name, `[A-Za-z0-9]` with `-` inside
+  (proxmox/pve-common `src/PVE/JSONSchema.pm` `pve_verify_node_name`); a `datastore` and an
+  `image-datastore` are storage IDs, a letter, then letters, digits, `-`, `_`, `.`, ending with a
+  letter or digit (`parse_id`); a `bridge` is letters, digits, `-`, `_`, `.` (`parse_bridge_id`);
+- a state bucket's `region` is lowercase letters, digits and `-` (an S3 region: `fr-par`,
+  `eu-west-1`);
+- a cluster's `cert-sans` entry is an IP address or a DNS name (letters, digits and `-` in
+  dot-separated labels, a leading `*.` allowed): the API server's certificate names it, and a
+  client compares the name it dialed with it.
+
+## Why
+Each of these strings reaches out/ as written. Proxmox refuses the API call at `tofu apply`,
+Argo CD never resolves the revision, the S3 backend cannot sign for the region at `tofu init`,
+and a certificate SAN with a space matches no name a client dials. fleetc reports it in
+fleet.kdl, where it was written.
+
+## Example
+    gitops repo=\"https://git.example/fleet.git\" revision=\"release 1\"
+    proxmox endpoint=\"https://pve:8006\" node=\"pve 1\" router=\"192.168.1.1\" datastore=\"local lvm\"
+
+## Instead
+    gitops repo=\"https://git.example/fleet.git\" revision=\"release-1\"
+    proxmox endpoint=\"https://pve:8006\" node=\"pve1\" router=\"192.168.1.1\" datastore=\"local-lvm\"
+";
+}

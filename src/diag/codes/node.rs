@@ -1,0 +1,128 @@
+//! The `fleet::node` codes: the named nodes of a pool (their count, install disks, hostnames,
+//! addresses and links). Checked in `src/check/nodes.rs`, and a pool with more named nodes than
+//! its `count` while resolving, in `src/model/resolve/mod.rs`.
+
+codes! {
+    NODE_COUNT = "fleet::node::more-than-count", Error, None,
+    Some("a pool's named nodes are its first machines: name at most `count` nodes, or leave `count` out and the pool has as many nodes as it names"),
+"## What it does
+Reports a pool that names more nodes (`node \"…\" { … }`) than its `count=` holds.
+
+## Why
+Named nodes are the pool's first machines, in the order written; a node beyond `count` would
+be declared and never built.
+
+## Example
+    control-plane count=1 {
+        node \"cp-1\" { address \"10.0.0.11\" }
+        node \"cp-2\" { address \"10.0.0.12\" }
+    }
+
+## Instead
+    control-plane count=3 { … }
+or leave `count` out: the pool has as many nodes as it names.
+";
+
+    INSTALL_DISK_TWICE = "fleet::node::install-disk-twice", Error, Some("R15"),
+    Some("Talos installs to one disk; one `install-disk` states every property that identifies it, and they must all match (R15)"),
+"## What it does
+Reports a pool or node block with two `install-disk` lines.
+
+## Why (R15)
+Talos installs to exactly one disk (`machine.install.diskSelector`, every stated field
+matching at once: siderolabs/talos v1.13.9 `v1alpha1_types.go`, `InstallDiskSelector`). Two
+selectors would be merged into one that matches neither, or the second would silently win.
+
+## Example
+    node \"cp-1\" {
+        install-disk model=\"Samsung SSD 980*\"
+        install-disk serial=\"S64ANS0T123456\"
+    }
+
+## Instead
+    node \"cp-1\" {
+        install-disk model=\"Samsung SSD 980*\" serial=\"S64ANS0T123456\"
+    }
+";
+
+    INSTALL_DISK_PATH = "fleet::node::install-disk-device-path", Warning, Some("R15"),
+    Some("a device path names whatever disk the kernel enumerated there at boot; select the disk by `serial`, `wwid`, `model`, `size` or `bus-path` instead (R15)"),
+"## What it does
+Warns about an `install-disk device=\"/dev/…\"`: the install disk named by device path.
+
+## Why (R15)
+Device names follow enumeration order: add a disk, move a cable or boot another kernel and
+`/dev/sda` is another disk, and Talos installs over it. A selector on what the disk is
+(serial, WWID, model, size, bus path) stays true.
+
+## Example
+    node \"cp-1\" { install-disk device=\"/dev/sda\" }
+
+## Instead
+    node \"cp-1\" { install-disk serial=\"S64ANS0T123456\" }
+";
+
+    NODE_HOSTNAME_TWICE = "fleet::node::duplicate-hostname", Error, None,
+    Some("every node of a cluster needs its own hostname: it is the Kubernetes Node's name and the key of its Talos documents"),
+"## What it does
+Reports two nodes of one cluster with the same hostname: a named node `<cluster>-<name>`
+that another pool's generated name (`<cluster>-<pool>-<n>`) or another named node also takes.
+
+## Why
+The hostname is the Kubernetes Node object's name and the key of the node's Talos documents
+(`talos/<env>/<cluster>/nodes/<hostname>.yaml`); two machines with one name overwrite each
+other's Node and documents.
+
+## Example
+    control-plane count=3 { node \"system-1\" { … } }
+    pool \"system\" count=2
+
+## Instead
+Name the node after its role or its rack place: `node \"cp-1\"`.
+";
+
+    NODE_MANAGED = "fleet::node::managed-cluster", Error, Some("R26"),
+    Some("Cluster API creates and replaces a managed cluster's machines from one template (R26): a template cannot carry one machine's address, disk or links; name nodes in a cluster OpenTofu or `fleetc apply` builds"),
+"## What it does
+Reports a named node (`node \"…\" { … }`) or a per-machine setting in a cluster managed by
+Cluster API (`managed-by=`).
+
+## Why (R26)
+Cluster API builds every machine of a pool from one template and replaces machines like pods:
+a template has no place for one machine's disk, links or patches (the Talos documents of a
+managed cluster have no `nodes/` files).
+
+## Example
+    cluster \"edge-1\" managed-by=\"mgmt\" {
+        pool \"workers\" count=2 { node \"w-1\" { install-disk serial=\"…\" } }
+
+## Instead
+Describe what all machines of the pool share at pool level, or build the cluster with
+OpenTofu (no `managed-by`).
+";
+
+    ADDRESS_NOT_ON_LINK = "fleet::node::address-not-on-link", Error, Some("R18"),
+    Some("the node's `address` is where the tools reach it and what the kubelet registers (R18): one of its links must carry it, in the private network"),
+"## What it does
+Reports a named node whose links are declared and none carries its `address` (with the
+private network's prefix), or a link address that another node also uses.
+
+## Why (R18)
+The node's address is where OpenTofu, talosctl and `fleetc apply` reach it, and the kubelet
+registers only addresses of the private network (R18). When the node's links are written,
+they are its whole network configuration: an address none of them carries is never up.
+
+## Example
+    network \"10.30.0.0/24\"
+    node \"cp-1\" {
+        address \"10.30.0.11\"
+        link \"eno1\" { address \"10.30.0.12/24\" }
+    }
+
+## Instead
+    node \"cp-1\" {
+        address \"10.30.0.11\"
+        link \"eno1\" { address \"10.30.0.11/24\"; route gateway=\"10.30.0.1\" }
+    }
+";
+}

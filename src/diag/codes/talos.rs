@@ -1,0 +1,311 @@
+//! The `fleet::talos` codes: Talos machine configuration and the patches applied to it. The
+//! checks live in `src/check/talos.rs`, `src/check/patches.rs` (patches against the machinery
+//! schema and the rules) and `src/check/cni.rs`; a patch that does not parse and a disk named by
+//! device path are reported while resolving, in `src/model/resolve/patches.rs` and
+//! `src/model/resolve/mod.rs`.
+
+codes! {
+    DEVICE_PATH = "fleet::talos::device-path", Error, Some("R15"),
+    Some("volumes attach in an order that can change, and a device path then names the system disk: select the ephemeral disk by size with `ephemeral-min-size` instead (R15, F5)"),
+"## What it does
+Reports a disk given by device path (`/dev/sdb`, `/dev/vdb`, …).
+
+## Why (R15, F5)
+The path in a provider's guide is right until volumes attach in another order; then it names
+the system disk. fleetc selects the EPHEMERAL volume's disk with a selector on size that also
+excludes the system disk: `!system_disk && disk.size >= 100u * GB`.
+
+## Example
+    pool \"system\" ephemeral-disk=\"/dev/sdb\"
+
+## Instead
+    pool \"system\" ephemeral-min-size=\"100GB\"
+";
+
+    PATCH_INVALID = "fleet::talos::patch-invalid", Error, None,
+    Some("a patch is what `talosctl --config-patch` takes: YAML documents, each the machine config (`machine:`/`cluster:`) or a named document with `apiVersion` and `kind` (docs/talos.md, \"Patches\")"),
+"## What it does
+Reports a `patch` file that is not a Talos strategic-merge patch: not YAML, or a document that
+is neither the machine config (a mapping with `machine` or `cluster`) nor a config document
+with a `kind`.
+
+## Why
+Every consumer of the patch (the OpenTofu talos provider, CABPT, talosctl) loads it with
+Talos's `configpatcher.LoadPatch` (siderolabs/talos v1.13.0,
+`pkg/machinery/config/configpatcher/load.go`), whose strict decoder refuses anything else; the
+failure would come at apply time, on one node.
+
+## Example
+    # patches/kubelet.yaml
+    kubelet:
+      extraArgs:
+        max-pods: \"150\"
+
+## Instead
+    machine:
+      kubelet:
+        extraArgs:
+          max-pods: \"150\"
+";
+
+    PATCH_JSON6902 = "fleet::talos::patch-json6902", Error, None,
+    Some("Talos applies RFC 6902 JSON patches to a single-document v1alpha1 config only, and fleetc's configs are multi-document: write the change as a strategic-merge patch (the YAML it should merge into), with `$patch: delete` to remove"),
+"## What it does
+Reports a `patch` file that is a list of `op:` entries (an RFC 6902 JSON patch).
+
+## Why
+Talos refuses a JSON patch on a multi-document config (siderolabs/talos v1.13.0,
+`pkg/machinery/config/configpatcher/apply.go`: JSON patches need the config as one v1alpha1
+document), and every config fleetc hands to Talos is multi-document (common, role, node
+documents). CABPT's README says the same for Talos 1.12 and later.
+
+## Example
+    - op: add
+      path: /machine/kubelet/extraArgs
+      value: {max-pods: \"150\"}
+
+## Instead
+    machine:
+      kubelet:
+        extraArgs:
+          max-pods: \"150\"
+";
+
+    PATCH_SCHEMA = "fleet::talos::patch-schema", Error, None,
+    Some("the patch must be valid for every Talos version it applies to; Talos's strict decoder refuses an unknown field when the config is loaded (schemas/talos/<version>/config.schema.json)"),
+"## What it does
+Checks every document of a `patch` against the Talos config schema of the document model
+fleetc writes for the patched machines (`schemas/talos/v1.12`, `v1.13`, embedded in fleetc;
+the 1.13 model on Talos 1.14 nodes, versions/talos.kdl), and reports unknown fields, unknown
+document kinds and values of the wrong type, with the line and column in the patch file.
+
+## Why
+Talos loads patches with a strict decoder (`configloader/internal/decoder/decoder.go`,
+`KnownFields(true)`): an unknown field fails the machine's config at apply time. The patch is
+merged into the config the consumer generates for that model's contract (the OpenTofu provider
+and CABPT are built on the 1.13 machinery), so the model's schema is what it must fit; a 1.14
+document such as `KubeletConfig` next to the 1.13 model's `machine.kubelet` is refused by a
+1.14 node as a conflict.
+
+## Example
+    machine:
+      kubelet:
+        extraArg:            # the field is `extraArgs`
+          max-pods: \"150\"
+
+## Instead
+    machine:
+      kubelet:
+        extraArgs:
+          max-pods: \"150\"
+";
+
+    PATCH_UNDOES_RULE = "fleet::talos::patch-undoes-rule", Error, None,
+    Some("a patch may not silently undo what fleetc enforces; if it is deliberate, say so on the `patch` line (`overrides=\"R21\"`) and the build warns instead"),
+"## What it does
+Reports a patch that changes what one of fleetc's rules fixes: discovery turned back on (R21),
+an installer image other than the pinned Image Factory one (R17), the install disk or the
+EPHEMERAL volume's disk named by device path (R15).
+
+## Why
+Patches apply after fleetc's own documents, so they win: a patch can quietly reintroduce the
+failure the rule exists for. A patch that means it says so with `overrides=`, and every build
+then warns, naming the rule (`fleet::talos::patch-override`).
+
+## Example
+    patch \"patches/discovery.yaml\"      # cluster.discovery.enabled: true
+
+## Instead
+    patch \"patches/discovery.yaml\" overrides=\"R21\"
+";
+
+    PATCH_OVERRIDE = "fleet::talos::patch-override", Warning, None,
+    Some("the `patch` line says `overrides=`: the rule's protection is off for the machines it reaches"),
+"## What it does
+Warns, at every build, that a patch undoes one of fleetc's rules and says so with `overrides=`.
+
+## Why
+The override is deliberate, but a reviewer of each change should still see that the rule no
+longer holds for these machines.
+
+## Example
+    patch \"patches/discovery.yaml\" overrides=\"R21\"
+
+## Instead
+Remove the patch (or the part of it that undoes the rule) when the reason is gone.
+";
+
+    PATCH_SECRET = "fleet::talos::patch-secret", Error, Some("R14"),
+    Some("the cluster's identity comes from the sealed secrets bundle at apply time (R14) and credentials from sealed inputs (F11); a patch is committed and copied into out/, so it never holds key material"),
+"## What it does
+Reports key material or a credential in a `patch`: the cluster's identity fields (`machine.ca`,
+`machine.token`, `cluster.ca`, `cluster.secret`, `cluster.token`, the encryption secrets, the
+service account key, the etcd and aggregator CAs, `cluster.id`) or a PEM private key anywhere.
+It cannot be overridden.
+
+## Why (R14, F11)
+The patch file is committed and fleetc copies it into out/, which is committed too. The
+identity is imported from the sealed bundle, never written in a file (R14).
+
+## Example
+    cluster:
+      secret: c2VjcmV0
+
+## Instead
+Leave the identity to the sealed bundle (`fleetc secrets import`); put credentials in a sealed
+input.
+";
+
+    ADDON_KEY_MATERIAL = "fleet::talos::addon-key-material", Error, Some("R20"),
+    Some("a manifest embedded in the machine config must render the same every time and carry no credential: generated keys differ at every render, so the config never converges (R20), and credentials join the cluster at apply time from a sealed input (F11)"),
+"## What it does
+Reports an add-on manifest that holds key material or a credential: a PEM private key, a
+Secret of type `kubernetes.io/tls`, a `tls.key` entry, or any Secret with `data` or
+`stringData`. fleetc embeds add-on manifests into the control plane's machine config
+(`cluster.inlineManifests`, R11), so each of these would end up in out/ and on every node.
+
+## Why (R20, F11)
+A chart that makes a certificate authority inside its template (Hubble's) renders differently
+every time: two renders of the same version differ and the machine config never converges.
+A credential (the Scaleway API key of the cloud controller manager and CSI driver) is a
+secret: it never belongs in out/ nor in a config that every node stores; it comes from a
+sealed input at apply time.
+
+## Example
+    addon \"cilium\" manifest=\"vendor/cilium.yaml\" …   // rendered with hubble.tls.auto
+    # vendor/cilium.yaml
+    kind: Secret
+    type: kubernetes.io/tls
+    metadata: { name: hubble-server-certs }
+
+## Instead
+Render the manifest without generated keys (`--set hubble.enabled=false`, or certificates
+issued in the cluster by cert-manager), and leave credentials out: create their Secret at
+apply time from a sealed input (`sealed \"scaleway-api-key\"`).
+";
+
+    REDUNDANT_CERT_SAN = "fleet::talos::redundant-cert-san", Warning, Some("R16"),
+    Some("fleetc always puts the API endpoint and the gateway into the certificate SANs (R16); listing them again changes nothing"),
+"## What it does
+Warns when `cert-sans` lists the cluster's API endpoint address or its environment's gateway.
+
+## Why (R16)
+Both are always in `machine.certSANs` and `cluster.apiServer.certSANs`: a machine whose
+certificate lacks the gateway's address is refused later, from a place where it can no longer
+be reached, so fleetc does not leave it to the user. Repeating them suggests they could be
+left out, which they cannot.
+
+## Example
+    gateway \"51.15.200.10\"
+    cluster \"main\" {
+        endpoint address=\"10.10.0.10\"
+        cert-sans \"10.10.0.10\" \"api.example.org\"
+
+## Instead
+    cert-sans \"api.example.org\"
+";
+
+    EPHEMERAL_ABOVE_DATA_DISK = "fleet::talos::ephemeral-above-data-disk", Error, Some("F5"),
+    Some("the EPHEMERAL volume goes on a non-system disk of at least `ephemeral-min-size`; a data disk smaller than that matches no disk, and EPHEMERAL is only provisioned once (F5, R15)"),
+"## What it does
+Reports a pool whose `ephemeral-min-size` is larger than the data disk the infrastructure
+creates for it (`data-disk-size`).
+
+## Why (F5, R15)
+The EPHEMERAL volume is selected with `!system_disk && disk.size >= <ephemeral-min-size>`.
+A smaller data disk matches nothing, and Talos reads a VolumeConfig only when it first
+provisions the volume: the node comes up without its data disk, and a later fix does not
+move it.
+
+## Example
+    pool \"system\" ephemeral-min-size=\"200GB\" data-disk-size=\"100GB\"
+
+## Instead
+    pool \"system\" ephemeral-min-size=\"100GB\" data-disk-size=\"200GB\"
+";
+
+    SYSTEM_DISK_NOT_SMALLER = "fleet::talos::system-disk-not-smaller", Error, Some("R15"),
+    Some("fleetc tells the system disk from the data disk by size, never by device path: the system disk must be smaller than `ephemeral-min-size` (R15)"),
+"## What it does
+Reports a pool whose system disk is not smaller than its `ephemeral-min-size`.
+
+## Why (R15)
+Device paths change with attach order, so fleetc picks disks by size: Talos installs on the
+disk smaller than `ephemeral-min-size` (`machine.install.diskSelector.size: < 100GB`) and
+puts EPHEMERAL on a disk of at least that size which is not the system disk. With a system
+disk as large as the minimum, no disk is smaller, and the install selector matches nothing.
+
+## Example
+    pool-defaults system-disk-size=\"200GB\" ephemeral-min-size=\"100GB\"
+
+## Instead
+    pool-defaults system-disk-size=\"20GB\" ephemeral-min-size=\"100GB\"
+";
+
+    KUBE_PROXY_KEPT = "fleet::talos::kube-proxy-kept", Warning, Some("F12"),
+    Some("kube-proxy may be disabled only when the CNI replaces it and reaches the API through KubePrism on localhost:7445 (F12); otherwise fleetc keeps it"),
+"## What it does
+Warns when the CNI add-on's manifest turns Cilium's kube-proxy replacement on
+(`kube-proxy-replacement: \"true\"` in `cilium-config`), but the Cilium agent or operator does
+not reach the API server through KubePrism (`localhost:7445`). fleetc then keeps kube-proxy
+(`cluster.proxy.disabled: false`) and says so.
+
+## Why (F12)
+Without kube-proxy, Services work only once the CNI runs, and the CNI must reach the API
+server without a Service: through KubePrism, the load balancer Talos runs on every node.
+Pointing Cilium at an external address works until that address is the one that fails.
+fleetc reads the vendored manifest as the Cilium chart renders it: `k8sServiceHost` and
+`k8sServicePort` become the `KUBERNETES_SERVICE_HOST`/`_PORT` environment of the `cilium`
+DaemonSet's agent and of the `cilium-operator` Deployment (`k8s.apiServerURLs`, rendered as
+`k8s-api-server-urls` in `cilium-config`, comes first when set), and disables kube-proxy only
+when both point at KubePrism.
+
+## Example
+    # vendor/cilium.yaml, DaemonSet cilium, container cilium-agent
+    env:
+    - name: KUBERNETES_SERVICE_HOST
+      value: \"10.10.0.10\"
+
+## Instead
+Render Cilium with `--set kubeProxyReplacement=true --set k8sServiceHost=localhost
+--set k8sServicePort=7445`, or with `kubeProxyReplacement=false` to keep kube-proxy on purpose.
+";
+
+    REBOOT_APPLY_MODE = "fleet::talos::reboot-apply-mode", Error, Some("F10"),
+    Some("Talos 1.14 removes the `reboot` apply mode, and its `auto` never reboots (F10)"),
+"## What it does
+Reports `apply-mode \"reboot\"` on a cluster running Talos 1.14 or later.
+
+## Why (F10, R19)
+Talos 1.14 has no `reboot` apply mode: an apply that asks for it fails. The mode was also the
+most aggressive one: on a running cluster nothing orders the applies, so it rebooted every
+control-plane node at once and took etcd quorum down (R19).
+
+## Example
+    talos \"v1.14.0\"
+    apply-mode \"reboot\"
+
+## Instead
+    apply-mode \"auto\"   // or \"staged\", then reboot node by node
+";
+
+    TWO_CNIS = "fleet::talos::two-cnis", Error, Some("R25"), None,
+"## What it does
+Reports an embedded add-on that installs a CNI (its manifest writes CNI configuration under
+`/etc/cni/net.d`, or carries Cilium's `cilium-config`) while the cluster's `cni` is Talos's
+default (flannel, with kube-proxy).
+
+## Why (R25)
+Two CNIs on one node fight over `/etc/cni/net.d`: pods get addresses from either, and traffic
+between them breaks. When an add-on is the CNI, `cni` must name it, so that Talos deploys no
+flannel (and, for a Cilium that replaces kube-proxy, no kube-proxy: F12).
+
+## Example
+    cni \"default\"
+    addons \"cilium\"
+
+## Instead
+    cni \"cilium\"
+    addons \"cilium\"
+";
+}

@@ -14,28 +14,24 @@ mod key_material;
 mod names;
 mod network;
 mod nodes;
-pub(crate) mod patches;
+mod patches;
 mod quorum;
 mod references;
 mod runtimes;
 mod talos;
 mod tofu;
 mod upgrade_path;
-pub mod versions;
+mod versions;
 
 use crate::diag::Diagnostics;
 use crate::model::Fleet;
 
-pub use capi::{core_for, core_management_range, core_newest, core_workload_range, provider_problem};
-pub use capi_versions::{CABPT, CACPPT, Support, support};
-pub use versions::{kubernetes_newest, talos_newest};
 /// `fleetc check --base REV`: version changes a running cluster can take (R26, F1): no
 /// skipped minor, no workers ahead, no downgrade.
 pub fn check_upgrade_path(old: &Fleet, new: &Fleet, diags: &mut Diagnostics) {
     upgrade_path::check(old, new, diags);
     downgrades::check(old, new, diags);
 }
-pub use versions::{kubernetes_range, talos_emittable, talos_supported};
 
 /// Key material in any string or comment of fleet.kdl (F11, R14), over the syntax tree and
 /// the lossless token stream of `text`: it runs whether or not the model can be resolved.

@@ -8,7 +8,6 @@ pub mod argocd;
 pub mod capi;
 pub mod hcl;
 pub mod metal;
-pub mod schemas;
 pub mod schematic;
 pub mod talos;
 pub mod tofu;

@@ -244,8 +244,8 @@ impl Ctx<'_> {
                 Role::Worker => "worker",
             },
             // The contract CABPT's machinery speaks (versions/talos.kdl).
-            talos_version: crate::check::versions::consumer_contract(
-                crate::check::versions::Consumer::Cabpt(self.bootstrap),
+            talos_version: crate::upstream::talos::consumer_contract(
+                crate::upstream::talos::Consumer::Cabpt(self.bootstrap),
                 self.cluster.talos.value,
             ),
             strategic_patches: self.patches(pool)?,

@@ -29,17 +29,9 @@ use document::*;
 use super::{EmitError, EmitResult, HEADER, yaml};
 use crate::artifacts::ArtifactSet;
 use crate::model::{
-    Bytes, Cluster, Environment, Fleet, KeySource, Pool, Provider, Role, Runtime, SystemVolume, Version,
-    VolumeEncryption,
+    Bytes, Cluster, Environment, Fleet, KeySource, Pool, Provider, Role, Runtime, SystemVolume, VolumeEncryption,
 };
-
-/// Whether fleetc writes machine configuration for this Talos version: a minor of the
-/// versions table (`versions/talos.kdl`), or a newer one whose schema is in `schemas/`
-/// (`fleet::versions::talos-newer-than-table`). The document model written for each minor is
-/// the table's ([`crate::check::versions::Table::documents`]): the 1.13 model for 1.14 nodes.
-pub fn supported(talos: Version) -> bool {
-    crate::check::talos_emittable(talos)
-}
+use crate::upstream::talos::talos_emittable;
 
 /// The alias fleetc gives the one virtio network interface of a Proxmox VM, so that documents
 /// name the link without its kernel name (which depends on the PCI slot).
@@ -136,7 +128,7 @@ pub fn emit_cluster(fleet: &Fleet, env: &Environment, cluster: &Cluster) -> Emit
 
 /// The cluster's Talos documents, from the model only.
 pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) -> Result<TalosDocs, EmitError> {
-    if !supported(cluster.talos.value) {
+    if !talos_emittable(cluster.talos.value) {
         return Err(EmitError(format!(
             "Talos {} of cluster `{}` has no config schema fleetc emits for",
             cluster.talos.value.v(),

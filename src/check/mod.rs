@@ -59,3 +59,87 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     tofu::check(fleet, diags);
     disk::check(fleet, diags);
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::compile::{Compilation, MapLoader, compile};
+    use crate::diag::codes;
+    use crate::upstream::key_material::Key;
+    use crate::upstream::key_material::tests::samples;
+
+    /// A fleet with `key` in a comment of fleet.kdl, in a string of a Talos patch
+    /// (`p/key.yaml`, `machine.nodeLabels.note`) and in a vendored manifest's ConfigMap.
+    fn with_key(key: &str) -> Compilation {
+        let quoted = serde_json::to_string(key).unwrap();
+        let manifest = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keys\n  namespace: kube-system\ndata:\n  key: {quoted}\n"
+        );
+        let text = format!(
+            r#"/* the old key: {key} */
+fleet "demo" {{
+    talos "v1.13.9"
+    kubernetes "1.36.2"
+    schematic "plain"
+    addon "keys" version="1.0.0" manifest="vendor/keys.yaml" sha256="{}"
+    environment "staging" {{
+        scaleway project="11111111-2222-3333-4444-555555555555" region="fr-par" zone="fr-par-2" {{
+            size "small" type="PRO2-XS"
+        }}
+        state bucket="demo-tofu-state"
+        network "10.10.0.0/22"
+        cluster "main" {{
+            endpoint address="10.10.0.10"
+            pool-defaults schematic="plain" size="small"
+            addons "keys"
+            patch "p/key.yaml"
+            control-plane count=3
+        }}
+    }}
+}}
+"#,
+            crate::digest::sha256_hex(manifest.as_bytes())
+        );
+        let mut loader = MapLoader::default();
+        loader.files.insert("p/key.yaml".into(), format!("machine:\n  nodeLabels:\n    note: {quoted}\n"));
+        loader.files.insert("vendor/keys.yaml".into(), manifest);
+        compile("fleet.kdl", &text, &loader)
+    }
+
+    fn messages(c: &Compilation, code: &codes::Code) -> Vec<String> {
+        c.diags.iter().filter(|d| d.code.name == code.name).map(|d| d.message.clone()).collect()
+    }
+
+    /// How the patch and manifest checks name a shape: a PEM block in the words they always
+    /// used, every other shape as the recognizer describes it.
+    fn named(key: Key) -> &'static str {
+        if key == Key::Pem { "a PEM private key" } else { key.describe() }
+    }
+
+    #[test]
+    fn a_private_key_in_a_fleet_kdl_comment_is_refused() {
+        for (key, text) in samples() {
+            let found = messages(&with_key(&text), &codes::KEY_MATERIAL_IN_FLEET);
+            assert_eq!(found, [format!("a comment of fleet.kdl holds key material: {}", key.describe())], "{key:?}");
+        }
+    }
+
+    #[test]
+    fn a_private_key_in_a_patch_file_is_refused() {
+        for (key, text) in samples() {
+            let found = messages(&with_key(&text), &codes::PATCH_SECRET);
+            assert_eq!(found, [format!("`p/key.yaml` holds {} (`machine.nodeLabels.note`)", named(key))], "{key:?}");
+        }
+    }
+
+    #[test]
+    fn a_private_key_in_a_vendored_manifest_is_refused() {
+        for (key, text) in samples() {
+            let found = messages(&with_key(&text), &codes::ADDON_KEY_MATERIAL);
+            let what = named(key);
+            assert_eq!(
+                found,
+                [format!("add-on `keys` embeds key material: `ConfigMap kube-system/keys` holds {what}")]
+            );
+        }
+    }
+}

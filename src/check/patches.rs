@@ -2,10 +2,10 @@
 //! schema of each Talos version it reaches (`schemas/talos/<minor>/config.schema.json`,
 //! embedded by `upstream::schemas`), and against the rules fleetc enforces, which a patch
 //! could otherwise undo (it applies after fleetc's own documents): discovery off (R21), the
-//! pinned installer (R17), disks selected by size (R15), and no key material (R14, F11). A
-//! patch that says `overrides="R…"` turns the first three into a warning naming the rule; key
-//! material is never accepted. Diagnostics point into the patch file, with the `patch` line
-//! as related.
+//! pinned installer (R17), disks selected by size (R15), and no key material (R14, F11;
+//! private keys as `upstream::key_material` recognizes them in fleet.kdl too). A patch that
+//! says `overrides="R…"` turns the first three into a warning naming the rule; key material
+//! is never accepted. Diagnostics point into the patch file, with the `patch` line as related.
 
 use std::collections::BTreeMap;
 
@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::diag::{Diagnostic, Diagnostics, codes};
 use crate::model::patch::PatchDocument;
 use crate::model::{Cluster, Fleet, Patch, Version};
+use crate::upstream::key_material::{self, Key};
 use crate::upstream::schemas::TalosSchema;
 
 /// The v1alpha1 fields that hold the cluster's identity or a credential (R14): they come
@@ -154,8 +155,10 @@ fn check_rules(patch: &Patch, doc: &PatchDocument, cluster: &Cluster, diags: &mu
         ));
     }
     for (p, s) in strings(v, String::new()) {
-        if s.contains("PRIVATE KEY-----") {
-            secret(patch, doc, &p, "holds a PEM private key", diags);
+        match key_material::find(&s) {
+            Some((Key::Pem, _)) => secret(patch, doc, &p, "holds a PEM private key", diags),
+            Some((key, _)) => secret(patch, doc, &p, &format!("holds {}", key.describe()), diags),
+            None => {}
         }
     }
     for (rule, p, what) in undone {

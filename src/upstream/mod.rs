@@ -9,6 +9,8 @@
 
 pub mod capi;
 pub mod extensions;
+pub mod key_material;
+pub mod manifests;
 pub mod schemas;
 pub mod talos;
 

@@ -311,7 +311,7 @@ fn vendored(fleet: &Fleet) -> Vec<(&Vendored, String, Vec<&Cluster>)> {
         }
     }
     if let Some(argocd) = &fleet.argocd {
-        let receivers = fleet.clusters().map(|(_, c)| c).filter(|c| super::argocd::plan::runs_argocd(c)).collect();
+        let receivers = fleet.clusters().map(|(_, c)| c).filter(|c| crate::model::gitops::runs_argocd(c)).collect();
         out.push((&argocd.manifest, "applied by `fleetc apply` as Argo CD's install".to_owned(), receivers));
     }
     out

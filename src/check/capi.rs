@@ -1,11 +1,11 @@
 //! Cluster API: the pinned providers are versions whose API fleetc emits, their Kubernetes
 //! support covers the clusters they run and manage, identities and credentials come from
 //! sealed inputs (R14, F13), worker pools never run ahead of their control plane (R26), and
-//! what fleetc cannot make sure of is said (F8, multi-document patches). The tables are
+//! what fleetc cannot make sure of is said (F8; the multi-document patches CABPT may refuse
+//! are `emit::capi`'s warning, since only the emitter knows the documents). The tables are
 //! `upstream::capi`'s, sourced in docs/capi.md.
 
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
-use crate::emit::capi::unsettled_patches;
 use crate::layout::names::{PROVIDER_ID_ADDON, PROXMOX_API_INPUT, TALOS_SECRETS_INPUT};
 use crate::model::{Cluster, ClusterApi, Environment, Fleet, Provider, Proxmox};
 use crate::upstream::capi::{core_management_range, core_workload_range, provider_problem};
@@ -67,19 +67,6 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                     .at(cluster.name.span)
                     .label("Machines will not find their Nodes")
                     .help(format!("Talos does not pass the `proxmox://<vm uuid>` that CAPMOX injects to the kubelet; the Talos cloud controller manager sets it (F8, R25): add `{PROVIDER_ID_ADDON}` to the cluster's `addons`")),
-                );
-            }
-            let unsettled = unsettled_patches(fleet, env, cluster);
-            if !unsettled.is_empty() {
-                let list: Vec<String> = unsettled.iter().map(|(p, k)| format!("`{k}` ({p})")).collect();
-                diags.push(
-                    Diagnostic::new(
-                        &codes::CAPI_MULTIDOC_PATCH,
-                        format!("managed cluster `{}` passes {} to the bootstrap provider as strategic patches", cluster.name, list.join(", ")),
-                    )
-                    .at(cluster.name.span)
-                    .label("may be refused by CABPT")
-                    .help("whether CABPT accepts a strategic patch that adds a multi-document Talos document is not settled upstream; check a machine's bootstrap on a test cluster (R24, docs/capi.md)"),
                 );
             }
         }

@@ -37,13 +37,29 @@ pub type EmitResult = Result<ArtifactSet, EmitError>;
 /// One artifact family's entry point.
 pub type Emitter = fn(&Fleet) -> EmitResult;
 
-/// Every family, merged into one set, then validated ([`validate`]). The families run as
-/// jobs on up to `threads` threads ([`crate::parallel::run`]), Talos as one job per cluster
-/// (it is most of the work); the parts are merged and the failures reported in the fixed
-/// family order below (a family's clusters in [`Fleet::clusters`] order, its first failure
-/// only, as one run of [`talos::emit`] reports), so the thread count never shows in the
-/// result.
-pub fn all(fleet: &Fleet, threads: usize) -> Result<ArtifactSet, Diagnostics> {
+/// Every family, merged into one set, then validated ([`validate`]), with the warnings only
+/// an emitter can give ([`capi::warnings`]): on success the set and those warnings, on
+/// failure the errors and those warnings. The families run as jobs on up to `threads`
+/// threads ([`crate::parallel::run`]), Talos as one job per cluster (it is most of the work);
+/// the parts are merged and the failures reported in the fixed family order below (a
+/// family's clusters in [`Fleet::clusters`] order, its first failure only, as one run of
+/// [`talos::emit`] reports), so the thread count never shows in the result.
+pub fn all(fleet: &Fleet, threads: usize) -> Result<(ArtifactSet, Diagnostics), Diagnostics> {
+    let mut warnings = Diagnostics::new();
+    for w in capi::warnings(fleet) {
+        warnings.push(w);
+    }
+    match artifact_set(fleet, threads) {
+        Ok(set) => Ok((set, warnings)),
+        Err(mut errors) => {
+            errors.extend(warnings);
+            Err(errors)
+        }
+    }
+}
+
+/// [`all`] without the warnings.
+fn artifact_set(fleet: &Fleet, threads: usize) -> Result<ArtifactSet, Diagnostics> {
     let families: [(&str, Emitter); 6] = [
         ("schematic", schematic::emit),
         ("talos", talos::emit),

@@ -365,8 +365,8 @@ pub fn max_unhealthy(count: u32) -> u32 {
 }
 
 /// The Talos document kinds of a managed cluster that go to CABPT as patches although it may
-/// refuse them: `(pool, kind)` pairs, for `fleet::capi::multidoc-patch`.
-pub fn unsettled_patches(fleet: &Fleet, env: &Environment, cluster: &Cluster) -> Vec<(String, String)> {
+/// refuse them: `(pool, kind)` pairs, for [`super::warnings`].
+pub(super) fn unsettled_patches(fleet: &Fleet, env: &Environment, cluster: &Cluster) -> Vec<(String, String)> {
     let mut found = Vec::new();
     for pool in cluster.pools() {
         for doc in role_documents(fleet, env, cluster, pool).unwrap_or_default() {

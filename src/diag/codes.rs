@@ -582,7 +582,7 @@ Warns when an add-on runs on a cluster whose Kubernetes minor is outside the ran
 tested that release on: an embedded add-on (`addon … version=`, e.g. Cilium), cert-manager
 (`cluster-api { cert-manager version= }`), a chart app (`chart=… version=`, e.g. External
 Secrets) and Argo CD (`argocd version=`) on each cluster that runs it. The ranges, each with
-its source, are `check::versions::ADDON_KUBERNETES` (docs/talos.md, \"Add-on Kubernetes
+its source, are `upstream::talos::ADDON_KUBERNETES` (docs/talos.md, \"Add-on Kubernetes
 ranges\").
 
 ## Why (R25)
@@ -1565,7 +1565,7 @@ pair (`validateNodeTaints`: \"taints must be unique by key and effect pair\").
 "## What it does
 Reports a schematic extension that is not an official Talos system extension of the cluster's
 Talos minor (the table fleetc ships, from github.com/siderolabs/extensions at the tag of each
-minor; see `src/check/extensions_table.rs`), with the closest official name.
+minor; see `src/upstream/extensions.rs`), with the closest official name.
 
 ## Why (R17)
 The Image Factory builds the installer from the schematic; an unknown name fails at the factory

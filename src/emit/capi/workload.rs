@@ -30,7 +30,7 @@ const BOOT_DISK: &str = "scsi0";
 /// as JSON.
 fn spec_hash<T: Serialize>(spec: &T) -> Result<String, EmitError> {
     let bytes = serde_json::to_vec(spec).map_err(|e| EmitError(e.to_string()))?;
-    Ok(crate::artifacts::sha256_hex(&Sha256::digest(&bytes))[..10].to_owned())
+    Ok(crate::digest::sha256_hex(&Sha256::digest(&bytes))[..10].to_owned())
 }
 
 fn hashed_name<T: Serialize>(cluster: &str, pool: &str, spec: &T) -> Result<String, EmitError> {

@@ -10,7 +10,7 @@ const CILIUM: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cilium
 const CCM: &str = "# a comment, kept byte for byte\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ccm\n  namespace: kube-system\n";
 
 fn sha(s: &str) -> String {
-    crate::artifacts::sha256_hex(s.as_bytes())
+    crate::digest::sha256_hex(s.as_bytes())
 }
 
 /// A Scaleway fleet (`staging`/`main`) and a Proxmox one (`lab`/`main`, `lab`/`edge`), with

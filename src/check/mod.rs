@@ -1,6 +1,9 @@
 //! Check: the invariants of the domain, run over the resolved [`Fleet`]. One file per rule
 //! family; every check runs, whatever the others found, and only pushes diagnostics: the
 //! model is never changed here. Each diagnostic's help says why the rule exists (its R-id).
+//! The tables the rules hold a fleet against (versions, providers, extensions, schemas, the
+//! key-material recognizer) are [`crate::upstream`]'s; `check` and `emit` stand side by side
+//! on it and never import each other (`tests/layering.rs`).
 
 mod argocd;
 mod capi;

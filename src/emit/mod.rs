@@ -1,8 +1,9 @@
 //! Emit: pure functions from the resolved, checked [`Fleet`] to artifact sets, one folder per
-//! artifact family. An emitter reads the model and nothing else: no file system, no clock,
-//! no environment, no randomness, no hash-map iteration. The same fleet gives the same bytes
-//! on every machine. YAML comes from serde structures through [`yaml`], HCL from the typed
-//! writer in [`hcl`]; text templates serve free text (READMEs) only.
+//! artifact family. An emitter reads the model (and [`crate::upstream`], what fleetc knows of
+//! the upstreams it writes for) and nothing else: no file system, no clock, no environment,
+//! no randomness, no hash-map iteration. The same fleet gives the same bytes on every
+//! machine. YAML comes from serde structures through [`yaml`], HCL from the typed writer in
+//! [`hcl`]; text templates serve free text (READMEs) only. It never imports `check`.
 
 pub mod argocd;
 pub mod capi;

@@ -1,5 +1,5 @@
 //! Every schema fleetc embeds, in one index: the Talos config schemas, by minor
-//! ([`TALOS_SCHEMAS`], [`TalosSchema`]), which judge the user's patches (`check::patches`)
+//! (`TALOS_SCHEMAS`, `TalosSchema`), which judge the user's patches (`check::patches`)
 //! and the Talos documents fleetc writes (`emit::validate`); and every CRD and Kubernetes
 //! schema, by schema set, with the one function of the model that says which set judges the
 //! documents a cluster receives ([`SchemaSet::of`]) and the data table that maps every
@@ -74,7 +74,7 @@ mod generated {
 }
 pub(crate) use generated::{FILES, INDEX};
 
-/// A module whose CRD or Kubernetes schemas `schemas/` carries (Talos's are [`TALOS_SCHEMAS`]).
+/// A module whose CRD or Kubernetes schemas `schemas/` carries (Talos's are `TALOS_SCHEMAS`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Module {
     Kubernetes,

@@ -43,7 +43,10 @@ pub fn compile_with(name: &str, text: &str, loader: &dyn Loader, threads: usize)
     }
     let artifacts = match &fleet {
         Some(f) if !diags.has_errors() => match crate::emit::all(f, threads) {
-            Ok(set) => Some(set),
+            Ok((set, warnings)) => {
+                diags.extend(warnings);
+                Some(set)
+            }
             Err(d) => {
                 diags.extend(d);
                 None

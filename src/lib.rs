@@ -29,5 +29,6 @@ pub mod secrets;
 pub mod syntax;
 #[doc(hidden)]
 pub mod synth;
+pub mod upstream;
 
 pub use run::{EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, run};

@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use fleetc::artifacts::ArtifactSet;
-use fleetc::emit::schemas::SchemaSet;
 use fleetc::model::Fleet;
+use fleetc::upstream::schemas::SchemaSet;
 use serde_json::Value;
 
 /// Closes every object schema that lists `properties`, unless it preserves unknown fields,

@@ -71,7 +71,7 @@ fn the_reference_fleet_checks_clean() {
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
     // The one kind of warning the reference fleet carries: its add-ons' projects have not
     // tested Kubernetes 1.36 yet (Cilium 1.18, Argo CD 3.2, cert-manager 1.19, External
-    // Secrets 0.20: `check::versions::ADDON_KUBERNETES`), and no single Kubernetes minor is in
+    // Secrets 0.20: `upstream::talos::ADDON_KUBERNETES`), and no single Kubernetes minor is in
     // all four ranges. Anything else is a problem.
     let err = text(&o.stderr);
     let codes: Vec<&str> = err.lines().filter(|l| l.starts_with("fleet::")).collect();

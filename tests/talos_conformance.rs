@@ -77,7 +77,7 @@ fn every_talos_document_validates_against_its_version_schema() {
             let dir = format!("talos/{}/{}/", env.name, cluster.name);
             // The document model fleetc writes for this Talos (versions/talos.kdl): the 1.13
             // model on 1.14 nodes, which the 1.14 machinery accepts (oracles/talos).
-            let (major, minor) = fleetc::check::versions::table().documents(cluster.talos.value);
+            let (major, minor) = fleetc::upstream::talos::table().documents(cluster.talos.value);
             let (validator, schema_name) = schemas.validator(major, minor);
             let mut cluster_files = 0;
             for (p, bytes) in set.iter().filter(|(p, _)| p.starts_with(&dir)) {

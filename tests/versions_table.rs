@@ -6,7 +6,7 @@ use crate::common;
 
 use std::fs;
 
-use fleetc::check::versions::table;
+use fleetc::upstream::talos::table;
 
 const START: &str = "<!-- versions-table:start (generated from versions/talos.kdl; tests/versions_table.rs) -->\n";
 const END: &str = "<!-- versions-table:end -->";

@@ -217,7 +217,7 @@ pub fn render(
 
 /// The `--talos-version` of `talosctl gen config`: the contract minor talosctl is told.
 fn render_contract(talos: crate::model::Version) -> String {
-    use crate::check::versions::{Consumer, table};
+    use crate::upstream::talos::{Consumer, table};
     let (a, b) = table().contract(Consumer::Talosctl, talos).unwrap_or(talos.minor_version());
     format!("v{a}.{b}")
 }

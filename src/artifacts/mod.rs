@@ -5,7 +5,7 @@
 //! set never reads the writer; this door re-exports both so callers name `artifacts::…`.
 
 mod disk;
-mod set;
+pub mod set;
 
 pub use disk::{ArtifactError, CheckReport, INPUTS, LOCK, MANIFEST_PENDING, WriteReport, refuse_out_dir};
 pub use set::{ArtifactSet, MANIFEST, MANIFEST_HEADER, valid_path};

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Diagnostic, Diagnostics, Span, codes, did_you_mean};
-use crate::emit::argocd::plan;
+use crate::model::gitops;
 use crate::model::{App, AppSource, Cluster, Environment, Fleet, Provider};
 
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
@@ -36,11 +36,11 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                 waves(c, &mut found);
             }
             if let (Some(_), Some(argocd)) = (&fleet.gitops, &fleet.argocd)
-                && plan::has_root(env, c)
+                && gitops::has_root(env, c)
             {
                 found.extend(super::versions::addon_range("argo-cd", argocd.version.value, argocd.version.span, c));
             }
-            if fleet.gitops.is_some() && plan::runs_argocd(c) {
+            if fleet.gitops.is_some() && gitops::runs_argocd(c) {
                 name_clashes(env, c, &mut found);
             }
         }
@@ -127,7 +127,7 @@ fn postgres(env: &Environment, c: &Cluster, app: &App, found: &mut Vec<Diagnosti
                 .at(p.span)
                 .label(format!("{} has no secret store fleetc can use", env.provider.name())),
             );
-        } else if plan::eso_app(c).is_none() {
+        } else if gitops::eso_app(c).is_none() {
             found.push(
                 Diagnostic::new(
                     &codes::NO_SECRET_OPERATOR,
@@ -218,16 +218,16 @@ fn cycles(c: &Cluster, found: &mut Vec<Diagnostic>) -> bool {
 
 /// An explicit wave must come after the waves of the apps the app waits for.
 fn waves(c: &Cluster, found: &mut Vec<Diagnostic>) {
-    let nodes: Vec<plan::WaveNode> = c
+    let nodes: Vec<gitops::WaveNode> = c
         .apps
         .iter()
-        .map(|a| plan::WaveNode {
+        .map(|a| gitops::WaveNode {
             name: a.name.value.clone(),
             after: a.after.iter().map(|s| s.value.clone()).collect(),
             wave: a.wave.as_ref().map(|w| w.value),
         })
         .collect();
-    let waves = plan::waves(&nodes);
+    let waves = gitops::waves(&nodes);
     for app in &c.apps {
         let Some(w) = &app.wave else { continue };
         for dep in &app.after {
@@ -252,7 +252,7 @@ fn waves(c: &Cluster, found: &mut Vec<Diagnostic>) {
 
 fn name_clashes(env: &Environment, inst: &Cluster, found: &mut Vec<Diagnostic>) {
     let mut first: BTreeMap<String, Option<Span>> = BTreeMap::new();
-    for (name, span) in plan::applications(env, inst) {
+    for (name, span) in gitops::applications(env, inst) {
         match first.get(&name) {
             None => {
                 first.insert(name, span);

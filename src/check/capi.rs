@@ -1,142 +1,15 @@
 //! Cluster API: the pinned providers are versions whose API fleetc emits, their Kubernetes
 //! support covers the clusters they run and manage, identities and credentials come from
 //! sealed inputs (R14, F13), worker pools never run ahead of their control plane (R26), and
-//! what fleetc cannot make sure of is said (F8, multi-document patches). The table below is
-//! sourced in docs/capi.md.
+//! what fleetc cannot make sure of is said (F8; the multi-document patches CABPT may refuse
+//! are `emit::capi`'s warning, since only the emitter knows the documents). The tables are
+//! `upstream::capi`'s, sourced in docs/capi.md.
 
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
-use crate::emit::capi::unsettled_patches;
 use crate::layout::names::{PROVIDER_ID_ADDON, PROXMOX_API_INPUT, TALOS_SECRETS_INPUT};
-use crate::model::{Cluster, ClusterApi, Environment, Fleet, Provider, Proxmox, Version};
-
-/// A `(major, minor)` pair.
-pub type Minor = (u32, u32);
-
-/// One row of the core provider's support matrix: from release `(minor, from_patch)` on, it
-/// manages Kubernetes minor `kubernetes` in workload clusters, and runs on a management
-/// cluster of that minor too when `management`.
-struct CoreRow {
-    core: Minor,
-    kubernetes: Minor,
-    management: bool,
-    from_patch: u32,
-}
-
-const fn core(core: Minor, kubernetes: Minor, management: bool, from_patch: u32) -> CoreRow {
-    CoreRow { core, kubernetes, management, from_patch }
-}
-
-/// The core provider's support matrix, patch-aware. 1.11–1.13: kubernetes-sigs/cluster-api
-/// v1.13.3 `docs/book/src/reference/versions.md` l.363-374 ("✓ (only workload)" is
-/// `management: false`, "✓ >= v1.12.8" is `from_patch: 8`). 1.14: the same table at v1.14.0
-/// (1.31–1.36, management from 1.33) and the v1.14.1 release notes (kubernetes-sigs/cluster-api
-/// #14169: Kubernetes 1.37 from v1.14.1).
-const CORE: &[CoreRow] = &[
-    core((1, 11), (1, 28), false, 0),
-    core((1, 11), (1, 29), false, 0),
-    core((1, 11), (1, 30), true, 0),
-    core((1, 11), (1, 31), true, 0),
-    core((1, 11), (1, 32), true, 0),
-    core((1, 11), (1, 33), true, 0),
-    core((1, 11), (1, 34), true, 1),
-    core((1, 12), (1, 29), false, 0),
-    core((1, 12), (1, 30), false, 0),
-    core((1, 12), (1, 31), true, 0),
-    core((1, 12), (1, 32), true, 0),
-    core((1, 12), (1, 33), true, 0),
-    core((1, 12), (1, 34), true, 0),
-    core((1, 12), (1, 35), true, 1),
-    core((1, 12), (1, 36), true, 8),
-    core((1, 13), (1, 30), false, 0),
-    core((1, 13), (1, 31), false, 0),
-    core((1, 13), (1, 32), true, 0),
-    core((1, 13), (1, 33), true, 0),
-    core((1, 13), (1, 34), true, 0),
-    core((1, 13), (1, 35), true, 0),
-    core((1, 13), (1, 36), true, 1),
-    core((1, 14), (1, 31), false, 0),
-    core((1, 14), (1, 32), false, 0),
-    core((1, 14), (1, 33), true, 0),
-    core((1, 14), (1, 34), true, 0),
-    core((1, 14), (1, 35), true, 0),
-    core((1, 14), (1, 36), true, 0),
-    core((1, 14), (1, 37), true, 1),
-];
-
-/// The newest release of each core minor fleetc knows of, the one `upgrade-plan` proposes:
-/// v1.12.11 (its release notes, kubernetes-sigs/cluster-api#14056), v1.13.7 and v1.14.2 (the
-/// newest `sigs.k8s.io/cluster-api` module versions the Go module proxy served on 2026-11-25).
-pub const CORE_NEWEST: &[(Minor, u32)] = &[((1, 12), 11), ((1, 13), 7), ((1, 14), 2)];
-
-fn range(core: Version, management: bool) -> Option<(Minor, Minor)> {
-    let rows = CORE
-        .iter()
-        .filter(|r| r.core == core.minor_version() && r.from_patch <= core.patch && (r.management || !management));
-    let lo = rows.clone().map(|r| r.kubernetes).min()?;
-    Some((lo, rows.map(|r| r.kubernetes).max()?))
-}
-
-/// The Kubernetes minors a Cluster API core release supports for workload clusters.
-pub fn core_workload_range(core: Version) -> Option<(Minor, Minor)> {
-    range(core, false)
-}
-
-/// The Kubernetes minors a Cluster API core release supports for the management cluster.
-pub fn core_management_range(core: Version) -> Option<(Minor, Minor)> {
-    range(core, true)
-}
-
-/// The newest known release of a core minor.
-pub fn core_newest(m: Minor) -> Option<Version> {
-    CORE_NEWEST.iter().find(|(n, _)| *n == m).map(|(n, p)| Version::new(n.0, n.1, *p))
-}
-
-/// The release `upgrade-plan` proposes for a core that manages Kubernetes `k8s` in workload
-/// clusters (or, with `management`, runs on a management cluster of that minor): the newest
-/// known release of the oldest minor that does.
-pub fn core_for(k8s: Minor, management: bool) -> Option<Version> {
-    let mut minors: Vec<Minor> = CORE_NEWEST.iter().map(|(m, _)| *m).collect();
-    minors.sort();
-    minors.into_iter().filter_map(core_newest).find(|v| {
-        let r = if management { core_management_range(*v) } else { core_workload_range(*v) };
-        r.is_some_and(|(lo, hi)| lo <= k8s && k8s <= hi)
-    })
-}
-
-/// Why fleetc cannot emit for a pinned provider version, if it cannot.
-pub fn provider_problem(provider: &str, v: Version) -> Option<String> {
-    let m = v.minor_version();
-    match provider {
-        "core" if core_workload_range(v).is_none() => Some(if m < (1, 11) {
-            format!("Cluster API {v} does not serve `cluster.x-k8s.io/v1beta2`, which fleetc writes (1.11 and later)")
-        } else {
-            format!("fleetc knows the Kubernetes support of Cluster API 1.11 to 1.14, not {v}")
-        }),
-        "control-plane-talos" if m == (0, 6) => Some(format!(
-            "CACPPT {v} moves to the v1beta2 contract (`spec.machineTemplate.spec.infrastructureRef`), which fleetc does not support yet"
-        )),
-        "control-plane-talos" if m != (0, 5) => {
-            Some(format!("fleetc writes the TalosControlPlane of CACPPT 0.5, not {v}"))
-        }
-        "bootstrap-talos" if m == (0, 6) && v.patch < 5 => {
-            Some(format!("CABPT {v} has no `strategicPatches` (added in 0.6.5)"))
-        }
-        "bootstrap-talos" if m != (0, 6) => {
-            Some(format!("fleetc writes the TalosConfigTemplate of CABPT 0.6, not {v}"))
-        }
-        "infrastructure-proxmox" if m < (0, 8) => {
-            Some(format!("CAPMOX {v} serves only `v1alpha1`; fleetc writes `v1alpha2` (CAPMOX 0.9)"))
-        }
-        "infrastructure-proxmox" if m != (0, 9) => {
-            Some(format!("fleetc writes the `v1alpha2` objects of CAPMOX 0.9, not {v}"))
-        }
-        _ => None,
-    }
-}
-
-fn fmt(m: Minor) -> String {
-    format!("{}.{}", m.0, m.1)
-}
+use crate::model::{Cluster, ClusterApi, Environment, Fleet, Provider, Proxmox};
+use crate::upstream::capi::{core_management_range, core_workload_range, provider_problem};
+use crate::upstream::minor_text;
 
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     for env in &fleet.environments {
@@ -196,19 +69,6 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                     .help(format!("Talos does not pass the `proxmox://<vm uuid>` that CAPMOX injects to the kubelet; the Talos cloud controller manager sets it (F8, R25): add `{PROVIDER_ID_ADDON}` to the cluster's `addons`")),
                 );
             }
-            let unsettled = unsettled_patches(fleet, env, cluster);
-            if !unsettled.is_empty() {
-                let list: Vec<String> = unsettled.iter().map(|(p, k)| format!("`{k}` ({p})")).collect();
-                diags.push(
-                    Diagnostic::new(
-                        &codes::CAPI_MULTIDOC_PATCH,
-                        format!("managed cluster `{}` passes {} to the bootstrap provider as strategic patches", cluster.name, list.join(", ")),
-                    )
-                    .at(cluster.name.span)
-                    .label("may be refused by CABPT")
-                    .help("whether CABPT accepts a strategic patch that adds a multi-document Talos document is not settled upstream; check a machine's bootstrap on a test cluster (R24, docs/capi.md)"),
-                );
-            }
         }
     }
 }
@@ -245,7 +105,7 @@ fn providers(cluster: &Cluster, capi: &ClusterApi, diags: &mut Diagnostics) {
                     ),
                 )
                 .at(capi.core.span)
-                .label(format!("management clusters: {}–{}", fmt(lo), fmt(hi)))
+                .label(format!("management clusters: {}–{}", minor_text(lo), minor_text(hi)))
                 .related(cluster.kubernetes.span, "the management cluster's Kubernetes")
                 .help("change the core provider or the management cluster's Kubernetes version (R26)"),
             );
@@ -276,7 +136,7 @@ fn kubernetes(cluster: &Cluster, capi: &ClusterApi, at: Span, diags: &mut Diagno
                     format!("Cluster API {} does not manage Kubernetes {} ({what} of `{}`)", capi.core.value, v.value, cluster.name),
                 )
                 .at(v.span)
-                .label(format!("workload clusters: {}–{}", fmt(lo), fmt(hi)))
+                .label(format!("workload clusters: {}–{}", minor_text(lo), minor_text(hi)))
                 .related(at, "managed by")
                 .related(capi.core.span, "core provider")
                 .help("raise the management cluster's `core` provider first, or stay on a supported Kubernetes minor (R26)"),
@@ -375,31 +235,4 @@ fn sealed(cluster: &Cluster, input: &str, why: &str, diags: &mut Diagnostics) {
         .label(format!("no `sealed \"{input}\"`"))
         .help(format!("add `sealed \"{input}\"`: it holds {why}")),
     );
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn provider_table() {
-        let v = |s: &str| s.parse::<Version>().unwrap();
-        assert!(provider_problem("control-plane-talos", v("0.5.12")).is_none());
-        assert!(provider_problem("control-plane-talos", v("0.6.0")).unwrap().contains("not support yet"));
-        assert!(provider_problem("bootstrap-talos", v("0.6.4")).unwrap().contains("strategicPatches"));
-        assert!(provider_problem("bootstrap-talos", v("0.6.11")).is_none());
-        assert!(provider_problem("infrastructure-proxmox", v("0.7.5")).unwrap().contains("v1alpha1"));
-        assert!(provider_problem("core", v("1.10.4")).unwrap().contains("v1beta2"));
-        // R12 (capi-argocd.md): patch-aware; 1.12.9 already manages 1.36, 1.14.0 not 1.37.
-        assert_eq!(core_workload_range(v("1.12.9")), Some(((1, 29), (1, 36))));
-        assert_eq!(core_workload_range(v("1.12.7")), Some(((1, 29), (1, 35))));
-        assert_eq!(core_workload_range(v("1.13.0")), Some(((1, 30), (1, 35))));
-        assert_eq!(core_workload_range(v("1.14.0")), Some(((1, 31), (1, 36))));
-        assert_eq!(core_workload_range(v("1.14.1")), Some(((1, 31), (1, 37))));
-        assert_eq!(core_management_range(v("1.13.3")), Some(((1, 32), (1, 36))));
-        assert_eq!(core_for((1, 36), false), Some(v("1.12.11")));
-        assert_eq!(core_for((1, 37), false), Some(v("1.14.2")));
-        assert_eq!(core_for((1, 37), true), Some(v("1.14.2")));
-        assert_eq!(core_for((1, 38), false), None);
-    }
 }

@@ -1,82 +1,21 @@
-//! The versions table of the Cluster API providers: which Talos and Kubernetes minors each
-//! release of the Talos bootstrap (CABPT) and control-plane (CACPPT) providers states it
-//! supports, and what the Proxmox provider (CAPMOX) needs of the core and IPAM providers.
-//! Data, each row with its source; `fleet::capi::provider-combination` reports a pinned
-//! combination outside it (R24). docs/capi.md, "Version table", prints the same rows.
+//! The pinned Cluster API providers against each other and against the clusters they serve:
+//! the Talos bootstrap (CABPT) and control-plane (CACPPT) providers state which Talos and
+//! Kubernetes minors each release supports, and the Proxmox provider (CAPMOX) needs a core and
+//! an IPAM provider recent enough; `fleet::capi::provider-combination` reports a pinned
+//! combination outside the tables of `upstream::capi` (R24, docs/capi.md "Version table").
 
-use super::capi::Minor;
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
 use crate::model::{Cluster, ClusterApi, Spanned, Version};
-
-/// One release's stated support: Talos minors and Kubernetes minors, both inclusive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Support {
-    /// `(major, minor, patch)` of the provider release.
-    pub release: (u32, u32, u32),
-    pub talos: (Minor, Minor),
-    pub kubernetes: (Minor, Minor),
-}
-
-const fn row(patch: u32, minor: u32, talos: (Minor, Minor), kubernetes: (Minor, Minor)) -> Support {
-    Support { release: (0, minor, patch), talos, kubernetes }
-}
-
-/// CABPT 0.6.x, from the compatibility tables of its README at each tag
-/// (siderolabs/cluster-api-bootstrap-provider-talos `README.md`, "Compatibility", rows
-/// "CABPT (v0.6.x)": the Kubernetes and Talos columns ticked at that tag).
-pub const CABPT: &[Support] = &[
-    row(5, 6, ((1, 2), (1, 7)), ((1, 24), (1, 30))),
-    row(6, 6, ((1, 2), (1, 8)), ((1, 24), (1, 31))),
-    row(7, 6, ((1, 2), (1, 9)), ((1, 25), (1, 32))),
-    row(8, 6, ((1, 2), (1, 10)), ((1, 26), (1, 33))),
-    row(9, 6, ((1, 2), (1, 10)), ((1, 26), (1, 33))),
-    row(10, 6, ((1, 2), (1, 11)), ((1, 26), (1, 34))),
-    row(11, 6, ((1, 2), (1, 12)), ((1, 26), (1, 35))),
-    row(12, 6, ((1, 2), (1, 13)), ((1, 26), (1, 36))),
-];
-
-/// CACPPT 0.5.x, from the compatibility tables of its README at each tag
-/// (siderolabs/cluster-api-control-plane-provider-talos `README.md`, rows "CACPPT (v0.5.x)").
-/// v0.5.13 (README l.27-43 at that tag, built on talos machinery v1.13.0, `go.mod`) is the
-/// first to state Talos 1.13 and Kubernetes 1.36.
-pub const CACPPT: &[Support] = &[
-    row(5, 5, ((1, 3), (1, 6)), ((1, 25), (1, 29))),
-    row(6, 5, ((1, 3), (1, 7)), ((1, 25), (1, 30))),
-    row(7, 5, ((1, 3), (1, 8)), ((1, 25), (1, 31))),
-    row(8, 5, ((1, 3), (1, 9)), ((1, 25), (1, 32))),
-    row(9, 5, ((1, 3), (1, 10)), ((1, 26), (1, 33))),
-    row(10, 5, ((1, 3), (1, 10)), ((1, 26), (1, 33))),
-    row(11, 5, ((1, 3), (1, 11)), ((1, 26), (1, 34))),
-    row(12, 5, ((1, 3), (1, 12)), ((1, 26), (1, 35))),
-    row(13, 5, ((1, 3), (1, 13)), ((1, 26), (1, 36))),
-];
-
-/// What a CAPMOX minor needs: the oldest core minor and the oldest IPAM in-cluster version.
-/// CAPMOX 0.9: ionos-cloud/cluster-api-provider-proxmox v0.9.0 `docs/migration-v0.9.md`
-/// ("Prerequisites: Cluster API and clusterctl v1.12; IPAM provider in-cluster v1.1.0"; its
-/// `go.mod` builds on cluster-api v1.12.9 and cluster-api-ipam-provider-in-cluster v1.1.0, the
-/// first in-cluster release of the v1beta2 contract, `metadata.yaml`).
-pub const CAPMOX: &[(Minor, Minor, (u32, u32, u32))] = &[((0, 9), (1, 12), (1, 1, 0))];
-
-/// The stated support of a release: its own row, or for a later patch of a known minor the
-/// newest row of that minor (a README's table only grows within a minor). `None` when the
-/// table knows nothing of the release's minor, or the release predates it.
-pub fn support(table: &[Support], v: Version) -> Option<Support> {
-    let (major, minor, patch) = (v.major, v.minor, v.patch);
-    table.iter().rev().find(|s| s.release.0 == major && s.release.1 == minor && s.release.2 <= patch).copied()
-}
+use crate::upstream::capi::{CABPT, CACPPT, CAPMOX, support};
+use crate::upstream::{Minor, minor_text};
 
 fn within(m: Minor, (lo, hi): (Minor, Minor)) -> bool {
     lo <= m && m <= hi
 }
 
-fn fmt(m: Minor) -> String {
-    format!("{}.{}", m.0, m.1)
-}
-
 /// A managed cluster's Talos and Kubernetes (control plane and every pool pin) against the
 /// pinned CABPT and CACPPT releases.
-pub fn managed(cluster: &Cluster, capi: &ClusterApi, managed_by: Span, diags: &mut Diagnostics) {
+pub(super) fn managed(cluster: &Cluster, capi: &ClusterApi, managed_by: Span, diags: &mut Diagnostics) {
     let providers = [
         ("CABPT", "bootstrap-talos", CABPT, &capi.bootstrap_talos),
         ("CACPPT", "control-plane-talos", CACPPT, &capi.control_plane_talos),
@@ -115,10 +54,10 @@ pub fn managed(cluster: &Cluster, capi: &ClusterApi, managed_by: Span, diags: &m
         .at(pin.span)
         .label(format!(
             "supports Talos {}–{}, Kubernetes {}–{}",
-            fmt(s.talos.0),
-            fmt(s.talos.1),
-            fmt(s.kubernetes.0),
-            fmt(s.kubernetes.1)
+            minor_text(s.talos.0),
+            minor_text(s.talos.1),
+            minor_text(s.kubernetes.0),
+            minor_text(s.kubernetes.1)
         ))
         .related(managed_by, "managed here");
         for (span, what) in &outside {
@@ -138,7 +77,7 @@ pub fn managed(cluster: &Cluster, capi: &ClusterApi, managed_by: Span, diags: &m
 }
 
 /// A management cluster's CAPMOX pin against its core and IPAM pins.
-pub fn providers(capi: &ClusterApi, diags: &mut Diagnostics) {
+pub(super) fn providers(capi: &ClusterApi, diags: &mut Diagnostics) {
     let capmox = &capi.infrastructure_proxmox;
     let Some((_, core_min, ipam_min)) = CAPMOX.iter().find(|(m, _, _)| *m == capmox.value.minor_version()) else {
         return;
@@ -150,12 +89,12 @@ pub fn providers(capi: &ClusterApi, diags: &mut Diagnostics) {
                 format!(
                     "CAPMOX {} needs Cluster API core {} or later, not {}",
                     capmox.value,
-                    fmt(*core_min),
+                    minor_text(*core_min),
                     capi.core.value
                 ),
             )
             .at(capi.core.span)
-            .label(format!("CAPMOX {} needs {}", fmt(capmox.value.minor_version()), fmt(*core_min)))
+            .label(format!("CAPMOX {} needs {}", minor_text(capmox.value.minor_version()), minor_text(*core_min)))
             .related(capmox.span, "the Proxmox provider")
             .help("raise `core` or use a CAPMOX release built for this core (R24, docs/capi.md \"Version table\")"),
         );
@@ -173,31 +112,8 @@ pub fn providers(capi: &ClusterApi, diags: &mut Diagnostics) {
             .related(capmox.span, "the Proxmox provider")
             .help(format!(
                 "pin `ipam-in-cluster \"{a}.{b}.{c}\"`: older releases speak the v1beta1 contract CAPMOX {} was not built against (R24)",
-                fmt(capmox.value.minor_version())
+                minor_text(capmox.value.minor_version())
             )),
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn v(s: &str) -> Version {
-        s.parse().unwrap()
-    }
-
-    #[test]
-    fn support_is_per_release_and_later_patches_inherit_the_newest_row() {
-        assert_eq!(support(CABPT, v("0.6.11")).unwrap().talos.1, (1, 12));
-        assert_eq!(support(CABPT, v("0.6.12")).unwrap().talos.1, (1, 13));
-        assert_eq!(support(CABPT, v("0.6.12")).unwrap().kubernetes.1, (1, 36));
-        assert_eq!(support(CABPT, v("0.6.20")).unwrap().release, (0, 6, 12));
-        assert!(support(CABPT, v("0.6.4")).is_none());
-        assert!(support(CABPT, v("0.7.0")).is_none());
-        assert_eq!(support(CACPPT, v("0.5.12")).unwrap().kubernetes, ((1, 26), (1, 35)));
-        assert_eq!(support(CACPPT, v("0.5.12")).unwrap().talos.1, (1, 12));
-        assert_eq!(support(CACPPT, v("0.5.13")).unwrap().talos.1, (1, 13));
-        assert_eq!(support(CACPPT, v("0.5.13")).unwrap().kubernetes.1, (1, 36));
     }
 }

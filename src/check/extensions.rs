@@ -1,24 +1,12 @@
 //! Schematic extensions are official Talos system extensions of the cluster's Talos minor
 //! (R17): the Image Factory builds installers only from those, and an unknown name would fail
 //! there, during `fleetc apply`, after the schematic ID in out/ was computed from it. The
-//! table is data (`extensions_table.rs`, with its sources); a name is checked against the
+//! table is data (`upstream::extensions`, with its sources); a name is checked against the
 //! minor of every cluster whose pools run the schematic.
 
 use crate::diag::{Diagnostic, Diagnostics, codes, did_you_mean};
 use crate::model::Fleet;
-
-#[path = "extensions_table.rs"]
-mod table;
-
-/// The official extension names (without `siderolabs/`) of a Talos minor, if fleetc has them.
-pub fn official(minor: (u32, u32)) -> Option<&'static [&'static str]> {
-    table::OFFICIAL.iter().find(|(m, _)| *m == minor).map(|(_, names)| *names)
-}
-
-/// The Talos minors whose official extensions include `name`.
-fn minors_with(name: &str) -> Vec<(u32, u32)> {
-    table::OFFICIAL.iter().filter(|(_, names)| names.contains(&name)).map(|(m, _)| *m).collect()
-}
+use crate::upstream::extensions::{minors_with, official};
 
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     for (_, cluster) in fleet.clusters() {
@@ -87,23 +75,5 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                 );
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_table_knows_the_extensions_fleets_use_and_is_sorted() {
-        for minor in [(1, 12), (1, 13), (1, 14)] {
-            let names = official(minor).unwrap();
-            for ext in ["gvisor", "kata-containers", "qemu-guest-agent", "iscsi-tools"] {
-                assert!(names.contains(&ext), "{ext} in {minor:?}");
-            }
-            assert!(names.windows(2).all(|w| w[0] < w[1]), "{minor:?} sorted and unique");
-        }
-        assert!(!official((1, 12)).unwrap().contains(&"joydev"), "added in 1.13");
-        assert!(official((1, 11)).is_none());
     }
 }

@@ -1,6 +1,9 @@
 //! Check: the invariants of the domain, run over the resolved [`Fleet`]. One file per rule
 //! family; every check runs, whatever the others found, and only pushes diagnostics: the
 //! model is never changed here. Each diagnostic's help says why the rule exists (its R-id).
+//! The tables the rules hold a fleet against (versions, providers, extensions, schemas, the
+//! key-material recognizer) are [`crate::upstream`]'s; `check` and `emit` stand side by side
+//! on it and never import each other (`tests/layering.rs`).
 
 mod argocd;
 mod capi;
@@ -14,28 +17,24 @@ mod key_material;
 mod names;
 mod network;
 mod nodes;
-pub(crate) mod patches;
+mod patches;
 mod quorum;
 mod references;
 mod runtimes;
 mod talos;
 mod tofu;
 mod upgrade_path;
-pub mod versions;
+mod versions;
 
 use crate::diag::Diagnostics;
 use crate::model::Fleet;
 
-pub use capi::{core_for, core_management_range, core_newest, core_workload_range, provider_problem};
-pub use capi_versions::{CABPT, CACPPT, Support, support};
-pub use versions::{kubernetes_newest, talos_newest};
 /// `fleetc check --base REV`: version changes a running cluster can take (R26, F1): no
 /// skipped minor, no workers ahead, no downgrade.
 pub fn check_upgrade_path(old: &Fleet, new: &Fleet, diags: &mut Diagnostics) {
     upgrade_path::check(old, new, diags);
     downgrades::check(old, new, diags);
 }
-pub use versions::{kubernetes_range, talos_emittable, talos_supported};
 
 /// Key material in any string or comment of fleet.kdl (F11, R14), over the syntax tree and
 /// the lossless token stream of `text`: it runs whether or not the model can be resolved.
@@ -62,4 +61,88 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     capi::check(fleet, diags);
     tofu::check(fleet, diags);
     disk::check(fleet, diags);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compile::{Compilation, MapLoader, compile};
+    use crate::diag::codes;
+    use crate::upstream::key_material::Key;
+    use crate::upstream::key_material::tests::samples;
+
+    /// A fleet with `key` in a comment of fleet.kdl, in a string of a Talos patch
+    /// (`p/key.yaml`, `machine.nodeLabels.note`) and in a vendored manifest's ConfigMap.
+    fn with_key(key: &str) -> Compilation {
+        let quoted = serde_json::to_string(key).unwrap();
+        let manifest = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keys\n  namespace: kube-system\ndata:\n  key: {quoted}\n"
+        );
+        let text = format!(
+            r#"/* the old key: {key} */
+fleet "demo" {{
+    talos "v1.13.9"
+    kubernetes "1.36.2"
+    schematic "plain"
+    addon "keys" version="1.0.0" manifest="vendor/keys.yaml" sha256="{}"
+    environment "staging" {{
+        scaleway project="11111111-2222-3333-4444-555555555555" region="fr-par" zone="fr-par-2" {{
+            size "small" type="PRO2-XS"
+        }}
+        state bucket="demo-tofu-state"
+        network "10.10.0.0/22"
+        cluster "main" {{
+            endpoint address="10.10.0.10"
+            pool-defaults schematic="plain" size="small"
+            addons "keys"
+            patch "p/key.yaml"
+            control-plane count=3
+        }}
+    }}
+}}
+"#,
+            crate::digest::sha256_hex(manifest.as_bytes())
+        );
+        let mut loader = MapLoader::default();
+        loader.files.insert("p/key.yaml".into(), format!("machine:\n  nodeLabels:\n    note: {quoted}\n"));
+        loader.files.insert("vendor/keys.yaml".into(), manifest);
+        compile("fleet.kdl", &text, &loader)
+    }
+
+    fn messages(c: &Compilation, code: &codes::Code) -> Vec<String> {
+        c.diags.iter().filter(|d| d.code.name == code.name).map(|d| d.message.clone()).collect()
+    }
+
+    /// How the patch and manifest checks name a shape: a PEM block in the words they always
+    /// used, every other shape as the recognizer describes it.
+    fn named(key: Key) -> &'static str {
+        if key == Key::Pem { "a PEM private key" } else { key.describe() }
+    }
+
+    #[test]
+    fn a_private_key_in_a_fleet_kdl_comment_is_refused() {
+        for (key, text) in samples() {
+            let found = messages(&with_key(&text), &codes::KEY_MATERIAL_IN_FLEET);
+            assert_eq!(found, [format!("a comment of fleet.kdl holds key material: {}", key.describe())], "{key:?}");
+        }
+    }
+
+    #[test]
+    fn a_private_key_in_a_patch_file_is_refused() {
+        for (key, text) in samples() {
+            let found = messages(&with_key(&text), &codes::PATCH_SECRET);
+            assert_eq!(found, [format!("`p/key.yaml` holds {} (`machine.nodeLabels.note`)", named(key))], "{key:?}");
+        }
+    }
+
+    #[test]
+    fn a_private_key_in_a_vendored_manifest_is_refused() {
+        for (key, text) in samples() {
+            let found = messages(&with_key(&text), &codes::ADDON_KEY_MATERIAL);
+            let what = named(key);
+            assert_eq!(
+                found,
+                [format!("add-on `keys` embeds key material: `ConfigMap kube-system/keys` holds {what}")]
+            );
+        }
+    }
 }

@@ -1,32 +1,22 @@
 //! The user's Talos patches (`patch "…"`): every document is checked against the Talos config
 //! schema of each Talos version it reaches (`schemas/talos/<minor>/config.schema.json`,
-//! embedded), and against the rules fleetc enforces, which a patch could otherwise undo (it
-//! applies after fleetc's own documents): discovery off (R21), the pinned installer (R17),
-//! disks selected by size (R15), and no key material (R14, F11). A patch that says
-//! `overrides="R…"` turns the first three into a warning naming the rule; key material is
-//! never accepted. Diagnostics point into the patch file, with the `patch` line as related.
+//! embedded by `upstream::schemas`), and against the rules fleetc enforces, which a patch
+//! could otherwise undo (it applies after fleetc's own documents): discovery off (R21), the
+//! pinned installer (R17), disks selected by size (R15), and no key material (R14, F11;
+//! private keys as `upstream::key_material` recognizes them in fleet.kdl too). A patch that
+//! says `overrides="R…"` turns the first three into a warning naming the rule; key material
+//! is never accepted. Diagnostics point into the patch file, with the `patch` line as related.
 
 use std::collections::BTreeMap;
 
 use jsonschema::error::ValidationErrorKind;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::diag::{Diagnostic, Diagnostics, codes};
 use crate::model::patch::PatchDocument;
 use crate::model::{Cluster, Fleet, Patch, Version};
-
-/// The Talos config schemas fleetc carries, by minor (produced by `oracles/schemas/produce`,
-/// provenance in schemas/README.md).
-pub(crate) const SCHEMAS: &[((u32, u32), &str)] = &[
-    ((1, 12), include_str!("../../schemas/talos/v1.12/config.schema.json")),
-    ((1, 13), include_str!("../../schemas/talos/v1.13/config.schema.json")),
-    ((1, 14), include_str!("../../schemas/talos/v1.14/config.schema.json")),
-];
-
-/// Whether fleetc carries the config schema of this Talos minor.
-pub fn has_schema(minor: (u32, u32)) -> bool {
-    SCHEMAS.iter().any(|(m, _)| *m == minor)
-}
+use crate::upstream::key_material::{self, Key};
+use crate::upstream::schemas::TalosSchema;
 
 /// The v1alpha1 fields that hold the cluster's identity or a credential (R14): they come
 /// from the sealed secrets bundle at apply time.
@@ -44,48 +34,15 @@ const SECRET_FIELDS: &[&str] = &[
     "/cluster/etcd/ca",
 ];
 
-/// One minor's schema: its definitions and a validator per document kind, built on first use.
-pub(crate) struct Schema {
-    defs: Value,
-    by_kind: BTreeMap<String, Option<jsonschema::Validator>>,
-}
-
-impl Schema {
-    pub(crate) fn load(minor: (u32, u32)) -> Option<Schema> {
-        let text = SCHEMAS.iter().find(|(m, _)| *m == minor)?.1;
-        let schema: Value = serde_json::from_str(text).ok()?;
-        Some(Schema { defs: schema.get("$defs")?.clone(), by_kind: BTreeMap::new() })
-    }
-    /// The validator of a document kind (`v1alpha1` for the machine config), `None` when
-    /// this Talos version has no such document.
-    pub(crate) fn validator(&mut self, kind: &str) -> Option<&jsonschema::Validator> {
-        let defs = &self.defs;
-        self.by_kind
-            .entry(kind.to_owned())
-            .or_insert_with(|| {
-                let def = if kind == "v1alpha1" {
-                    Some("v1alpha1.Config".to_owned())
-                } else {
-                    defs.as_object()?.iter().find_map(|(name, d)| {
-                        let kinds = d.pointer("/properties/kind/enum")?.as_array()?;
-                        kinds.iter().any(|k| k == kind).then(|| name.clone())
-                    })
-                }?;
-                jsonschema::validator_for(&json!({"$defs": defs, "$ref": format!("#/$defs/{def}")})).ok()
-            })
-            .as_ref()
-    }
-}
-
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
-    let mut schemas: BTreeMap<(u32, u32), Option<Schema>> = BTreeMap::new();
+    let mut schemas: BTreeMap<(u32, u32), Option<TalosSchema>> = BTreeMap::new();
     for (_, cluster) in fleet.clusters() {
         // The patch merges into the document model fleetc writes for this Talos (the 1.13
         // model on 1.14 nodes, versions/talos.kdl): that model's schema judges it, and the
         // node's machinery judges the merged config in the harness (oracles/talos).
-        let model = super::versions::table().documents(cluster.talos.value);
+        let model = crate::upstream::talos::table().documents(cluster.talos.value);
         let talos = Version::new(model.0, model.1, 0);
-        let schema = schemas.entry(model).or_insert_with(|| Schema::load(model));
+        let schema = schemas.entry(model).or_insert_with(|| TalosSchema::load(model));
         for pool in cluster.pools() {
             let node_patches = pool.machines.iter().flat_map(|m| &m.settings.patches);
             for patch in pool.patches.iter().chain(node_patches) {
@@ -118,7 +75,7 @@ fn without_directives(v: &Value) -> Value {
 }
 
 /// `talos` is the document model's minor (its patch number is not used).
-fn check_schema(patch: &Patch, doc: &PatchDocument, talos: Version, schema: &mut Schema, diags: &mut Diagnostics) {
+fn check_schema(patch: &Patch, doc: &PatchDocument, talos: Version, schema: &mut TalosSchema, diags: &mut Diagnostics) {
     let version = format!("v{}.{}", talos.major, talos.minor);
     let kind = doc.kind().to_owned();
     let Some(validator) = schema.validator(&kind) else {
@@ -198,8 +155,10 @@ fn check_rules(patch: &Patch, doc: &PatchDocument, cluster: &Cluster, diags: &mu
         ));
     }
     for (p, s) in strings(v, String::new()) {
-        if s.contains("PRIVATE KEY-----") {
-            secret(patch, doc, &p, "holds a PEM private key", diags);
+        match key_material::find(&s) {
+            Some((Key::Pem, _)) => secret(patch, doc, &p, "holds a PEM private key", diags),
+            Some((key, _)) => secret(patch, doc, &p, &format!("holds {}", key.describe()), diags),
+            None => {}
         }
     }
     for (rule, p, what) in undone {

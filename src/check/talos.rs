@@ -4,8 +4,8 @@
 //! that misses KubePrism (F12), and Talos versions or apply modes fleetc cannot emit (F10).
 
 use crate::diag::{Diagnostic, Diagnostics, codes};
-use crate::emit::talos::{KubeProxy, addons};
 use crate::model::{ApplyMode, Fleet, Version};
+use crate::upstream::manifests::{self, KubeProxy};
 
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     key_material(fleet, diags);
@@ -71,7 +71,7 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
         }
         if let Some(cni) = &cluster.cni
             && let Some(addon) = fleet.addons.get(&cni.value)
-            && let KubeProxy::Kept { reason, intended: true } = addons::kube_proxy(addon)
+            && let KubeProxy::Kept { reason, intended: true } = manifests::kube_proxy(addon)
         {
             diags.push(
                 Diagnostic::new(
@@ -93,7 +93,7 @@ fn key_material(fleet: &Fleet, diags: &mut Diagnostics) {
         if !embedded {
             continue;
         }
-        for found in addons::key_material(&addon.manifest.content) {
+        for found in manifests::key_material(&addon.manifest.content) {
             diags.push(
                 Diagnostic::new(
                     &codes::ADDON_KEY_MATERIAL,

@@ -1,337 +1,12 @@
-//! The Talos ↔ Kubernetes support matrix: each Talos minor supports a window of Kubernetes
-//! minors, and fleetc emits configuration only for the Talos minors whose schema it knows.
+//! The Talos ↔ Kubernetes support matrix, checked: every cluster's Talos minor is one fleetc
+//! can configure (a row of the versions table, or a newer minor whose schema is in schemas/,
+//! with a warning), its Kubernetes is in that Talos's range, and each add-on runs on a
+//! Kubernetes its project tested. The tables are `upstream::talos`'.
 
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
 use crate::model::{AppSource, Cluster, Fleet, Spanned, Version};
-
-/// A `(major, minor)` pair.
-pub type Minor = (u32, u32);
-
-/// The versions table (`versions/talos.kdl`, embedded): per Talos minor its Kubernetes range,
-/// newest patch and the document model fleetc writes; per consumer the machinery it runs.
-/// docs/talos.md, "Versions", prints it; `tests/versions_table.rs` checks that it matches.
-pub const TABLE_SOURCE: &str = include_str!("../../versions/talos.kdl");
-
-/// One Talos minor of the table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TalosRow {
-    pub minor: Minor,
-    /// First and last Kubernetes minor this Talos accepts.
-    pub kubernetes: (Minor, Minor),
-    pub newest: Version,
-    /// The Talos minor whose documents fleetc writes for nodes of this minor.
-    pub documents: Minor,
-    /// The document kinds fleetc writes in that model.
-    pub kinds: Vec<String>,
-    /// Per value (`kubernetes`, `newest`, `documents`, `kinds`), its source.
-    pub sources: Vec<(String, String)>,
-}
-
-/// The Talos machinery a consumer runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Machinery {
-    /// Built on this machinery minor (its go.mod).
-    Minor(Minor),
-    /// The node's own minor (talosctl of the cluster's version).
-    Node,
-}
-
-/// One consumer release of the table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConsumerRow {
-    pub name: String,
-    /// `0.11` (every 0.11.x), `0.6.12` (that release), or `node`.
-    pub release: String,
-    pub machinery: Machinery,
-    pub source: String,
-}
-
-/// The whole table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Table {
-    pub talos: Vec<TalosRow>,
-    pub consumers: Vec<ConsumerRow>,
-}
-
-/// The consumers that build a machine config from fleetc's documents.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Consumer {
-    /// The OpenTofu talos provider (`talos_machine_configuration`), at `release`.
-    TofuProvider(Version),
-    /// The Cluster API bootstrap provider (CABPT), at `release`.
-    Cabpt(Version),
-    /// `talosctl gen config` (`fleetc talos render`).
-    Talosctl,
-}
-
-impl Consumer {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Consumer::TofuProvider(_) => "terraform-provider-talos",
-            Consumer::Cabpt(_) => "cluster-api-bootstrap-provider-talos",
-            Consumer::Talosctl => "talosctl",
-        }
-    }
-}
-
-fn parse_minor(s: &str) -> Result<Minor, String> {
-    let mut it = s.trim_start_matches('v').split('.');
-    let (Some(a), Some(b), None) = (it.next(), it.next(), it.next()) else {
-        return Err(format!("`{s}` is not a minor version (MAJOR.MINOR)"));
-    };
-    Ok((a.parse().map_err(|_| format!("`{s}`: bad major"))?, b.parse().map_err(|_| format!("`{s}`: bad minor"))?))
-}
-
-impl Table {
-    /// Parses the table's KDL text.
-    pub fn parse(text: &str) -> Result<Table, String> {
-        let doc = crate::syntax::parse_kdl(text).map_err(|e| format!("versions table: {e}"))?;
-        let strings = |n: &kdl::KdlNode| -> Vec<String> {
-            n.entries()
-                .iter()
-                .filter(|e| e.name().is_none())
-                .filter_map(|e| e.value().as_string().map(str::to_owned))
-                .collect()
-        };
-        let prop =
-            |n: &kdl::KdlNode, k: &str| -> Option<String> { n.get(k).and_then(|v| v.as_string()).map(str::to_owned) };
-        let mut table = Table { talos: Vec::new(), consumers: Vec::new() };
-        for node in doc.nodes() {
-            let args = strings(node);
-            match node.name().value() {
-                "talos" => {
-                    let minor = parse_minor(args.first().ok_or("talos: no minor")?)?;
-                    let at = format!("talos {}.{}", minor.0, minor.1);
-                    let mut row = TalosRow {
-                        minor,
-                        kubernetes: ((0, 0), (0, 0)),
-                        newest: Version::new(minor.0, minor.1, 0),
-                        documents: minor,
-                        kinds: Vec::new(),
-                        sources: Vec::new(),
-                    };
-                    for child in node.children().map(|c| c.nodes()).unwrap_or_default() {
-                        let name = child.name().value();
-                        let a = strings(child);
-                        let first = a.first().ok_or(format!("{at}: `{name}` has no value"))?;
-                        match name {
-                            "kubernetes" => {
-                                let last = a.get(1).ok_or(format!("{at}: kubernetes has no last minor"))?;
-                                row.kubernetes = (parse_minor(first)?, parse_minor(last)?)
-                            }
-                            "newest" => {
-                                row.newest = first.parse().map_err(|e| format!("{at}: newest `{first}`: {e}"))?
-                            }
-                            "documents" => row.documents = parse_minor(first)?,
-                            "kinds" => row.kinds = a.clone(),
-                            other => return Err(format!("{at}: unknown `{other}`")),
-                        }
-                        let source = prop(child, "source").ok_or(format!("{at}: `{name}` has no source"))?;
-                        row.sources.push((name.to_owned(), source));
-                    }
-                    for need in ["kubernetes", "newest", "documents", "kinds"] {
-                        if !row.sources.iter().any(|(n, _)| n == need) {
-                            return Err(format!("{at}: no `{need}`"));
-                        }
-                    }
-                    if row.newest.minor_version() != minor {
-                        return Err(format!("{at}: newest {} is another minor", row.newest));
-                    }
-                    table.talos.push(row);
-                }
-                "consumer" => {
-                    let name = args.first().ok_or("consumer: no name")?.clone();
-                    let release = prop(node, "release").ok_or(format!("consumer {name}: no release"))?;
-                    let machinery =
-                        match prop(node, "machinery").ok_or(format!("consumer {name}: no machinery"))?.as_str() {
-                            "node" => Machinery::Node,
-                            m => Machinery::Minor(parse_minor(m)?),
-                        };
-                    let source = prop(node, "source").ok_or(format!("consumer {name}: no source"))?;
-                    table.consumers.push(ConsumerRow { name, release, machinery, source });
-                }
-                other => return Err(format!("versions table: unknown node `{other}`")),
-            }
-        }
-        if table.talos.windows(2).any(|w| w[0].minor >= w[1].minor) {
-            return Err("versions table: Talos rows are not in ascending order".into());
-        }
-        Ok(table)
-    }
-
-    /// The row of a Talos minor.
-    pub fn row(&self, m: Minor) -> Option<&TalosRow> {
-        self.talos.iter().find(|r| r.minor == m)
-    }
-
-    /// The newest Talos minor of the table.
-    pub fn newest_minor(&self) -> Minor {
-        self.talos.last().map_or((0, 0), |r| r.minor)
-    }
-
-    /// The machinery a consumer release runs: the row whose release is that exact version,
-    /// else that minor (`0.11` for every 0.11.x); `None` when the table does not know it.
-    pub fn machinery(&self, consumer: Consumer) -> Option<Machinery> {
-        let release = match consumer {
-            Consumer::TofuProvider(v) | Consumer::Cabpt(v) => v,
-            Consumer::Talosctl => return Some(Machinery::Node),
-        };
-        let rows = || self.consumers.iter().filter(|c| c.name == consumer.name());
-        rows()
-            .find(|c| c.release == release.to_string())
-            .or_else(|| rows().find(|c| c.release == format!("{}.{}", release.major, release.minor)))
-            .map(|c| c.machinery)
-    }
-
-    /// The document model fleetc writes for a node of this Talos version: its row's, and for
-    /// a minor newer than the table the newest row's (the policy in docs/talos.md).
-    pub fn documents(&self, talos: Version) -> Minor {
-        match (self.row(talos.minor_version()), self.talos.last()) {
-            (Some(r), _) => r.documents,
-            (None, Some(last)) if talos.minor_version() > last.minor => last.documents,
-            _ => talos.minor_version(),
-        }
-    }
-
-    /// The contract a consumer is told for a node of this Talos version: the document model,
-    /// capped at the machinery the consumer runs (it cannot generate a newer one). `None`
-    /// means the node's own version (the model is the node's minor and the consumer knows it).
-    pub fn contract(&self, consumer: Consumer, talos: Version) -> Option<Minor> {
-        self.contract_with(self.machinery(consumer), talos)
-    }
-
-    fn contract_with(&self, machinery: Option<Machinery>, talos: Version) -> Option<Minor> {
-        let model = self.documents(talos);
-        let cap = match machinery {
-            Some(Machinery::Minor(m)) => model.min(m),
-            Some(Machinery::Node) | None => model,
-        };
-        (cap != talos.minor_version()).then_some(cap)
-    }
-}
-
-fn minor_text(m: Minor) -> String {
-    format!("{}.{}", m.0, m.1)
-}
-
-impl Table {
-    /// The table as docs/talos.md prints it ("Versions"; `tests/versions_table.rs`).
-    pub fn markdown(&self) -> String {
-        let mut out = String::from(
-            "| Talos | Kubernetes | newest | documents fleetc writes | kinds | sources |\n|---|---|---|---|---|---|\n",
-        );
-        for r in &self.talos {
-            let sources: Vec<String> = r.sources.iter().map(|(k, v)| format!("{k}: {v}")).collect();
-            out += &format!(
-                "| {} | {}–{} | v{} | the {} model | {} | {} |\n",
-                minor_text(r.minor),
-                minor_text(r.kubernetes.0),
-                minor_text(r.kubernetes.1),
-                r.newest,
-                minor_text(r.documents),
-                r.kinds.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
-                sources.join("; ").replace('|', "\\|"),
-            );
-        }
-        out += "\n| consumer | release | machinery |";
-        for r in &self.talos {
-            out += &format!(" contract on Talos {} |", minor_text(r.minor));
-        }
-        out += " source |\n|---|---|---|";
-        out += &"---|".repeat(self.talos.len());
-        out += "---|\n";
-        for c in &self.consumers {
-            let machinery = match c.machinery {
-                Machinery::Minor(m) => minor_text(m),
-                Machinery::Node => "the node's".to_owned(),
-            };
-            out += &format!("| {} | {} | {} |", c.name, c.release, machinery);
-            for r in &self.talos {
-                let cell = match self.contract_with(Some(c.machinery), r.newest) {
-                    Some(m) => format!("v{}", minor_text(m)),
-                    None => "its own version".to_owned(),
-                };
-                out += &format!(" {cell} |");
-            }
-            out += &format!(" {} |\n", c.source.replace('|', "\\|"));
-        }
-        out
-    }
-}
-
-/// The embedded table, parsed once.
-pub fn table() -> &'static Table {
-    static TABLE: std::sync::LazyLock<Table> = std::sync::LazyLock::new(|| {
-        Table::parse(TABLE_SOURCE).expect("versions/talos.kdl parses (tests/versions_table.rs)")
-    });
-    &TABLE
-}
-
-/// The `talos_version` / `talosVersion` / `--talos-version` a consumer is given for a node of
-/// this Talos version: the node's own version, or the contract minor (`v1.13`) it speaks
-/// (one function for the tofu, capi and render paths; `oracles/talos` routes by it).
-pub fn consumer_contract(consumer: Consumer, talos: Version) -> String {
-    match table().contract(consumer, talos) {
-        Some((a, b)) => format!("v{a}.{b}"),
-        None => talos.v(),
-    }
-}
-
-/// The newest known Talos release of a minor.
-pub fn talos_newest(m: Minor) -> Option<Version> {
-    table().row(m).map(|r| r.newest)
-}
-
-/// The newest Kubernetes release of each minor fleetc knows of: 1.34.1 (`k8s.io/api` v0.34.1,
-/// the Go module cache), 1.35.2 (Talos v1.12.6's default, machinery `constants/constants.go`
-/// l.404), 1.36.6 and 1.37.2 (the newest `k8s.io/api` v0.36.x / v0.37.x the Go module proxy
-/// served on 2026-11-25; k8s.io/api is tagged with every Kubernetes patch release).
-const KUBERNETES_NEWEST: &[(Minor, u32)] = &[((1, 34), 1), ((1, 35), 2), ((1, 36), 6), ((1, 37), 2)];
-
-/// The newest known Kubernetes release of a minor.
-pub fn kubernetes_newest(m: Minor) -> Option<Version> {
-    KUBERNETES_NEWEST.iter().find(|(n, _)| *n == m).map(|(n, p)| Version::new(n.0, n.1, *p))
-}
-
-/// The Kubernetes minors each add-on release was tested against, as its project states it:
-/// `(component, release minor, first and last Kubernetes minor, source)`. Running outside is
-/// `fleet::addons::kubernetes-untested` (a warning: the project does not say it breaks, it
-/// says it did not test it). docs/talos.md, "Add-on Kubernetes ranges", prints the same rows.
-pub const ADDON_KUBERNETES: &[(&str, Minor, (Minor, Minor), &str)] = &[
-    (
-        "cilium",
-        (1, 18),
-        ((1, 30), (1, 33)),
-        "cilium/cilium v1.18.14 `Documentation/network/kubernetes/compatibility.rst` (\"e2e tested and guaranteed\": 1.30, 1.31, 1.32, 1.33)",
-    ),
-    (
-        "cert-manager",
-        (1, 19),
-        ((1, 31), (1, 35)),
-        "cert-manager/website `content/docs/releases/README.md` (1.19: supported and tested 1.31 → 1.35; cert-manager/website#2007)",
-    ),
-    (
-        "argo-cd",
-        (3, 2),
-        ((1, 30), (1, 33)),
-        "argoproj/argo-cd v3.2.1 `docs/operator-manual/tested-kubernetes-versions.md` l.3 (3.2: v1.33, v1.32, v1.31, v1.30)",
-    ),
-    (
-        "external-secrets",
-        (0, 20),
-        ((1, 34), (1, 34)),
-        "external-secrets.io `introduction/stability-support` (\"0.20.x | 1.34\")",
-    ),
-];
-
-/// The tested Kubernetes range of `component` at `release`, with its source; `None` when the
-/// table does not know the release's minor.
-pub fn addon_kubernetes(component: &str, release: Version) -> Option<((Minor, Minor), &'static str)> {
-    ADDON_KUBERNETES
-        .iter()
-        .find(|(c, m, _, _)| *c == component && *m == release.minor_version())
-        .map(|(_, _, r, src)| (*r, *src))
-}
+use crate::upstream::schemas::has_talos_schema;
+use crate::upstream::talos::{Table, addon_kubernetes, kubernetes_range, table};
 
 /// `fleet::addons::kubernetes-untested` when `cluster`'s Kubernetes is outside the tested
 /// range of `component` at `release` (pinned at `at`).
@@ -391,23 +66,6 @@ fn addons(fleet: &Fleet, diags: &mut Diagnostics) {
     }
 }
 
-/// Whether the versions table has a row for this Talos minor.
-pub fn talos_supported(talos: Version) -> bool {
-    table().row(talos.minor_version()).is_some()
-}
-
-/// Whether fleetc writes configuration for this Talos version: a row of the table, or a minor
-/// newer than the table whose schema is in schemas/ (a warning, docs/talos.md "Versions").
-pub fn talos_emittable(talos: Version) -> bool {
-    talos_supported(talos)
-        || (talos.minor_version() > table().newest_minor() && super::patches::has_schema(talos.minor_version()))
-}
-
-/// The Kubernetes minors a Talos version supports, first and last.
-pub fn kubernetes_range(talos: Version) -> Option<((u32, u32), (u32, u32))> {
-    table().row(talos.minor_version()).map(|r| r.kubernetes)
-}
-
 /// A Talos minor without a row: newer than the table with its schema in schemas/ is a warning
 /// (fleetc writes the newest row's document model, which that schema judges); anything else
 /// is refused (the policy in docs/talos.md, "Versions").
@@ -445,7 +103,7 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     for (_, cluster) in fleet.clusters() {
         let (talos, k8s) = (&cluster.talos, &cluster.kubernetes);
         let Some((lo, hi)) = kubernetes_range(talos.value) else {
-            diags.push(unknown_talos(table(), talos, super::patches::has_schema(talos.value.minor_version())));
+            diags.push(unknown_talos(table(), talos, has_talos_schema(talos.value.minor_version())));
             continue;
         };
         let minor = k8s.value.minor_version();
@@ -475,40 +133,7 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn v(s: &str) -> Version {
-        s.parse().unwrap()
-    }
-
-    #[test]
-    fn the_embedded_table_parses_and_has_a_source_for_every_value() {
-        let t = Table::parse(TABLE_SOURCE).unwrap();
-        assert!(t.talos.len() >= 3);
-        for r in &t.talos {
-            assert_eq!(r.sources.len(), 4, "{:?}", r.minor);
-            assert!(r.sources.iter().all(|(_, s)| !s.trim().is_empty()));
-        }
-        assert!(t.consumers.iter().all(|c| !c.source.trim().is_empty()));
-    }
-
-    #[test]
-    fn each_consumer_is_told_the_contract_its_machinery_speaks() {
-        let t = table();
-        let tofu = Consumer::TofuProvider(v("0.11.0"));
-        // Talos 1.14 nodes: the provider and CABPT 0.6.12 (machinery 1.13.0) get the 1.13
-        // contract; talosctl gets the document model fleetc writes (1.13).
-        assert_eq!(t.contract(tofu, v("1.14.1")), Some((1, 13)));
-        assert_eq!(t.contract(Consumer::Cabpt(v("0.6.12")), v("1.14.1")), Some((1, 13)));
-        assert_eq!(t.contract(Consumer::Talosctl, v("1.14.1")), Some((1, 13)));
-        // CABPT 0.6.11 is built on machinery 1.12.0.
-        assert_eq!(t.contract(Consumer::Cabpt(v("0.6.11")), v("1.13.9")), Some((1, 12)));
-        // A minor the consumer knows: the node's own version.
-        assert_eq!(t.contract(tofu, v("1.13.9")), None);
-        assert_eq!(consumer_contract(tofu, v("1.13.9")), "v1.13.9");
-        assert_eq!(consumer_contract(tofu, v("1.14.1")), "v1.13");
-        // A release the table does not know keeps today's behaviour: the node's version.
-        assert_eq!(t.contract(Consumer::Cabpt(v("0.6.9")), v("1.13.9")), None);
-    }
+    use crate::upstream::talos::TABLE_SOURCE;
 
     #[test]
     fn a_minor_newer_than_the_table_is_a_warning_with_its_schema_and_an_error_without() {
@@ -516,11 +141,11 @@ mod tests {
         let text: String = TABLE_SOURCE.split("talos \"1.14\"").next().unwrap().to_owned();
         let old = Table::parse(&text).unwrap();
         assert_eq!(old.newest_minor(), (1, 13));
-        let at = Spanned { value: v("1.14.1"), span: Span::default() };
+        let at = Spanned { value: Version::new(1, 14, 1), span: Span::default() };
         assert_eq!(unknown_talos(&old, &at, true).code.name, codes::TALOS_NEWER_THAN_TABLE.name);
-        assert_eq!(old.documents(v("1.14.1")), (1, 13));
+        assert_eq!(old.documents(Version::new(1, 14, 1)), (1, 13));
         assert_eq!(unknown_talos(&old, &at, false).code.name, codes::TALOS_UNSUPPORTED.name);
-        let older = Spanned { value: v("1.9.0"), span: Span::default() };
+        let older = Spanned { value: Version::new(1, 9, 0), span: Span::default() };
         assert_eq!(unknown_talos(&old, &older, true).code.name, codes::TALOS_UNSUPPORTED.name);
     }
 }

@@ -1,21 +1,21 @@
 //! Emit: pure functions from the resolved, checked [`Fleet`] to artifact sets, one folder per
-//! artifact family. An emitter reads the model and nothing else: no file system, no clock,
-//! no environment, no randomness, no hash-map iteration. The same fleet gives the same bytes
-//! on every machine. YAML comes from serde structures through [`yaml`], HCL from the typed
-//! writer in [`hcl`]; text templates serve free text (READMEs) only.
+//! artifact family. An emitter reads the model (and [`crate::upstream`], what fleetc knows of
+//! the upstreams it writes for) and nothing else: no file system, no clock, no environment,
+//! no randomness, no hash-map iteration. The same fleet gives the same bytes on every
+//! machine. YAML comes from serde structures through [`yaml`], HCL from the typed writer in
+//! [`hcl`]; text templates serve free text (READMEs) only. It never imports `check`.
 
 pub mod argocd;
 pub mod capi;
 pub mod hcl;
 pub mod metal;
-pub mod schemas;
 pub mod schematic;
 pub mod talos;
 pub mod tofu;
 pub mod validate;
 pub mod yaml;
 
-use crate::artifacts::ArtifactSet;
+use crate::artifacts::set::ArtifactSet;
 use crate::diag::{Diagnostic, Diagnostics, codes};
 use crate::model::Fleet;
 
@@ -38,13 +38,29 @@ pub type EmitResult = Result<ArtifactSet, EmitError>;
 /// One artifact family's entry point.
 pub type Emitter = fn(&Fleet) -> EmitResult;
 
-/// Every family, merged into one set, then validated ([`validate`]). The families run as
-/// jobs on up to `threads` threads ([`crate::parallel::run`]), Talos as one job per cluster
-/// (it is most of the work); the parts are merged and the failures reported in the fixed
-/// family order below (a family's clusters in [`Fleet::clusters`] order, its first failure
-/// only, as one run of [`talos::emit`] reports), so the thread count never shows in the
-/// result.
-pub fn all(fleet: &Fleet, threads: usize) -> Result<ArtifactSet, Diagnostics> {
+/// Every family, merged into one set, then validated ([`validate`]), with the warnings only
+/// an emitter can give ([`capi::warnings`]): on success the set and those warnings, on
+/// failure the errors and those warnings. The families run as jobs on up to `threads`
+/// threads ([`crate::parallel::run`]), Talos as one job per cluster (it is most of the work);
+/// the parts are merged and the failures reported in the fixed family order below (a
+/// family's clusters in [`Fleet::clusters`] order, its first failure only, as one run of
+/// [`talos::emit`] reports), so the thread count never shows in the result.
+pub fn all(fleet: &Fleet, threads: usize) -> Result<(ArtifactSet, Diagnostics), Diagnostics> {
+    let mut warnings = Diagnostics::new();
+    for w in capi::warnings(fleet) {
+        warnings.push(w);
+    }
+    match artifact_set(fleet, threads) {
+        Ok(set) => Ok((set, warnings)),
+        Err(mut errors) => {
+            errors.extend(warnings);
+            Err(errors)
+        }
+    }
+}
+
+/// [`all`] without the warnings.
+fn artifact_set(fleet: &Fleet, threads: usize) -> Result<ArtifactSet, Diagnostics> {
     let families: [(&str, Emitter); 6] = [
         ("schematic", schematic::emit),
         ("talos", talos::emit),

@@ -15,7 +15,7 @@
 //! - `capi/…` and `argocd/…` (not the vendored copies under `capi/<mgmt>/providers/00-crds`
 //!   and `10-controllers`, which are judged at their source): every object whose apiVersion
 //!   and kind have a schema in the schema set of the cluster that receives it
-//!   (`super::schemas::SchemaSet::of`: `capi/<mgmt>/…` goes to the management cluster and is
+//!   (`upstream::schemas::SchemaSet::of`: `capi/<mgmt>/…` goes to the management cluster and is
 //!   judged with its Kubernetes minor and its `cluster-api { … }` pins, `argocd/<env>/<c>/…`
 //!   with cluster `c`'s, Argo CD's objects with the fleet's Argo CD pin) in strict mode: an object schema that lists `properties` and does not
 //!   preserve unknown fields refuses any other field, as `kubectl apply` (field validation
@@ -39,10 +39,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use jsonschema::Validator;
 use serde_json::Value;
 
-use super::schemas::SchemaSet;
-use crate::check::patches::Schema as TalosSchema;
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
 use crate::model::{Cluster, Fleet, Vendored};
+use crate::upstream::schemas::{SchemaSet, TalosSchema};
 
 /// Closes every object schema that lists `properties`, unless it preserves unknown fields,
 /// already says what else it takes, or describes a CRD object's metadata (which the API
@@ -268,7 +267,7 @@ fn place_of<'f>(fleet: &'f Fleet, path: &str) -> Option<(Place<'f>, Option<Span>
             let c = cluster(Some(env), name)?;
             // The schema of the document model fleetc writes for this Talos (the 1.13 model on
             // 1.14 nodes, versions/talos.kdl), as `check::patches` judges the user's patches.
-            Some((Place::Talos(crate::check::versions::table().documents(c.talos.value)), Some(c.name.span)))
+            Some((Place::Talos(crate::upstream::talos::table().documents(c.talos.value)), Some(c.name.span)))
         }
         ["capi", _, "providers", "00-crds" | "10-controllers", ..] => None,
         ["capi", mgmt, second, ..] => {
@@ -312,7 +311,7 @@ fn vendored(fleet: &Fleet) -> Vec<(&Vendored, String, Vec<&Cluster>)> {
         }
     }
     if let Some(argocd) = &fleet.argocd {
-        let receivers = fleet.clusters().map(|(_, c)| c).filter(|c| super::argocd::plan::runs_argocd(c)).collect();
+        let receivers = fleet.clusters().map(|(_, c)| c).filter(|c| crate::model::gitops::runs_argocd(c)).collect();
         out.push((&argocd.manifest, "applied by `fleetc apply` as Argo CD's install".to_owned(), receivers));
     }
     out
@@ -360,7 +359,7 @@ pub fn run_with<'a>(
             sets.push(judge.set(SchemaSet::unplaced()));
         }
         for &set in &sets {
-            let kubernetes = judge.sets[set].pick(super::schemas::Module::Kubernetes);
+            let kubernetes = judge.sets[set].pick(crate::upstream::schemas::Module::Kubernetes);
             for (i, object) in m.objects.iter().enumerate() {
                 judge.report.documents += 1;
                 judge.report.distinct += 1;
@@ -458,15 +457,18 @@ mod tests {
 
     #[test]
     fn every_embedded_schema_compiles() {
-        for (file, text) in super::super::schemas::FILES {
+        for (file, text) in crate::upstream::schemas::FILES {
             assert!(kube_validator(text).is_some(), "{file}");
         }
     }
 
     #[test]
     fn strict_refuses_an_unknown_field_and_a_wrong_type() {
-        let text =
-            super::super::schemas::FILES.iter().find(|f| f.0 == "kubernetes/v1.36/apps/Deployment_v1.json").unwrap().1;
+        let text = crate::upstream::schemas::FILES
+            .iter()
+            .find(|f| f.0 == "kubernetes/v1.36/apps/Deployment_v1.json")
+            .unwrap()
+            .1;
         let v = kube_validator(text).unwrap();
         let good = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"},
             "spec": {"replicas": 1, "selector": {"matchLabels": {"a": "b"}},

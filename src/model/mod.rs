@@ -6,6 +6,7 @@
 //! The model holds no KDL type; user-named values keep their [`Spanned`] place so that
 //! `check` can point at them.
 
+pub mod gitops;
 pub mod k8s;
 pub mod patch;
 mod resolve;

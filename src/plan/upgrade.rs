@@ -3,7 +3,7 @@
 //!
 //! - the control plane moves one Kubernetes minor at a time (1.33 → 1.34 → 1.35 → 1.36);
 //! - Talos is raised first whenever the next minor is outside its Kubernetes range
-//!   ([`crate::check::kubernetes_range`]), one Talos minor at a time;
+//!   ([`crate::upstream::talos::kubernetes_range`]), one Talos minor at a time;
 //! - for a Cluster API managed cluster, the management cluster's core provider is raised first
 //!   whenever the next minor is outside its workload range, worker pools are pinned to their
 //!   version while the control plane goes ahead, never run ahead of it nor lag it by more
@@ -16,13 +16,10 @@
 
 use std::fmt;
 
-use crate::check::{
-    CABPT, CACPPT, core_for, core_management_range, core_workload_range, kubernetes_newest, kubernetes_range, support,
-    talos_newest,
-};
 use crate::model::{Cluster, Environment, Fleet, Version};
-
-type Minor = (u32, u32);
+use crate::upstream::capi::{CABPT, CACPPT, Support, core_for, core_management_range, core_workload_range, support};
+use crate::upstream::talos::{kubernetes_newest, kubernetes_range, talos_newest};
+use crate::upstream::{Minor, minor_text};
 
 /// One step of a plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,10 +88,6 @@ fn talos_pin(m: Minor, target: Option<Version>) -> Version {
         Some(t) if minor_of(t) == m => t,
         _ => talos_newest(m).unwrap_or(Version::new(m.0, m.1, 0)),
     }
-}
-
-fn fmt_minor(m: Minor) -> String {
-    format!("{}.{}", m.0, m.1)
 }
 
 struct Planner<'a> {
@@ -237,9 +230,9 @@ impl<'a> Planner<'a> {
                 return Err(format!(
                     "Talos {} (--talos) runs Kubernetes up to {}; Kubernetes {} needs Talos {} or later",
                     t.v(),
-                    fmt_minor(kubernetes_range(t).map_or(hi, |r| r.1)),
-                    fmt_minor(next),
-                    fmt_minor(m)
+                    minor_text(kubernetes_range(t).map_or(hi, |r| r.1)),
+                    minor_text(next),
+                    minor_text(m)
                 ));
             }
             self.talos_to(talos_pin(m, self.target_talos))?;
@@ -247,11 +240,11 @@ impl<'a> Planner<'a> {
     }
 
     fn talos_to(&mut self, v: Version) -> Result<(), String> {
-        if !crate::emit::talos::supported(v) {
+        if !crate::upstream::talos::talos_emittable(v) {
             return Err(format!(
                 "the plan needs Talos {}, and fleetc writes no machine configuration for Talos {} (fleet::versions::talos-unsupported; its versions table is versions/talos.kdl): no step would pass `fleetc check`",
                 v.v(),
-                fmt_minor(minor_of(v))
+                minor_text(minor_of(v))
             ));
         }
         let (lo, hi) =
@@ -261,8 +254,8 @@ impl<'a> Planner<'a> {
             return Err(format!(
                 "Talos {} runs Kubernetes {}–{}, and the cluster runs {oldest}–{}: no step keeps both in range",
                 v.v(),
-                fmt_minor(lo),
-                fmt_minor(hi),
+                minor_text(lo),
+                minor_text(hi),
                 self.cp
             ));
         }
@@ -293,8 +286,8 @@ impl<'a> Planner<'a> {
                 "raise Talos {} → {} (it runs Kubernetes {}–{})",
                 from.v(),
                 v.v(),
-                fmt_minor(kubernetes_range(v).map_or((0, 0), |r| r.0)),
-                fmt_minor(kubernetes_range(v).map_or((0, 0), |r| r.1))
+                minor_text(kubernetes_range(v).map_or((0, 0), |r| r.0)),
+                minor_text(kubernetes_range(v).map_or((0, 0), |r| r.1))
             ),
             edits: vec![format!("cluster \"{name}\" {{ talos \"{}\" }}", v.v())],
             rolls,
@@ -309,16 +302,16 @@ impl<'a> Planner<'a> {
             return Ok(());
         }
         let v = core_for(next, false).ok_or_else(|| {
-            format!("fleetc knows no Cluster API release that manages Kubernetes {}", fmt_minor(next))
+            format!("fleetc knows no Cluster API release that manages Kubernetes {}", minor_text(next))
         })?;
         if let Some((lo, hi)) = core_management_range(v) {
             let k = minor_of(mgmt.kubernetes.value);
             if k < lo || k > hi {
                 return Err(format!(
                     "Cluster API {v} (needed for Kubernetes {}) runs on management clusters with Kubernetes {}–{}; upgrade `{}` first",
-                    fmt_minor(next),
-                    fmt_minor(lo),
-                    fmt_minor(hi),
+                    minor_text(next),
+                    minor_text(lo),
+                    minor_text(hi),
                     mgmt.name
                 ));
             }
@@ -328,7 +321,7 @@ impl<'a> Planner<'a> {
             title: format!(
                 "raise Cluster API core {core} → {v} on `{}` (it manages Kubernetes up to {})",
                 mgmt.name,
-                fmt_minor(core_workload_range(v).map_or(next, |r| r.1))
+                minor_text(core_workload_range(v).map_or(next, |r| r.1))
             ),
             edits: vec![format!("cluster \"{}\" {{ cluster-api {{ core \"{v}\" }} }}", mgmt.name)],
             rolls: vec![format!(
@@ -354,7 +347,7 @@ impl<'a> Planner<'a> {
         let v = core_for(next, true).ok_or_else(|| {
             format!(
                 "fleetc knows no Cluster API release that runs on a management cluster with Kubernetes {}",
-                fmt_minor(next)
+                minor_text(next)
             )
         })?;
         if let (Some((lo, _)), Some(oldest)) = (core_workload_range(v), self.managed.iter().min())
@@ -362,9 +355,9 @@ impl<'a> Planner<'a> {
         {
             return Err(format!(
                 "Kubernetes {} on `{}` needs Cluster API {v}, which manages workload clusters from Kubernetes {} on; a cluster it manages runs {oldest}: upgrade it first",
-                fmt_minor(next),
+                minor_text(next),
                 self.name(),
-                fmt_minor(lo)
+                minor_text(lo)
             ));
         }
         self.core = Some(v);
@@ -372,7 +365,7 @@ impl<'a> Planner<'a> {
             title: format!(
                 "raise Cluster API core {core} → {v} on `{}` (it runs on Kubernetes {})",
                 self.name(),
-                fmt_minor(next)
+                minor_text(next)
             ),
             edits: vec![format!("cluster \"{}\" {{ cluster-api {{ core \"{v}\" }} }}", self.name())],
             rolls: vec![format!("the operator upgrades the CoreProvider on `{}`; no machine is replaced", self.name())],
@@ -381,7 +374,7 @@ impl<'a> Planner<'a> {
     }
 
     /// R7: a managed cluster's CABPT and CACPPT must state support for its Talos and for the
-    /// Kubernetes minor `next` (`check::capi_versions`); raise each to the newest release of
+    /// Kubernetes minor `next` (`upstream::capi`); raise each to the newest release of
     /// its table that does.
     fn talos_providers_for(&mut self, next: Minor) -> Result<(), String> {
         self.talos_providers(minor_of(self.talos), next)
@@ -390,10 +383,9 @@ impl<'a> Planner<'a> {
     /// [`Self::talos_providers_for`] for Talos minor `talos` (a raise about to happen).
     fn talos_providers(&mut self, talos: Minor, next: Minor) -> Result<(), String> {
         let Some(mgmt) = self.mgmt else { return Ok(()) };
-        let fits = |s: crate::check::Support| {
-            s.talos.0 <= talos && talos <= s.talos.1 && s.kubernetes.0 <= next && next <= s.kubernetes.1
-        };
-        let providers: [(&str, &str, &[crate::check::Support], Option<Version>); 2] = [
+        let fits =
+            |s: Support| s.talos.0 <= talos && talos <= s.talos.1 && s.kubernetes.0 <= next && next <= s.kubernetes.1;
+        let providers: [(&str, &str, &[Support], Option<Version>); 2] = [
             ("CABPT", "bootstrap-talos", CABPT, self.bootstrap),
             ("CACPPT", "control-plane-talos", CACPPT, self.control_plane),
         ];
@@ -407,8 +399,8 @@ impl<'a> Planner<'a> {
                     "no {short} {}.{} release fleetc knows states support for Talos {} with Kubernetes {}",
                     pin.major,
                     pin.minor,
-                    fmt_minor(talos),
-                    fmt_minor(next)
+                    minor_text(talos),
+                    minor_text(next)
                 ));
             };
             let v = Version::new(row.release.0, row.release.1, row.release.2);
@@ -424,10 +416,10 @@ impl<'a> Planner<'a> {
                 title: format!(
                     "raise {short} {pin} → {v} on `{}` (it supports Talos {}–{}, Kubernetes {}–{})",
                     mgmt.name,
-                    fmt_minor(row.talos.0),
-                    fmt_minor(row.talos.1),
-                    fmt_minor(row.kubernetes.0),
-                    fmt_minor(row.kubernetes.1)
+                    minor_text(row.talos.0),
+                    minor_text(row.talos.1),
+                    minor_text(row.kubernetes.0),
+                    minor_text(row.kubernetes.1)
                 ),
                 edits: vec![format!("cluster \"{}\" {{ cluster-api {{ {field} \"{v}\" }} }}", mgmt.name)],
                 rolls: vec![format!(
@@ -465,7 +457,7 @@ impl<'a> Planner<'a> {
             && kubernetes_newest(minor_of(v)).is_none()
             && minor_of(v) != minor_of(self.target_k8s)
         {
-            edits.push(format!("(fleetc knows no {} patch release: pin the newest)", fmt_minor(minor_of(v))));
+            edits.push(format!("(fleetc knows no {} patch release: pin the newest)", minor_text(minor_of(v))));
         }
         self.steps.push(Step { title: format!("control plane to Kubernetes {v}"), edits, rolls });
         self.cp = v;

@@ -1,5 +1,5 @@
 //! The `fleet::addons` code: an add-on on a Kubernetes minor its project did not test. Checked in
-//! `src/check/versions.rs`, against the ranges of `check::versions::ADDON_KUBERNETES`.
+//! `src/check/versions.rs`, against the ranges of `upstream::talos::ADDON_KUBERNETES`.
 
 codes! {
     ADDON_KUBERNETES_UNTESTED = "fleet::addons::kubernetes-untested", Warning, Some("R25"), None,
@@ -8,7 +8,7 @@ Warns when an add-on runs on a cluster whose Kubernetes minor is outside the ran
 tested that release on: an embedded add-on (`addon … version=`, e.g. Cilium), cert-manager
 (`cluster-api { cert-manager version= }`), a chart app (`chart=… version=`, e.g. External
 Secrets) and Argo CD (`argocd version=`) on each cluster that runs it. The ranges, each with
-its source, are `check::versions::ADDON_KUBERNETES` (docs/talos.md, \"Add-on Kubernetes
+its source, are `upstream::talos::ADDON_KUBERNETES` (docs/talos.md, \"Add-on Kubernetes
 ranges\").
 
 ## Why (R25)

@@ -24,7 +24,7 @@ Remove carriage returns, U+2028/U+2029 and other unusual characters from the val
 "## What it does
 Reports a schematic extension that is not an official Talos system extension of the cluster's
 Talos minor (the table fleetc ships, from github.com/siderolabs/extensions at the tag of each
-minor; see `src/check/extensions_table.rs`), with the closest official name.
+minor; see `src/upstream/extensions.rs`), with the closest official name.
 
 ## Why (R17)
 The Image Factory builds the installer from the schematic; an unknown name fails at the factory

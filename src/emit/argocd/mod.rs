@@ -15,7 +15,6 @@
 //! live on the management cluster's Argo CD and name it as a registered cluster.
 
 mod objects;
-pub(crate) mod plan;
 mod secrets;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -24,10 +23,12 @@ use objects::{
     ARGO_API, AppProject, Application, ApplicationSpec, Automated, Backoff, ConfigMap, Destination, GroupKind, Helm,
     IgnoreDifference, Meta, Object, ProjectSpec, RESOURCES_FINALIZER, Retry, Source, SyncPolicy,
 };
-use plan::{ADMIN_PROJECT, CAPI_CLUSTERS_PROJECT, CAPI_PROJECT, CAPI_STAGES, IN_CLUSTER, ROOT, SECRETS};
 
 use super::{EmitError, EmitResult, HEADER, capi};
-use crate::artifacts::ArtifactSet;
+use crate::artifacts::set::ArtifactSet;
+use crate::model::gitops::{
+    self, ADMIN_PROJECT, CAPI_CLUSTERS_PROJECT, CAPI_PROJECT, CAPI_STAGES, IN_CLUSTER, ROOT, SECRETS,
+};
 use crate::model::{App, AppSource, Cluster, Environment, Fleet, Gitops, NAMESPACE_KIND};
 
 /// The `argocd-cm` key that gives `argoproj.io/Application` a health check again (F7).
@@ -61,24 +62,24 @@ const CAPI_CLUSTER_KINDS: [(&str, &str); 6] = [
 
 pub fn emit(fleet: &Fleet) -> EmitResult {
     let mut out = ArtifactSet::new();
-    let Some(gitops) = &fleet.gitops else { return Ok(out) };
-    let namespace = fleet.argocd.as_ref().map_or(plan::DEFAULT_NAMESPACE, |a| a.namespace.value.as_str());
-    let ctx = Ctx { gitops, namespace };
+    let Some(repo) = &fleet.gitops else { return Ok(out) };
+    let namespace = fleet.argocd.as_ref().map_or(gitops::DEFAULT_NAMESPACE, |a| a.namespace.value.as_str());
+    let ctx = Ctx { gitops: repo, namespace };
     for env in &fleet.environments {
         for c in &env.clusters {
-            let delivered = if plan::runs_argocd(c) {
-                plan::has_root(env, c)
+            let delivered = if gitops::runs_argocd(c) {
+                gitops::has_root(env, c)
             } else {
-                !c.apps.is_empty() && plan::instance_of(env, c).is_some_and(plan::runs_argocd)
+                !c.apps.is_empty() && gitops::instance_of(env, c).is_some_and(gitops::runs_argocd)
             };
             if !delivered {
                 continue;
             }
-            if plan::runs_argocd(c) {
+            if gitops::runs_argocd(c) {
                 ctx.bootstrap(env, c, &mut out)?;
             }
             ctx.apps(env, c, &mut out)?;
-            if plan::needs_secrets(env, c) {
+            if gitops::needs_secrets(env, c) {
                 secrets::emit(fleet, env, c, &mut out)?;
             }
         }
@@ -297,14 +298,14 @@ impl Ctx<'_> {
     #[allow(clippy::too_many_lines)]
     fn apps(&self, env: &Environment, c: &Cluster, out: &mut ArtifactSet) -> Result<(), EmitError> {
         let base = format!("{}/apps", dir(env, c));
-        let waves = plan::waves(&plan::order_graph(env, c));
+        let waves = gitops::waves(&gitops::order_graph(env, c));
         let mut files: BTreeMap<String, (i64, Object)> = BTreeMap::new();
         for app in &c.apps {
             let wave = waves[&app.name.value];
             let (source, sources) = self.app_source(app)?;
-            let name = plan::application_name(c, app);
+            let name = gitops::application_name(c, app);
             let spec = ApplicationSpec {
-                project: plan::apps_project(&c.name.value),
+                project: gitops::apps_project(&c.name.value),
                 source,
                 sources,
                 destination: destination(c, Some(&app.namespace.value)),
@@ -317,11 +318,11 @@ impl Ctx<'_> {
             };
             files.insert(name.clone(), (wave, self.application(name, Some(wave), spec, app.auto_sync)));
         }
-        if plan::needs_secrets(env, c) {
+        if gitops::needs_secrets(env, c) {
             let wave = waves[SECRETS];
             let name = if c.is_managed() { format!("{}-{SECRETS}", c.name.value) } else { SECRETS.to_owned() };
             let spec = ApplicationSpec {
-                project: plan::platform_project(&c.name.value),
+                project: gitops::platform_project(&c.name.value),
                 source: Some(self.fleet_source(&format!("out/{}/platform", dir(env, c)))),
                 sources: Vec::new(),
                 // A namespace its project permits: Argo CD refuses an Application whose
@@ -334,7 +335,7 @@ impl Ctx<'_> {
             };
             files.insert(name.clone(), (wave, self.application(name, Some(wave), spec, true)));
         }
-        if plan::runs_argocd(c) && c.cluster_api.is_some() {
+        if gitops::runs_argocd(c) && c.cluster_api.is_some() {
             for (name, stage, wave) in CAPI_STAGES {
                 // Never pruned, never cascaded: removing a CRD deletes every object of its
                 // kind, and with them the workload clusters.
@@ -350,14 +351,14 @@ impl Ctx<'_> {
             }
         }
         let last = files.values().map(|(w, _)| *w).max().unwrap_or(0);
-        if plan::runs_argocd(c) && c.cluster_api.is_some() {
+        if gitops::runs_argocd(c) && c.cluster_api.is_some() {
             // R9: each managed cluster's Cluster API objects, from git. Synced by hand, never
             // automatically: its `<cluster>-talos` Secret (capi/<mgmt>/sealed.yaml) must exist
             // before CABPT first reconciles, or CABPT generates a new identity (F13); and a
             // superseded machine template may be pruned only once the rollout that replaced
             // it is done (a sync with prune then; `PruneLast` prunes after the rest applied).
-            for w in plan::managed(env, c) {
-                let name = plan::capi_cluster_app(&w.name.value);
+            for w in gitops::managed(env, c) {
+                let name = gitops::capi_cluster_app(&w.name.value);
                 let spec = ApplicationSpec {
                     project: CAPI_CLUSTERS_PROJECT.to_owned(),
                     source: Some(
@@ -375,11 +376,11 @@ impl Ctx<'_> {
                 files.insert(name.clone(), (last + 1, self.application(name, Some(last + 1), spec, false)));
             }
         }
-        if plan::runs_argocd(c) {
+        if gitops::runs_argocd(c) {
             // Last, so that a workload cluster not yet registered never holds back the
             // management cluster's own waves.
-            for w in plan::workloads(env, c) {
-                let name = plan::workload_root(&w.name.value);
+            for w in gitops::workloads(env, c) {
+                let name = gitops::workload_root(&w.name.value);
                 let spec = self.app_of_apps(env, w);
                 files.insert(name.clone(), (last + 1, self.application(name, Some(last + 1), spec, false)));
             }
@@ -408,7 +409,7 @@ impl Ctx<'_> {
         let namespaces: BTreeSet<&str> = c.apps.iter().map(|a| a.namespace.value.as_str()).collect();
         if !c.apps.is_empty() {
             docs.push(self.project(
-                plan::apps_project(cluster),
+                gitops::apps_project(cluster),
                 Some(wave),
                 ProjectSpec {
                     description: format!(
@@ -424,10 +425,10 @@ impl Ctx<'_> {
                 },
             ));
         }
-        if plan::needs_secrets(env, c) {
+        if gitops::needs_secrets(env, c) {
             let consumers = secrets::consumer_namespaces(c);
             docs.push(self.project(
-                plan::platform_project(cluster),
+                gitops::platform_project(cluster),
                 Some(wave),
                 ProjectSpec {
                     description: format!(
@@ -444,7 +445,7 @@ impl Ctx<'_> {
                 },
             ));
         }
-        if plan::runs_argocd(c) && c.cluster_api.is_some() {
+        if gitops::runs_argocd(c) && c.cluster_api.is_some() {
             docs.push(self.project(
                 CAPI_PROJECT.to_owned(),
                 Some(wave),
@@ -464,7 +465,7 @@ impl Ctx<'_> {
                 },
             ));
         }
-        if plan::runs_argocd(c) && c.cluster_api.is_some() && plan::managed(env, c).next().is_some() {
+        if gitops::runs_argocd(c) && c.cluster_api.is_some() && gitops::managed(env, c).next().is_some() {
             let kinds = |list: &[(&str, &str)]| list.iter().map(|(g, k)| GroupKind::new(g, k)).collect();
             docs.push(self.project(
                 CAPI_CLUSTERS_PROJECT.to_owned(),
@@ -475,7 +476,7 @@ impl Ctx<'_> {
                         env.name.value
                     ),
                     source_repos: vec![self.gitops.repo.value.clone()],
-                    destinations: plan::managed(env, c)
+                    destinations: gitops::managed(env, c)
                         .map(|w| Destination {
                             name: None,
                             namespace: Some(w.name.value.clone()),

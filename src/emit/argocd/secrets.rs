@@ -13,9 +13,10 @@ use super::objects::{
     ScalewayProvider, SecretData, SecretKeySelector, SecretStoreSpec, SecretValue, StoreCondition, StoreProvider,
     StoreRef, Target,
 };
-use super::{dir, plan, write};
-use crate::artifacts::ArtifactSet;
+use super::{dir, write};
+use crate::artifacts::set::ArtifactSet;
 use crate::emit::EmitError;
+use crate::model::gitops;
 use crate::model::{Cluster, Environment, Fleet, Provider};
 
 /// The ClusterSecretStore, and the Secret (in External Secrets Operator's namespace) that
@@ -36,7 +37,7 @@ pub(crate) fn consumer_namespaces(c: &Cluster) -> BTreeSet<String> {
 pub(super) fn emit(fleet: &Fleet, env: &Environment, c: &Cluster, out: &mut ArtifactSet) -> Result<(), EmitError> {
     let Provider::Scaleway(scw) = &env.provider else { return Ok(()) };
     let base = format!("{}/platform", dir(env, c));
-    let eso_namespace = plan::eso_app(c).map_or(ESO_NAMESPACE, |a| a.namespace.value.as_str());
+    let eso_namespace = gitops::eso_app(c).map_or(ESO_NAMESPACE, |a| a.namespace.value.as_str());
     let consumers = consumer_namespaces(c);
     let key = |k: &str| SecretValue {
         secret_ref: SecretKeySelector {

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::artifacts::ArtifactSet;
+use crate::artifacts::set::ArtifactSet;
 use crate::compile::{MapLoader, compile};
 
 const KUSTOMIZATION: &str = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n";

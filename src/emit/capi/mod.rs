@@ -11,6 +11,15 @@
 //! (`fleet::capi::provider-unsupported`): Cluster API core ≥ 1.11 (`v1beta2`), CACPPT 0.5
 //! (`v1alpha3` with `infrastructureTemplate`), CABPT 0.6 and CAPMOX 0.9 (`v1alpha2`).
 //! docs/capi.md describes the objects, their names and how a change rolls.
+//!
+//! One warning is this family's own, [`warnings`] (`fleet::capi::multidoc-patch`): which
+//! Talos documents a managed machine gets as strategic patches is known only once the talos
+//! family has rendered them, and `check` never runs an emitter. Computing it from the model
+//! and the versions table's kinds would not be exact (the table lists every kind of a model,
+//! not which ones a managed pool receives), so `emit::all` returns it with the artifact set
+//! and the compile merges it. It is therefore said only of a fleet without errors (emit runs
+//! only then), where `check` used to say it of any fleet; no document fleetc writes today is
+//! such a patch, so no output has changed.
 
 pub mod objects;
 pub mod providers;
@@ -20,12 +29,13 @@ mod workload;
 use serde::Serialize;
 
 use super::{EmitError, EmitResult, HEADER, yaml};
-use crate::artifacts::ArtifactSet;
+use crate::artifacts::set::ArtifactSet;
+use crate::diag::{Diagnostic, codes};
 use crate::layout::names::{PROXMOX_API_INPUT, TALOS_SECRETS_INPUT};
 use crate::model::Fleet;
 
 pub use talos_docs::{Disposition, PatchDocument, disposition};
-pub use workload::{max_unhealthy, unsettled_patches};
+pub use workload::max_unhealthy;
 
 /// `capi/<mgmt>/providers`: the provider set of a management cluster (inside out/).
 pub fn providers_dir(mgmt: &str) -> String {
@@ -90,6 +100,34 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
         out.insert(format!("capi/{}/sealed.yaml", mgmt.name), text)?;
     }
     Ok(out)
+}
+
+/// `fleet::capi::multidoc-patch` for every managed cluster whose machines get a Talos document
+/// as a strategic patch that CABPT may refuse ([`Disposition::UnsettledPatch`]).
+pub fn warnings(fleet: &Fleet) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for env in &fleet.environments {
+        for cluster in &env.clusters {
+            let Some(mgmt) = &cluster.managed_by else { continue };
+            if env.cluster(&mgmt.value).is_none_or(|m| m.cluster_api.is_none()) {
+                continue;
+            }
+            let unsettled = workload::unsettled_patches(fleet, env, cluster);
+            if !unsettled.is_empty() {
+                let list: Vec<String> = unsettled.iter().map(|(p, k)| format!("`{k}` ({p})")).collect();
+                out.push(
+                    Diagnostic::new(
+                        &codes::CAPI_MULTIDOC_PATCH,
+                        format!("managed cluster `{}` passes {} to the bootstrap provider as strategic patches", cluster.name, list.join(", ")),
+                    )
+                    .at(cluster.name.span)
+                    .label("may be refused by CABPT")
+                    .help("whether CABPT accepts a strategic patch that adds a multi-document Talos document is not settled upstream; check a machine's bootstrap on a test cluster (R24, docs/capi.md)"),
+                );
+            }
+        }
+    }
+    out
 }
 
 #[derive(Serialize)]

@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use super::objects::{FetchConfig, Metadata, NoSpec, OPERATOR_API, Object, ProviderSpec, SecretReference};
 use super::{file, yaml_doc};
-use crate::artifacts::ArtifactSet;
+use crate::artifacts::set::ArtifactSet;
 use crate::emit::{EmitError, HEADER};
 use crate::model::{ClusterApi, Vendored, Version};
 

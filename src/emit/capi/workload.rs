@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 use super::objects::*;
 use super::talos_docs::{Disposition, disposition, role_documents};
 use super::{file, yaml_doc};
-use crate::artifacts::ArtifactSet;
+use crate::artifacts::set::ArtifactSet;
 use crate::emit::EmitError;
 use crate::model::{Cluster, Environment, Fleet, Pool, Provider, Proxmox, Role};
 
@@ -244,8 +244,8 @@ impl Ctx<'_> {
                 Role::Worker => "worker",
             },
             // The contract CABPT's machinery speaks (versions/talos.kdl).
-            talos_version: crate::check::versions::consumer_contract(
-                crate::check::versions::Consumer::Cabpt(self.bootstrap),
+            talos_version: crate::upstream::talos::consumer_contract(
+                crate::upstream::talos::Consumer::Cabpt(self.bootstrap),
                 self.cluster.talos.value,
             ),
             strategic_patches: self.patches(pool)?,
@@ -365,8 +365,8 @@ pub fn max_unhealthy(count: u32) -> u32 {
 }
 
 /// The Talos document kinds of a managed cluster that go to CABPT as patches although it may
-/// refuse them: `(pool, kind)` pairs, for `fleet::capi::multidoc-patch`.
-pub fn unsettled_patches(fleet: &Fleet, env: &Environment, cluster: &Cluster) -> Vec<(String, String)> {
+/// refuse them: `(pool, kind)` pairs, for [`super::warnings`].
+pub(super) fn unsettled_patches(fleet: &Fleet, env: &Environment, cluster: &Cluster) -> Vec<(String, String)> {
     let mut found = Vec::new();
     for pool in cluster.pools() {
         for doc in role_documents(fleet, env, cluster, pool).unwrap_or_default() {

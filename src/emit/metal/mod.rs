@@ -15,7 +15,7 @@
 use serde::Serialize;
 
 use super::{EmitError, EmitResult, HEADER, yaml};
-use crate::artifacts::ArtifactSet;
+use crate::artifacts::set::ArtifactSet;
 use crate::model::{Cluster, Environment, Fleet, IMAGE_FACTORY, Machine, Pool, Provider, Schematic, Version};
 
 /// The Image Factory's PXE host (`llms.txt` l.110, "PXE API").

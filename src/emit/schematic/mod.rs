@@ -3,7 +3,7 @@
 //! the hash). The apply step posts these bytes to the factory and compares its answer (F2).
 
 use super::EmitResult;
-use crate::artifacts::ArtifactSet;
+use crate::artifacts::set::ArtifactSet;
 use crate::model::Fleet;
 
 pub fn emit(fleet: &Fleet) -> EmitResult {

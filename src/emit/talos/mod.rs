@@ -15,31 +15,22 @@
 //! [`cluster_documents`] is the pure function behind the files; the Cluster API and OpenTofu
 //! emitters call it to reuse the same bytes ([`DocSet::text`]) or paths ([`DocSet::path`]).
 
-pub mod addons;
 pub mod document;
 pub mod patches;
 pub mod runtime;
 
 use std::collections::BTreeMap;
 
-pub use addons::KubeProxy;
 use document::Cluster as ClusterPatch;
 use document::*;
 
 use super::{EmitError, EmitResult, HEADER, yaml};
-use crate::artifacts::ArtifactSet;
+use crate::artifacts::set::ArtifactSet;
 use crate::model::{
-    Bytes, Cluster, Environment, Fleet, KeySource, Pool, Provider, Role, Runtime, SystemVolume, Version,
-    VolumeEncryption,
+    Bytes, Cluster, Environment, Fleet, KeySource, Pool, Provider, Role, Runtime, SystemVolume, VolumeEncryption,
 };
-
-/// Whether fleetc writes machine configuration for this Talos version: a minor of the
-/// versions table (`versions/talos.kdl`), or a newer one whose schema is in `schemas/`
-/// (`fleet::versions::talos-newer-than-table`). The document model written for each minor is
-/// the table's ([`crate::check::versions::Table::documents`]): the 1.13 model for 1.14 nodes.
-pub fn supported(talos: Version) -> bool {
-    crate::check::talos_emittable(talos)
-}
+use crate::upstream::manifests::{self, CloudController, KUBEPRISM_PORT, KubeProxy};
+use crate::upstream::talos::talos_emittable;
 
 /// The alias fleetc gives the one virtio network interface of a Proxmox VM, so that documents
 /// name the link without its kernel name (which depends on the PCI slot).
@@ -136,7 +127,7 @@ pub fn emit_cluster(fleet: &Fleet, env: &Environment, cluster: &Cluster) -> Emit
 
 /// The cluster's Talos documents, from the model only.
 pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) -> Result<TalosDocs, EmitError> {
-    if !supported(cluster.talos.value) {
+    if !talos_emittable(cluster.talos.value) {
         return Err(EmitError(format!(
             "Talos {} of cluster `{}` has no config schema fleetc emits for",
             cluster.talos.value.v(),
@@ -150,7 +141,7 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
         // user installs the CNI (docs/fleet-language.md).
         Some(cni) if cni.value == crate::model::CNI_NONE => KubeProxy::TalosDefault,
         Some(cni) => match fleet.addons.get(&cni.value) {
-            Some(addon) => addons::kube_proxy(addon),
+            Some(addon) => manifests::kube_proxy(addon),
             None => return Err(EmitError(format!("the CNI add-on `{}` is not declared", cni.value))),
         },
     };
@@ -213,14 +204,14 @@ pub fn cert_sans(env: &Environment, cluster: &Cluster) -> Vec<String> {
 /// The cloud controller managers the cluster's embedded add-ons run, in `addons` order. When
 /// there is one, every node's kubelet runs with `--cloud-provider=external` (common.yaml), so
 /// that nodes are tainted `uninitialized` until the manager sets their providerID (R25, F8).
-pub fn cloud_controllers(fleet: &Fleet, cluster: &Cluster) -> Result<Vec<addons::CloudController>, EmitError> {
+pub fn cloud_controllers(fleet: &Fleet, cluster: &Cluster) -> Result<Vec<CloudController>, EmitError> {
     let mut out = Vec::new();
     for name in &cluster.addons {
         let addon = fleet
             .addons
             .get(&name.value)
             .ok_or_else(|| EmitError(format!("add-on `{}` is not declared", name.value)))?;
-        out.extend(addons::cloud_controllers_of(&addon.manifest.objects));
+        out.extend(manifests::cloud_controllers_of(&addon.manifest.objects));
     }
     Ok(out)
 }
@@ -231,7 +222,7 @@ pub const TALOS_CCM_ROLES: &[&str] = &["os:reader"];
 
 /// `machine.features.kubernetesTalosAPIAccess` for the control plane: the namespaces of the
 /// cloud controller managers that need the Talos API, `None` when none does.
-pub fn talos_api_access(ccms: &[addons::CloudController]) -> Option<TalosApiAccess> {
+pub fn talos_api_access(ccms: &[CloudController]) -> Option<TalosApiAccess> {
     let mut namespaces: Vec<String> =
         ccms.iter().filter(|c| c.needs_talos_api()).map(|c| c.namespace.clone()).collect();
     namespaces.sort();
@@ -243,7 +234,7 @@ pub fn talos_api_access(ccms: &[addons::CloudController]) -> Option<TalosApiAcce
     })
 }
 
-fn common_docs(env: &Environment, cluster: &Cluster, ccms: &[addons::CloudController]) -> Vec<Document> {
+fn common_docs(env: &Environment, cluster: &Cluster, ccms: &[CloudController]) -> Vec<Document> {
     let mut sysctls = BTreeMap::new();
     if cluster.runtimes.iter().any(|r| r.value == Runtime::Gvisor) {
         let (k, v) = runtime::MAX_USER_NAMESPACES;
@@ -253,7 +244,7 @@ fn common_docs(env: &Environment, cluster: &Cluster, ccms: &[addons::CloudContro
         cert_sans: cert_sans(env, cluster),
         kubelet: Some(Kubelet { node_ip: NodeIp { valid_subnets: vec![env.network.value.to_string()] } }),
         features: Some(Features {
-            kube_prism: Some(KubePrism { enabled: true, port: addons::KUBEPRISM_PORT }),
+            kube_prism: Some(KubePrism { enabled: true, port: KUBEPRISM_PORT }),
             kubernetes_talos_api_access: None,
         }),
         sysctls,
@@ -285,7 +276,7 @@ fn controlplane_patch(
     env: &Environment,
     cluster: &Cluster,
     kube_proxy: &KubeProxy,
-    ccms: &[addons::CloudController],
+    ccms: &[CloudController],
 ) -> Result<V1Alpha1, EmitError> {
     let mut inline = Vec::new();
     for name in &cluster.addons {

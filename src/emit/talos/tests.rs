@@ -4,6 +4,7 @@
 use super::*;
 use crate::compile::{MapLoader, compile};
 use crate::diag::render::{Style, text};
+use crate::model::Version;
 
 const CILIUM: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cilium-config\n  namespace: kube-system\ndata:\n  kube-proxy-replacement: \"true\"\n---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: cilium\n  namespace: kube-system\nspec:\n  template:\n    spec:\n      containers:\n      - name: cilium-agent\n        env:\n        - name: KUBERNETES_SERVICE_HOST\n          value: \"localhost\"\n        - name: KUBERNETES_SERVICE_PORT\n          value: \"7445\"\n";
 const CCM: &str = "# a comment, kept byte for byte\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ccm\n  namespace: kube-system\n";
@@ -369,9 +370,9 @@ fn talos_1_12_and_1_14_are_emitted_and_1_11_is_not() {
     let f = fleet_with(CILIUM, "v1.14.1", "");
     let d = docs_of(&f, "staging", "main");
     assert!(machine(&d.controlplane).install.as_ref().unwrap().image.ends_with(":v1.14.1"));
-    assert!(supported(Version::new(1, 13, 0)));
-    assert!(supported(Version::new(1, 14, 0)));
-    assert!(!supported(Version::new(1, 11, 0)));
+    assert!(talos_emittable(Version::new(1, 13, 0)));
+    assert!(talos_emittable(Version::new(1, 14, 0)));
+    assert!(!talos_emittable(Version::new(1, 11, 0)));
 }
 
 #[test]

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::EmitResult;
 use super::hcl::Body;
-use crate::artifacts::ArtifactSet;
+use crate::artifacts::set::ArtifactSet;
 use crate::model::{Cluster, Environment, Fleet, Provider};
 use settings::Backend;
 

@@ -29,10 +29,10 @@ pub const PROVIDERS: &[ProviderPin] = &[
 
 /// The talos provider as a consumer of fleetc's Talos documents: the release its pin allows
 /// (`~> 0.11.0`: every 0.11.x), which the versions table maps to the machinery it runs.
-pub fn talos_consumer() -> crate::check::versions::Consumer {
+pub fn talos_consumer() -> crate::upstream::talos::Consumer {
     let pin = pin("talos").map_or("", |p| p.version);
     let release = pin.trim_start_matches("~>").trim().parse().unwrap_or(crate::model::Version::new(0, 0, 0));
-    crate::check::versions::Consumer::TofuProvider(release)
+    crate::upstream::talos::Consumer::TofuProvider(release)
 }
 
 /// Types that belong to OpenTofu itself (`terraform_remote_state`, `terraform_data`).

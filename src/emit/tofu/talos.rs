@@ -484,7 +484,7 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
                         // The contract the provider's machinery speaks (versions/talos.kdl).
                         (
                             "talos_version",
-                            Expr::from(crate::check::versions::consumer_contract(
+                            Expr::from(crate::upstream::talos::consumer_contract(
                                 super::providers::talos_consumer(),
                                 c.talos.value,
                             )),

@@ -1,11 +1,13 @@
-//! What the Argo CD family delivers, decided once from the model and shared with
-//! `check::argocd`: which clusters run Argo CD, the names of the Applications on each Argo CD,
-//! and the sync waves derived from `after`.
+//! The GitOps plan: what the Argo CD family delivers, decided once from the model and read by
+//! `emit::argocd` (which writes it), `check::argocd` (which checks it) and `emit::validate`
+//! (which judges Argo CD's install with the clusters that run it): which clusters run Argo CD,
+//! the names of the Applications and projects on each Argo CD, and the sync waves derived from
+//! `after`. A function of the model only, so it lives with it, below both stages.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::{App, AppSource, Cluster, Environment, Provider};
 use crate::diag::Span;
-use crate::model::{App, AppSource, Cluster, Environment, Provider};
 
 /// In-cluster API server address, the destination of a cluster's own Argo CD.
 pub(crate) const IN_CLUSTER: &str = "https://kubernetes.default.svc";

@@ -1,6 +1,9 @@
-//! Which schemas judge the documents a cluster receives: one function of the model,
-//! [`SchemaSet::of`], and the data table that maps every version fleetc accepts to the schema
-//! set in `schemas/` that judges it ([`STAND_INS`]).
+//! Every schema fleetc embeds, in one index: the Talos config schemas, by minor
+//! (`TALOS_SCHEMAS`, `TalosSchema`), which judge the user's patches (`check::patches`)
+//! and the Talos documents fleetc writes (`emit::validate`); and every CRD and Kubernetes
+//! schema, by schema set, with the one function of the model that says which set judges the
+//! documents a cluster receives ([`SchemaSet::of`]) and the data table that maps every
+//! version fleetc accepts to the schema set in `schemas/` that judges it ([`STAND_INS`]).
 //!
 //! A schema set is a module and a version (`cabpt v0.6.12`, `kubernetes v1.35`), as
 //! `oracles/schemas/produce` writes them (`schemas/index.rs`, generated, lists the file of each
@@ -12,16 +15,66 @@
 //! row names; schemas/README.md gives the evidence (same bytes at the upstream tag, or how
 //! they differ).
 
+use std::collections::BTreeMap;
 use std::fmt;
 
+use serde_json::{Value, json};
+
 use crate::model::{Cluster, Fleet, Version};
+
+/// The Talos config schemas fleetc carries, by minor (produced by `oracles/schemas/produce`,
+/// provenance in schemas/README.md).
+pub(crate) const TALOS_SCHEMAS: &[((u32, u32), &str)] = &[
+    ((1, 12), include_str!("../../schemas/talos/v1.12/config.schema.json")),
+    ((1, 13), include_str!("../../schemas/talos/v1.13/config.schema.json")),
+    ((1, 14), include_str!("../../schemas/talos/v1.14/config.schema.json")),
+];
+
+/// Whether fleetc carries the config schema of this Talos minor.
+pub fn has_talos_schema(minor: (u32, u32)) -> bool {
+    TALOS_SCHEMAS.iter().any(|(m, _)| *m == minor)
+}
+
+/// One minor's Talos config schema: its definitions and a validator per document kind, built
+/// on first use.
+pub(crate) struct TalosSchema {
+    defs: Value,
+    by_kind: BTreeMap<String, Option<jsonschema::Validator>>,
+}
+
+impl TalosSchema {
+    pub(crate) fn load(minor: (u32, u32)) -> Option<TalosSchema> {
+        let text = TALOS_SCHEMAS.iter().find(|(m, _)| *m == minor)?.1;
+        let schema: Value = serde_json::from_str(text).ok()?;
+        Some(TalosSchema { defs: schema.get("$defs")?.clone(), by_kind: BTreeMap::new() })
+    }
+    /// The validator of a document kind (`v1alpha1` for the machine config), `None` when
+    /// this Talos version has no such document.
+    pub(crate) fn validator(&mut self, kind: &str) -> Option<&jsonschema::Validator> {
+        let defs = &self.defs;
+        self.by_kind
+            .entry(kind.to_owned())
+            .or_insert_with(|| {
+                let def = if kind == "v1alpha1" {
+                    Some("v1alpha1.Config".to_owned())
+                } else {
+                    defs.as_object()?.iter().find_map(|(name, d)| {
+                        let kinds = d.pointer("/properties/kind/enum")?.as_array()?;
+                        kinds.iter().any(|k| k == kind).then(|| name.clone())
+                    })
+                }?;
+                jsonschema::validator_for(&json!({"$defs": defs, "$ref": format!("#/$defs/{def}")})).ok()
+            })
+            .as_ref()
+    }
+}
 
 mod generated {
     include!("../../schemas/index.rs");
 }
 pub(crate) use generated::{FILES, INDEX};
 
-/// A module whose schemas `schemas/` carries (Talos's config schemas are `check::patches`').
+/// A module whose CRD or Kubernetes schemas `schemas/` carries (Talos's are `TALOS_SCHEMAS`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Module {
     Kubernetes,
@@ -232,7 +285,7 @@ impl SchemaSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{CABPT, provider_problem, support};
+    use crate::upstream::capi::{CABPT, provider_problem, support};
 
     fn v(s: &str) -> Version {
         s.parse().unwrap()
@@ -246,7 +299,7 @@ mod tests {
     fn every_accepted_version_resolves_to_a_set_schemas_carries() {
         let has = |m: Module, set: &str| INDEX.iter().any(|r| r.0 == m.key() && r.1 == set);
         let mut probes: Vec<(Module, Version)> = Vec::new();
-        for row in &crate::check::versions::table().talos {
+        for row in &crate::upstream::talos::table().talos {
             let ((a, lo), (_, hi)) = row.kubernetes;
             for minor in lo..=hi {
                 probes.extend([0, 9, 99].map(|patch| (Module::Kubernetes, Version::new(a, minor, patch))));

@@ -1,10 +1,14 @@
 //! Reading vendored add-on manifests, without changing a byte of them: the objects they hold,
-//! whether the CNI add-on replaces kube-proxy through KubePrism (F12), and whether any object
-//! carries key material or a credential (R20, F11). Pure functions of the manifest text, shared
-//! by the emitter (which embeds the manifests) and `check::talos` (which refuses the bad ones).
+//! whether the CNI add-on replaces kube-proxy through KubePrism (F12), the cloud controller
+//! managers they run, and whether any object carries key material or a credential (R20, F11;
+//! private keys as [`super::key_material`] recognizes them everywhere). Pure functions of the
+//! manifest text, what fleetc knows of the Cilium chart's and the controllers' upstreams,
+//! shared by `emit::talos` (which embeds the manifests) and `check::talos` (which refuses the
+//! bad ones).
 
 use serde_json::Value;
 
+use super::key_material::{self, Key};
 use crate::model::Addon;
 
 /// The port KubePrism listens on, on every node (`localhost:7445`).
@@ -264,16 +268,18 @@ pub struct KeyMaterial {
     pub what: String,
 }
 
-fn is_pem_private_key(s: &str) -> bool {
-    s.lines().any(|l| {
-        let l = l.trim();
-        l.starts_with("-----BEGIN ") && l.ends_with("PRIVATE KEY-----")
+/// The private key a text holds, in words: [`key_material::find`]'s shape (a PEM block keeps
+/// the words this family has always used for it).
+fn private_key(s: &str) -> Option<&'static str> {
+    key_material::find(s).map(|(key, _)| match key {
+        Key::Pem => "a PEM private key",
+        other => other.describe(),
     })
 }
 
 fn walk(v: &Value, found: &mut Vec<&'static str>) {
     match v {
-        Value::String(s) if is_pem_private_key(s) => found.push("a PEM private key"),
+        Value::String(s) => found.extend(private_key(s)),
         Value::Object(m) => {
             for (k, x) in m {
                 if k == "tls.key" {
@@ -287,15 +293,15 @@ fn walk(v: &Value, found: &mut Vec<&'static str>) {
     }
 }
 
-/// Every object of the manifest that carries key material or a credential: a PEM private key,
-/// a Secret of type `kubernetes.io/tls`, a `tls.key` entry, or any Secret with `data` or
-/// `stringData` (R20: generated keys differ at every render; F11: credentials come at apply).
+/// Every object of the manifest that carries key material or a credential: a private key (in
+/// any string, [`key_material::find`]), a Secret of type `kubernetes.io/tls`, a `tls.key`
+/// entry, or any Secret with `data` or `stringData` (R20: generated keys differ at every
+/// render; F11: credentials come at apply).
 pub fn key_material(content: &str) -> Vec<KeyMaterial> {
     let Ok(objects) = objects(content) else {
-        return if is_pem_private_key(content) {
-            vec![KeyMaterial { object: "the manifest".into(), what: "a PEM private key".into() }]
-        } else {
-            Vec::new()
+        return match private_key(content) {
+            Some(what) => vec![KeyMaterial { object: "the manifest".into(), what: what.into() }],
+            None => Vec::new(),
         };
     };
     let mut out = Vec::new();
@@ -411,7 +417,7 @@ mod tests {
     /// `k8s-service-host` in `cilium-config` got wrong (D4).
     #[test]
     fn the_real_cilium_render_replaces_kube_proxy_through_kubeprism() {
-        let real = include_str!("../../../vendor/cilium-1.18.4.yaml");
+        let real = include_str!("../../vendor/cilium-1.18.4.yaml");
         let config = objects(real).unwrap().into_iter().find(|o| describe(o) == "ConfigMap kube-system/cilium-config");
         let data = config.unwrap()["data"].clone();
         assert!(data.get("k8s-service-host").is_none() && data.get("k8s-service-port").is_none());

@@ -10,6 +10,10 @@
 //! | 1.12 | v1.12.11 | 33ddf1cc497575b560ef8f2749c8d1ecfd5f3377 |
 //! | 1.13 | v1.13.9 | ec9d5f68fcfb5d2c109219620ef5625ca9f462d6 |
 //! | 1.14 | v1.14.0-rc.1 | 5732907953bd27b8aafbe5cb9c4d6eaceabc6d1d |
+//!
+//! `check::extensions` refuses a schematic extension that is not in its Talos minor's list (R17).
+
+use super::Minor;
 
 /// siderolabs/extensions v1.12.11.
 const V1_12: &[&str] = &[
@@ -272,4 +276,32 @@ const V1_14: &[&str] = &[
 ];
 
 /// `(Talos minor, official extension names without the `siderolabs/` prefix)`, oldest first.
-pub const OFFICIAL: &[((u32, u32), &[&str])] = &[((1, 12), V1_12), ((1, 13), V1_13), ((1, 14), V1_14)];
+pub const OFFICIAL: &[(Minor, &[&str])] = &[((1, 12), V1_12), ((1, 13), V1_13), ((1, 14), V1_14)];
+
+/// The official extension names (without `siderolabs/`) of a Talos minor, if fleetc has them.
+pub fn official(minor: Minor) -> Option<&'static [&'static str]> {
+    OFFICIAL.iter().find(|(m, _)| *m == minor).map(|(_, names)| *names)
+}
+
+/// The Talos minors whose official extensions include `name`.
+pub fn minors_with(name: &str) -> Vec<Minor> {
+    OFFICIAL.iter().filter(|(_, names)| names.contains(&name)).map(|(m, _)| *m).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_knows_the_extensions_fleets_use_and_is_sorted() {
+        for minor in [(1, 12), (1, 13), (1, 14)] {
+            let names = official(minor).unwrap();
+            for ext in ["gvisor", "kata-containers", "qemu-guest-agent", "iscsi-tools"] {
+                assert!(names.contains(&ext), "{ext} in {minor:?}");
+            }
+            assert!(names.windows(2).all(|w| w[0] < w[1]), "{minor:?} sorted and unique");
+        }
+        assert!(!official((1, 12)).unwrap().contains(&"joydev"), "added in 1.13");
+        assert!(official((1, 11)).is_none());
+    }
+}

@@ -1,4 +1,5 @@
-//! Synthetic fleets for the benchmark (`benches/fleet_scale.rs`, docs/performance.md).
+//! Synthetic fleets for the benchmark (`benches/fleet_scale.rs`, docs/performance.md), of any
+//! node count, and talhelper's config for the same cluster (the benchmark's peer).
 //!
 //! [`fleet_kdl`] is pure: the same node count gives the same text. Nodes are spread the way
 //! a growing platform would spread them: clusters of at most [`NODES_PER_CLUSTER`] nodes

@@ -165,7 +165,7 @@ fn a_talos_bump_of_the_reference_fleet_replaces_no_machine_and_the_review_says_s
 /// C6: the cluster root's kubeconfig points at the operator's path to the API (the public
 /// gateway and the cluster's PAT port on Scaleway, the one `kubernetes_api_open` opens), not at
 /// the private load balancer only the nodes reach: the cluster root's value is the cloud
-/// root's `kubernetes_api` (`emit::tofu::kubernetes_api`), and the module's output uses it.
+/// root's `kubernetes_api` (`model::Environment::kubernetes_api`), and the module's output uses it.
 #[test]
 fn the_kubeconfig_server_is_the_operators_path_the_cloud_root_opens() {
     let (fleet, set) = reference();
@@ -174,7 +174,7 @@ fn the_kubeconfig_server_is_the_operators_path_the_cloud_root_opens() {
     for (env, cluster) in fleet.clusters().filter(built) {
         let e = &env.name.value;
         let tfvars = text(&set, &format!("tofu/{e}/cluster/{e}.auto.tfvars"));
-        let api = fleetc::emit::tofu::kubernetes_api(&fleet, env, cluster).unwrap();
+        let api = env.kubernetes_api(cluster).unwrap();
         assert!(tfvars.contains(&format!("kubernetes_api     = \"https://{api}\"")), "{e}: {tfvars}");
         if let Some(gateway) = &env.gateway {
             assert!(api.starts_with(&format!("{}:", gateway.value)), "{api}");
@@ -226,9 +226,10 @@ fn every_proxmox_machine_template_selects_a_template_the_cloud_root_creates() {
 }
 
 /// A pool's user patches: the talos family writes them under one directory per pool
-/// (`emit::talos::patches`), in apply order; the OpenTofu cluster module lists that directory,
-/// `fleetc talos render` (`apply::layout::pool_patch_dir`) reads the same one, and CABPT's
-/// strategic patches end with the same bytes (docs/talos.md, "Patches").
+/// (`emit::talos::patches`, through `layout::paths::pool_patches`), in apply order; the
+/// OpenTofu cluster module lists that directory, `fleetc talos render`
+/// (`layout::paths::pool_patch_dir`) reads the same one, and CABPT's strategic patches end
+/// with the same bytes (docs/talos.md, "Patches").
 #[test]
 fn every_consumer_reads_a_pools_patches_where_the_talos_family_writes_them() {
     let (fleet, set) = reference();
@@ -236,7 +237,14 @@ fn every_consumer_reads_a_pools_patches_where_the_talos_family_writes_them() {
     for (env, cluster) in fleet.clusters() {
         for pool in cluster.pools() {
             let cp = pool.role == fleetc::model::Role::ControlPlane;
-            let dir = fleetc::apply::layout::pool_patch_dir(&env.name.value, &cluster.name.value, cp, &pool.name.value);
+            let dir = fleetc::layout::paths::pool_patch_dir(&env.name.value, &cluster.name.value, cp, &pool.name.value);
+            let (e, c, p) = (&env.name.value, &cluster.name.value, &pool.name.value);
+            let spelled = if cp {
+                format!("talos/{e}/{c}/patches/controlplane/")
+            } else {
+                format!("talos/{e}/{c}/patches/workers/{p}/")
+            };
+            assert_eq!(dir, spelled, "the layout docs/talos.md describes");
             let files: Vec<&str> = set.paths().filter(|p| p.starts_with(&dir)).collect();
             assert_eq!(files.len(), pool.patches.len(), "{dir}: one file per patch of the pool");
             for (file, patch) in files.iter().zip(&pool.patches) {
@@ -294,10 +302,11 @@ fn kinds(list: &Value) -> std::collections::BTreeSet<(String, String)> {
         .unwrap_or_default()
 }
 
-/// R9: every managed cluster's Cluster API directory (`emit::capi::workload_dir`) is delivered
-/// by exactly one Application on its management cluster's Argo CD, into the cluster's
-/// namespace, in a project that permits exactly the kinds the directory holds (cluster-scoped
-/// and namespaced apart, `emit::capi::WORKLOAD_CLUSTER_KINDS` / `WORKLOAD_KINDS`).
+/// R9: every managed cluster's Cluster API directory (`layout::paths::capi_workload_dir`) is
+/// delivered by exactly one Application on its management cluster's Argo CD, into the
+/// cluster's namespace, in a project that permits exactly the kinds the directory holds
+/// (cluster-scoped and namespaced apart, `layout::names::WORKLOAD_CLUSTER_KINDS` /
+/// `WORKLOAD_KINDS`).
 #[test]
 fn the_workload_clusters_capi_objects_are_delivered_by_argocd_in_a_project_that_permits_exactly_them() {
     let (fleet, set) = reference();
@@ -426,23 +435,26 @@ fn every_consumer_installs_and_upgrades_to_the_installer_of_the_pools_boot() {
 }
 
 /// A bare-metal cluster's inventory: the metal family writes it where `fleetc apply` reads it
-/// (`emit::metal::inventory_path`, `apply::layout::metal_inventory`), with every machine of
-/// the model, its address and MAC (docs/metal.md).
+/// (`layout::paths::metal_inventory`), in the shape apply reads (`layout::inventory`), with
+/// every machine of the model, its address and MAC (docs/metal.md).
 #[test]
 fn apply_reads_the_metal_inventory_where_the_metal_family_writes_it() {
     let (fleet, set) = reference();
     let mut seen = 0;
     for (env, cluster) in fleet.clusters().filter(|(e, _)| matches!(e.provider, fleetc::model::Provider::Metal(_))) {
         let (e, c) = (&env.name.value, &cluster.name.value);
-        assert_eq!(fleetc::emit::metal::inventory_path(e, c), fleetc::apply::layout::metal_inventory(e, c));
-        let inv: Value = serde_saphyr::from_str(text(&set, &fleetc::apply::layout::metal_inventory(e, c))).unwrap();
-        let machines = inv["machines"].as_array().unwrap();
-        let model: Vec<&fleetc::model::Machine> = cluster.pools().flat_map(|p| &p.machines).collect();
-        assert_eq!(machines.len(), model.len());
-        for (m, want) in machines.iter().zip(model) {
-            assert_eq!(m["hostname"], want.hostname.as_str());
-            assert_eq!(m["address"], want.address.as_ref().unwrap().value.to_string().as_str());
-            assert_eq!(m["mac"].as_str(), want.mac.as_ref().map(|x| x.value.as_str()));
+        let path = fleetc::layout::paths::metal_inventory(e, c);
+        assert_eq!(path, format!("metal/{e}/{c}/machines.yaml"), "the layout docs/metal.md describes");
+        let inv: fleetc::layout::inventory::Inventory = serde_saphyr::from_str(text(&set, &path)).unwrap();
+        assert_eq!(&inv.cluster, c);
+        let model: Vec<(&fleetc::model::Pool, &fleetc::model::Machine)> =
+            cluster.pools().flat_map(|p| p.machines.iter().map(move |m| (p, m))).collect();
+        assert_eq!(inv.machines.len(), model.len());
+        for (m, (pool, want)) in inv.machines.iter().zip(model) {
+            assert_eq!(m.hostname, want.hostname);
+            assert_eq!(m.role, pool.role.as_str());
+            assert_eq!(m.address, want.address.as_ref().unwrap().value.to_string());
+            assert_eq!(m.mac.as_deref(), want.mac.as_ref().map(|x| x.value.as_str()));
             seen += 1;
         }
     }
@@ -450,8 +462,8 @@ fn apply_reads_the_metal_inventory_where_the_metal_family_writes_it() {
 }
 
 /// A named node's own patches: the talos family writes them under `patches/nodes/<hostname>/`
-/// (`emit::talos::patches::node_dir`), `fleetc talos render` and bare-metal apply read that
-/// directory (`apply::layout::node_patch_dir`), and the OpenTofu cluster module lists it after
+/// (`layout::paths::node_patches`), `fleetc talos render` and bare-metal apply read that
+/// directory (`layout::paths::node_patch_dir`), and the OpenTofu cluster module lists it after
 /// the pool's (docs/talos.md, "Patches").
 #[test]
 fn every_consumer_reads_a_nodes_patches_where_the_talos_family_writes_them() {
@@ -459,15 +471,10 @@ fn every_consumer_reads_a_nodes_patches_where_the_talos_family_writes_them() {
     for (env, cluster) in fleet.clusters() {
         for pool in cluster.pools() {
             for m in &pool.machines {
-                let dir = fleetc::apply::layout::node_patch_dir(&env.name.value, &cluster.name.value, &m.hostname);
+                let dir = fleetc::layout::paths::node_patch_dir(&env.name.value, &cluster.name.value, &m.hostname);
                 assert_eq!(
                     dir,
-                    format!(
-                        "talos/{}/{}/{}/",
-                        env.name.value,
-                        cluster.name.value,
-                        fleetc::emit::talos::patches::node_dir(m)
-                    )
+                    format!("talos/{}/{}/patches/nodes/{}/", env.name.value, cluster.name.value, m.hostname)
                 );
                 let files = set.paths().filter(|p| p.starts_with(&dir)).count();
                 assert_eq!(files, m.settings.patches.len(), "{dir}");

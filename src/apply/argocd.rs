@@ -21,11 +21,12 @@ use serde_json::{Map, Value, json};
 
 use super::Ctx;
 use super::cluster;
-use super::layout::{self, ARGOCD_REPO_INPUT};
 use super::session::{Session, StepResult};
 use super::switch::{self, Switch};
 use super::target::ClusterTarget;
 use super::work::display;
+use crate::layout::names::{ARGOCD_INSTALL_FIELD_MANAGER, ARGOCD_REPO_INPUT, FIELD_MANAGER};
+use crate::layout::paths;
 
 /// The name of the repository Secret fleetc creates in Argo CD's namespace.
 pub const REPO_SECRET: &str = "fleet-repository";
@@ -37,7 +38,7 @@ pub fn bootstrap(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
     };
     let clusters: Vec<&ClusterTarget> = ctx
         .built_clusters()
-        .filter(|c| ctx.out.paths().any(|p| p.starts_with(&layout::argocd_bootstrap_dir(&ctx.target.env, &c.name))))
+        .filter(|c| ctx.out.paths().any(|p| p.starts_with(&paths::argocd_bootstrap_dir(&ctx.target.env, &c.name))))
         .collect();
     if clusters.is_empty() {
         s.note("out/ has no Argo CD bootstrap for this environment");
@@ -68,7 +69,7 @@ pub fn bootstrap(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
                     s.run(kubectl(&["create", "namespace", ns]))?;
                 }
                 let manifest = display(&ctx.fleet_dir.join(&argo.manifest));
-                let manager = format!("--field-manager={}", layout::ARGOCD_INSTALL_FIELD_MANAGER);
+                let manager = format!("--field-manager={ARGOCD_INSTALL_FIELD_MANAGER}");
                 s.run(kubectl(&["apply", "--server-side", "--force-conflicts", &manager, "-n", ns, "-f", &manifest]))?;
                 s.run(kubectl(&[
                     "wait",
@@ -85,17 +86,14 @@ pub fn bootstrap(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
                 s.note(&format!(
                     "repository credential `{REPO_SECRET}` from the sealed `{ARGOCD_REPO_INPUT}` (stdin, not shown)"
                 ));
-                let manager = format!("--field-manager={}", layout::FIELD_MANAGER);
+                let manager = format!("--field-manager={FIELD_MANAGER}");
                 s.run(kubectl(&["apply", "--server-side", &manager, "-f", "-"]).stdin(secret.into_bytes()))?;
             } else {
                 s.note(&format!("cluster `{}` lists no sealed `{ARGOCD_REPO_INPUT}`: Argo CD reads the repository without a credential", c.name));
             }
-            let dir = layout::argocd_bootstrap_dir(&ctx.target.env, &c.name);
-            let mut args = vec![
-                "apply".to_owned(),
-                "--server-side".to_owned(),
-                format!("--field-manager={}", layout::FIELD_MANAGER),
-            ];
+            let dir = paths::argocd_bootstrap_dir(&ctx.target.env, &c.name);
+            let mut args =
+                vec!["apply".to_owned(), "--server-side".to_owned(), format!("--field-manager={FIELD_MANAGER}")];
             for p in ctx.out.paths().filter(|p| p.starts_with(&format!("{dir}/"))) {
                 args.push("-f".to_owned());
                 args.push(display(&ctx.tofu_copy.join(p)));
@@ -148,7 +146,7 @@ fn repository_secret(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, ns: 
 /// [`crate::model::Postgres::password_secret`] gives both families): `(namespace, name,
 /// password-version)`.
 pub fn external_secrets(ctx: &Ctx<'_>, c: &ClusterTarget) -> Vec<(String, String, u32)> {
-    let dir = format!("argocd/{}/{}/", ctx.target.env, c.name);
+    let dir = format!("{}/", paths::argocd_dir(&ctx.target.env, &c.name));
     let mut out = Vec::new();
     for p in ctx.out.paths().filter(|p| p.starts_with(&dir) && p.ends_with(".yaml")) {
         let text = String::from_utf8_lossy(ctx.out.get(p).unwrap_or_default()).into_owned();

@@ -6,7 +6,7 @@
 //! once more.
 //!
 //! **Reboots are fleetc's, one node at a time.** The variables file's apply mode never
-//! reboots a running node ([`crate::emit::tofu::root_apply_mode`]), and fleetc passes that
+//! reboots a running node ([`crate::model::ApplyMode::root_mode`]), and fleetc passes that
 //! same mode to every targeted plan, so a plain `tofu apply` and `fleetc apply` store the same
 //! mode and neither shows a change after the other. When fleet.kdl's mode allows a reboot
 //! (`auto`) and Talos refuses to apply a change without one (`no_reboot`: v1.13.9
@@ -35,12 +35,16 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::Ctx;
-use super::layout::{self, APPLY_MODE_VAR, TALOS_SECRETS_VAR};
 use super::runner::Cmd;
 use super::session::{Session, Step, StepResult};
 use super::target::{ClusterTarget, ProviderTarget};
 use super::tofu::{tofu, var};
 use super::work::display;
+use crate::layout::names::{
+    self, APPLY_MODE_VAR, FIELD_MANAGER, INVENTORY_OUTPUT, SCALEWAY_API_KEY_INPUT, SCALEWAY_SECRET,
+    SCALEWAY_SECRET_NAMESPACE, TALOS_SECRETS_VAR,
+};
+use crate::layout::paths::{self, CLOUD, CLUSTER};
 use crate::model::ApplyMode;
 
 /// How long `talosctl health` may wait.
@@ -120,8 +124,7 @@ pub fn inventory(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult<Inventory> {
         return Ok(inv);
     }
     let out = s.run(
-        tofu(ctx, layout::CLOUD, &["output", "-json", layout::INVENTORY_OUTPUT])
-            .plan_stdout(planned_inventory(ctx).to_string()),
+        tofu(ctx, CLOUD, &["output", "-json", INVENTORY_OUTPUT]).plan_stdout(planned_inventory(ctx).to_string()),
     )?;
     parse_inventory(&out.stdout).map_err(|e| s.failure(e))
 }
@@ -231,12 +234,12 @@ pub fn configured(state: &str, c: &ClusterTarget, nodes: &Nodes) -> Configured {
     let lines: std::collections::BTreeSet<&str> = state.lines().map(str::trim).collect();
     Configured {
         control_plane: (1..=nodes.control_plane.len())
-            .map(|i| lines.contains(layout::control_plane_target(&c.name, i).as_str()))
+            .map(|i| lines.contains(names::control_plane_target(&c.name, i).as_str()))
             .collect(),
         workers: nodes
             .workers
             .iter()
-            .filter(|w| lines.contains(layout::worker_target(&c.name, &w.hostname).as_str()))
+            .filter(|w| lines.contains(names::worker_target(&c.name, &w.hostname).as_str()))
             .map(|w| w.hostname.clone())
             .collect(),
     }
@@ -320,15 +323,15 @@ fn gated_node(
         let mut args = vec!["plan".to_owned(), "-input=false".to_owned(), format!("-out={}", display(&plan))];
         args.extend(mode_var.iter().cloned());
         args.extend(targets.iter().map(|t| format!("-target={t}")));
-        s.run(with(tofu(ctx, layout::CLUSTER, &args.iter().map(String::as_str).collect::<Vec<_>>())))?;
+        s.run(with(tofu(ctx, CLUSTER, &args.iter().map(String::as_str).collect::<Vec<_>>())))?;
         let changed = if show {
-            let out = s.run(with(tofu(ctx, layout::CLUSTER, &["show", "-json", &display(&plan)])).plan_stdout("{}"))?;
+            let out = s.run(with(tofu(ctx, CLUSTER, &["show", "-json", &display(&plan)])).plan_stdout("{}"))?;
             planned(&out.stdout, &targets[0])
         } else {
             (false, false)
         };
         let apply = saved_plan_apply(&mode_var, &plan);
-        let out = s.try_run(with(tofu(ctx, layout::CLUSTER, &apply.iter().map(String::as_str).collect::<Vec<_>>())))?;
+        let out = s.try_run(with(tofu(ctx, CLUSTER, &apply.iter().map(String::as_str).collect::<Vec<_>>())))?;
         if out.success() {
             Ok(changed)
         } else {
@@ -403,7 +406,7 @@ pub fn kubectl(ctx: &Ctx<'_>, c: &ClusterTarget, nodes: &Nodes, args: &[&str]) -
 pub fn writes_scaleway_secret<'a>(ctx: &'a Ctx<'_>) -> impl Fn(&ClusterTarget) -> bool + 'a {
     move |c| {
         matches!(ctx.target.provider, ProviderTarget::Scaleway { .. })
-            && c.sealed.iter().any(|n| n == layout::SCALEWAY_API_KEY_INPUT)
+            && c.sealed.iter().any(|n| n == SCALEWAY_API_KEY_INPUT)
     }
 }
 
@@ -422,10 +425,10 @@ fn scaleway_secret(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, nodes:
     if !writes_scaleway_secret(ctx)(c) {
         return Ok(());
     }
-    let (access, secret) = match ctx.sealed(&c.name, layout::SCALEWAY_API_KEY_INPUT) {
+    let (access, secret) = match ctx.sealed(&c.name, SCALEWAY_API_KEY_INPUT) {
         None => ("<sealed access_key>".to_owned(), "<sealed secret_key>".to_owned()),
         Some(plain) => scaleway_key(plain.as_str().unwrap_or_default())
-            .map_err(|e| s.failure(format!("the sealed `{}` of `{}` {e}", layout::SCALEWAY_API_KEY_INPUT, c.name)))?,
+            .map_err(|e| s.failure(format!("the sealed `{}` of `{}` {e}", SCALEWAY_API_KEY_INPUT, c.name)))?,
     };
     if !s.plan {
         s.secret(&access);
@@ -434,7 +437,7 @@ fn scaleway_secret(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, nodes:
     let manifest = json!({
         "apiVersion": "v1",
         "kind": "Secret",
-        "metadata": {"name": layout::SCALEWAY_SECRET, "namespace": layout::SCALEWAY_SECRET_NAMESPACE},
+        "metadata": {"name": SCALEWAY_SECRET, "namespace": SCALEWAY_SECRET_NAMESPACE},
         "type": "Opaque",
         "stringData": {
             "SCW_ACCESS_KEY": access,
@@ -454,9 +457,9 @@ fn scaleway_secret(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, nodes:
                 &[
                     "get",
                     "secret",
-                    layout::SCALEWAY_SECRET,
+                    SCALEWAY_SECRET,
                     "-n",
-                    layout::SCALEWAY_SECRET_NAMESPACE,
+                    SCALEWAY_SECRET_NAMESPACE,
                     "--ignore-not-found",
                     "-o",
                     "jsonpath={.metadata.resourceVersion}",
@@ -468,18 +471,12 @@ fn scaleway_secret(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, nodes:
     };
     s.note(&format!(
         "the Scaleway API key as `{}/{}` from the sealed `{}` (stdin, not shown; F11)",
-        layout::SCALEWAY_SECRET_NAMESPACE,
-        layout::SCALEWAY_SECRET,
-        layout::SCALEWAY_API_KEY_INPUT
+        SCALEWAY_SECRET_NAMESPACE, SCALEWAY_SECRET, SCALEWAY_API_KEY_INPUT
     ));
     let before = version(s)?;
-    let apply = kubectl(
-        ctx,
-        c,
-        nodes,
-        &["apply", "--server-side", &format!("--field-manager={}", layout::FIELD_MANAGER), "-f", "-"],
-    )
-    .stdin(manifest.into_bytes());
+    let apply =
+        kubectl(ctx, c, nodes, &["apply", "--server-side", &format!("--field-manager={}", FIELD_MANAGER), "-f", "-"])
+            .stdin(manifest.into_bytes());
     let mut attempt = 1;
     loop {
         let out = s.try_run(apply.clone())?;
@@ -491,15 +488,14 @@ fn scaleway_secret(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, nodes:
             let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_owned();
             return s.fail(format!(
                 "the Kubernetes API of `{}` did not take the Secret `{}`: {last}",
-                c.name,
-                layout::SCALEWAY_SECRET
+                c.name, SCALEWAY_SECRET
             ));
         }
         attempt += 1;
         s.sleep(std::time::Duration::from_secs(10));
     }
     let after = version(s)?;
-    let consumers = secret_consumers(ctx, c, layout::SCALEWAY_SECRET);
+    let consumers = secret_consumers(ctx, c, SCALEWAY_SECRET);
     if s.plan {
         let names: Vec<String> = consumers.iter().map(|(k, ns, n)| format!("{ns}/{k}/{n}")).collect();
         s.note(&format!("when the key changed, restarts {} (they read it at start)", names.join(", ")));
@@ -517,7 +513,7 @@ fn scaleway_secret(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, nodes:
 /// read the Secret `secret` (`envFrom.secretRef`, `env[].valueFrom.secretKeyRef`, or a
 /// `secret` volume): `(kind, namespace, name)`.
 pub fn secret_consumers(ctx: &Ctx<'_>, c: &ClusterTarget, secret: &str) -> Vec<(String, String, String)> {
-    let path = layout::node_patch_candidates(&ctx.target.env, &c.name, true, "", "")[1].clone();
+    let path = paths::talos_role_doc(&ctx.target.env, &c.name, true, "");
     ctx.out.get(&path).map(|b| consumers_in(&String::from_utf8_lossy(b), secret)).unwrap_or_default()
 }
 
@@ -576,13 +572,13 @@ pub fn apply(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
     }
     let vars = cluster_vars(ctx);
     let with = |cmd: Cmd| cmd.envs(&vars);
-    s.run(with(tofu(ctx, layout::CLUSTER, &["init", "-input=false"])))?;
-    let state = s.run(with(tofu(ctx, layout::CLUSTER, &["state", "list"])).plan_stdout(""))?;
+    s.run(with(tofu(ctx, CLUSTER, &["init", "-input=false"])))?;
+    let state = s.run(with(tofu(ctx, CLUSTER, &["state", "list"])).plan_stdout(""))?;
     let state = state.stdout_str();
     // The whole root, in the variables file's modes (never a reboot), shown and confirmed.
     let plan_all = ctx.work.file("cluster.tfplan");
-    s.run(with(tofu(ctx, layout::CLUSTER, &["plan", "-input=false", &format!("-out={}", display(&plan_all))])))?;
-    s.run(with(tofu(ctx, layout::CLUSTER, &["show", &display(&plan_all)])))?;
+    s.run(with(tofu(ctx, CLUSTER, &["plan", "-input=false", &format!("-out={}", display(&plan_all))])))?;
+    s.run(with(tofu(ctx, CLUSTER, &["show", &display(&plan_all)])))?;
     s.confirm(&format!(
         "apply this plan to the cluster root of `{}`, one node at a time with a health check after each?",
         ctx.target.env
@@ -613,9 +609,9 @@ pub fn apply(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
         for (i, node) in nodes.control_plane.iter().enumerate() {
             let index = i + 1;
             s.note(&format!("control-plane node {} ({index}/{})", node.hostname, nodes.control_plane.len()));
-            let mut targets = vec![layout::control_plane_target(&c.name, index)];
+            let mut targets = vec![names::control_plane_target(&c.name, index)];
             if index == 1 {
-                targets.push(layout::bootstrap_target(&c.name));
+                targets.push(names::bootstrap_target(&c.name));
             }
             gated_node(
                 s,
@@ -639,7 +635,7 @@ pub fn apply(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
         let Some(first) = nodes.control_plane.first() else { continue };
         for w in &nodes.workers {
             s.note(&format!("worker {}", w.hostname));
-            let targets = vec![layout::worker_target(&c.name, &w.hostname)];
+            let targets = vec![names::worker_target(&c.name, &w.hostname)];
             let was = done.workers.contains(&w.hostname);
             gated_node(s, ctx, &vars, c, &tc, w, &format!("{}-{}", c.name, w.hostname), &targets, was)?;
             workers_in.insert(w.hostname.clone());
@@ -649,12 +645,8 @@ pub fn apply(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
     }
     s.note("everything else left in the plan (the kubeconfig resource), in the variables file's modes");
     let rest = ctx.work.file("cluster-rest.tfplan");
-    s.run(with(tofu(ctx, layout::CLUSTER, &["plan", "-input=false", &format!("-out={}", display(&rest))])))?;
-    s.run(with(tofu(
-        ctx,
-        layout::CLUSTER,
-        &saved_plan_apply(&[], &rest).iter().map(String::as_str).collect::<Vec<_>>(),
-    )))?;
+    s.run(with(tofu(ctx, CLUSTER, &["plan", "-input=false", &format!("-out={}", display(&rest))])))?;
+    s.run(with(tofu(ctx, CLUSTER, &saved_plan_apply(&[], &rest).iter().map(String::as_str).collect::<Vec<_>>())))?;
     for c in ctx.built_clusters() {
         let nodes = nodes_of(s, &inv, c)?;
         let tc = ctx.work.file(&format!("{}.talosconfig", c.name));

@@ -6,12 +6,12 @@
 
 use std::path::Path;
 
-use super::layout;
 use super::runner::Cmd;
 use super::session::{Session, StepResult};
 use super::target::Target;
 use crate::artifacts::ArtifactSet;
 use crate::digest::sha256_hex;
+use crate::layout::paths;
 use crate::model::IMAGE_FACTORY;
 
 pub fn register(s: &mut Session<'_>, target: &Target, out: &ArtifactSet, out_dir: &Path) -> StepResult {
@@ -21,7 +21,7 @@ pub fn register(s: &mut Session<'_>, target: &Target, out: &ArtifactSet, out_dir
             continue;
         }
         seen.push(image.schematic.clone());
-        let rel = layout::schematic_file(&image.schematic);
+        let rel = paths::schematic_file(&image.schematic);
         let Some(bytes) = out.get(&rel) else {
             return s.fail(format!("out/ has no {rel}; run `fleetc build`"));
         };

@@ -24,57 +24,21 @@
 //!    it) and the kubeconfig fetched; after each node, `talosctl health` expects the nodes
 //!    configured so far.
 
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::cluster::{Node, Nodes, health, kubeconfig_file, talosconfig, talosctl};
-use super::layout;
 use super::runner::Cmd;
 use super::session::{Session, Step, StepResult};
 use super::target::ClusterTarget;
 use super::work::display;
 use super::{Ctx, render};
-
-/// `metal/<env>/<cluster>/machines.yaml`, as `emit::metal` writes it.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Inventory {
-    pub cluster: String,
-    pub machines: Vec<Machine>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Machine {
-    pub hostname: String,
-    pub role: String,
-    pub address: String,
-    #[serde(default)]
-    pub mac: Option<String>,
-    #[serde(default)]
-    pub install_disk: Option<Disk>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Disk {
-    #[serde(default)]
-    pub size: Option<String>,
-    #[serde(default)]
-    pub model: Option<String>,
-    #[serde(default)]
-    pub serial: Option<String>,
-    #[serde(default)]
-    pub wwid: Option<String>,
-    #[serde(default)]
-    pub bus_path: Option<String>,
-    #[serde(default)]
-    pub device: Option<String>,
-}
+use crate::layout::inventory::{Disk, Inventory, Machine};
+use crate::layout::paths;
+use crate::model::Role;
 
 /// The inventory of `cluster`, from the checked build.
 pub fn inventory(s: &Session<'_>, ctx: &Ctx<'_>, cluster: &str) -> StepResult<Inventory> {
-    let path = layout::metal_inventory(&ctx.target.env, cluster);
+    let path = paths::metal_inventory(&ctx.target.env, cluster);
     let bytes = ctx.out.get(&path).ok_or_else(|| s.failure(format!("out/ has no {path}")))?;
     let text = std::str::from_utf8(bytes).map_err(|e| s.failure(format!("{path}: {e}")))?;
     serde_saphyr::from_str(text).map_err(|e| s.failure(format!("{path}: {e}")))
@@ -88,13 +52,10 @@ pub fn nodes(inv: &Inventory) -> Nodes {
         address: m.address.clone(),
         talos_endpoint: m.address.clone(),
     };
-    let mut workers: Vec<Node> = inv.machines.iter().filter(|m| m.role != "controlplane").map(node).collect();
+    let cp = |m: &&Machine| m.role == Role::ControlPlane.as_str();
+    let mut workers: Vec<Node> = inv.machines.iter().filter(|m| !cp(m)).map(node).collect();
     workers.sort_by(|a, b| a.hostname.cmp(&b.hostname));
-    Nodes {
-        control_plane: inv.machines.iter().filter(|m| m.role == "controlplane").map(node).collect(),
-        workers,
-        kubernetes_api: None,
-    }
+    Nodes { control_plane: inv.machines.iter().filter(cp).map(node).collect(), workers, kubernetes_api: None }
 }
 
 /// What a machine in maintenance mode reports of itself.
@@ -345,6 +306,7 @@ mod tests {
             address: "10.30.0.11".into(),
             mac: mac.map(Into::into),
             install_disk: serial.map(|s| Disk { serial: Some(s.into()), ..Disk::default() }),
+            ..Machine::default()
         }
     }
 

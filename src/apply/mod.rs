@@ -21,7 +21,6 @@ mod cluster;
 pub mod environment;
 mod factory;
 pub mod image;
-pub mod layout;
 pub mod metal;
 mod render;
 mod runner;
@@ -45,7 +44,7 @@ pub use upgrade::{UpgradeOptions, upgrade};
 pub use work::PLACEHOLDER;
 
 use crate::artifacts::ArtifactSet;
-use crate::layout::names::TALOS_SECRETS_INPUT;
+use crate::layout::names::{SCALEWAY_API_KEY_INPUT, TALOS_SECRETS_INPUT};
 use crate::model::{ApplyMode, Version};
 use crate::secrets::{self, Identity, Plaintext};
 use target::ClusterTarget;
@@ -369,7 +368,7 @@ fn open_sealed(
                     .map_err(|e| s.failure(format!("cannot write a private file: {e}")))?;
                 ctx.bundles.insert(c.name.clone(), file);
             }
-            if name == layout::SCALEWAY_API_KEY_INPUT {
+            if name == SCALEWAY_API_KEY_INPUT {
                 cluster::scaleway_key(plain.as_str().unwrap_or_default())
                     .map_err(|e| s.failure(format!("the sealed `{name}` of `{}` {e}", c.name)))?;
             }

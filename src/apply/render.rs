@@ -10,13 +10,13 @@
 
 use std::path::{Path, PathBuf};
 
-use super::layout;
 use super::runner::Cmd;
 use super::session::{Failure, Session, Step, StepResult};
 use super::target::{ClusterTarget, NodeTarget};
 use super::work::{Work, display};
 use super::{Inputs, Runner};
 use crate::layout::names::TALOS_SECRETS_INPUT;
+use crate::layout::paths;
 use crate::model::Role;
 use crate::secrets::{self, Identity};
 
@@ -144,11 +144,11 @@ pub fn render(
             .iter()
             .map(|n| {
                 // A node with user patches of its own is rendered on its own.
-                let mine = layout::node_patch_dir(&inp.target.env, cluster, &n.hostname);
+                let mine = paths::node_patch_dir(&inp.target.env, cluster, &n.hostname);
                 if inp.build.paths().any(|p| p.starts_with(&mine)) {
                     return None;
                 }
-                let own = layout::node_patch_candidates(&inp.target.env, cluster, cp, &n.pool, &n.hostname).pop()?;
+                let own = paths::node_patch_candidates(&inp.target.env, cluster, cp, &n.pool, &n.hostname).pop()?;
                 hostname_only(inp.build.get(&own)?).filter(|h| *h == n.hostname)
             })
             .collect();
@@ -240,14 +240,14 @@ pub(super) fn node_config(
     let mut cmd = gen_config(c, bundle)
         .args(["--output-types", if cp { "controlplane" } else { "worker" }])
         .args(["--install-image", &node.installer]);
-    let mut files: Vec<String> = layout::node_patch_candidates(env, cluster, cp, &node.pool, &node.hostname)
+    let mut files: Vec<String> = paths::node_patch_candidates(env, cluster, cp, &node.pool, &node.hostname)
         .into_iter()
         .filter(|p| build.get(p).is_some())
         .collect();
     // The user's patches of the node's pool, then the node's own, last (docs/talos.md,
     // "Patches").
     for dir in
-        [layout::pool_patch_dir(env, cluster, cp, &node.pool), layout::node_patch_dir(env, cluster, &node.hostname)]
+        [paths::pool_patch_dir(env, cluster, cp, &node.pool), paths::node_patch_dir(env, cluster, &node.hostname)]
     {
         files.extend(files_in(build, &dir));
     }
@@ -271,9 +271,9 @@ fn shared_patches(
     work: &Work,
 ) -> Result<Vec<(PathBuf, Vec<u8>)>, String> {
     let mut out = Vec::new();
-    let mut fleetc = layout::node_patch_candidates(&inp.target.env, cluster, cp, pool, "");
+    let mut fleetc = paths::node_patch_candidates(&inp.target.env, cluster, cp, pool, "");
     fleetc.pop(); // the node's own
-    let user = layout::pool_patch_dir(&inp.target.env, cluster, cp, pool);
+    let user = paths::pool_patch_dir(&inp.target.env, cluster, cp, pool);
     for p in fleetc.into_iter().chain(files_in(inp.build, &user)) {
         if let Some(bytes) = inp.build.get(&p) {
             out.push((private_copy(work, &p, bytes)?, bytes.to_vec()));

@@ -10,9 +10,10 @@
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 use super::Ctx;
-use super::layout::{self, KUBERNETES_SWITCH_VAR, TALOS_SWITCH_VAR};
 use super::session::{Failure, Session, Step, StepResult};
 use super::tofu::{self, tofu, var};
+use crate::layout::names::{KUBERNETES_SWITCH_VAR, TALOS_SWITCH_VAR};
+use crate::layout::paths::{self, CLOUD};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Switch {
@@ -45,7 +46,7 @@ fn set(s: &mut Session<'_>, ctx: &Ctx<'_>, which: Switch, open: bool) -> StepRes
     args.push(var(TALOS_SWITCH_VAR, open && which.talos()));
     args.push(var(KUBERNETES_SWITCH_VAR, open && which.kubernetes()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let cmd = tofu(ctx, layout::CLOUD, &args);
+    let cmd = tofu(ctx, CLOUD, &args);
     // Closing is cleanup: it still runs after a signal, and is not interrupted by another.
     s.run(if open { cmd } else { cmd.cleanup() })?;
     Ok(())
@@ -93,7 +94,7 @@ pub fn with_switch<T>(
             "{}; the {} may still be open: close it by hand with `tofu -chdir={} apply {} -var={TALOS_SWITCH_VAR}=false -var={KUBERNETES_SWITCH_VAR}=false` (the credentials in its environment, docs/apply.md)",
             c.message,
             if which == Switch::KubernetesApi { "operator's path to the Kubernetes API" } else { "Talos API switch" },
-            super::work::display(&ctx.tofu_copy.join(layout::tofu_root(&ctx.target.env, layout::CLOUD))),
+            super::work::display(&ctx.tofu_copy.join(paths::tofu_root(&ctx.target.env, CLOUD))),
             ctx.cloud_vars.join(" "),
         ),
     });

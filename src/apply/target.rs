@@ -55,7 +55,7 @@ pub struct ClusterTarget {
     /// fleet.kdl's apply mode: how `fleetc apply`'s health-gated path applies a change (R19).
     pub apply_mode: ApplyMode,
     /// The mode the cluster root's variables file gives a plain `tofu apply`, which never
-    /// reboots a running node ([`crate::emit::tofu::root_apply_mode`]): what `fleetc apply`
+    /// reboots a running node ([`ApplyMode::root_mode`]): what `fleetc apply`
     /// passes for a change that needs no reboot, so that both store the same mode.
     pub root_mode: ApplyMode,
     pub endpoint_url: String,
@@ -188,12 +188,12 @@ pub fn of(fleet: &Fleet, env: &str) -> Option<Target> {
                 kubernetes: c.kubernetes.value,
                 managed: c.is_managed(),
                 apply_mode: c.apply_mode.value,
-                root_mode: crate::emit::tofu::root_apply_mode(c.apply_mode.value, talos),
+                root_mode: c.apply_mode.value.root_mode(talos),
                 endpoint_url: c.endpoint_url(),
                 control_plane,
                 workers,
                 sealed: c.sealed.iter().map(|s| s.value.clone()).collect(),
-                kubernetes_api: crate::emit::tofu::kubernetes_api(fleet, e, c),
+                kubernetes_api: e.kubernetes_api(c),
                 database_secrets: database_secrets(fleet, e, c),
             }
         })

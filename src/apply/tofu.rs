@@ -5,16 +5,17 @@
 use serde_json::{Value, json};
 
 use super::Ctx;
-use super::layout::{self, GATEWAY_IP_VAR, KUBERNETES_SWITCH_VAR, TALOS_SWITCH_VAR};
 use super::runner::Cmd;
 use super::session::{Session, StepResult};
 use super::target::ProviderTarget;
 use super::work::display;
+use crate::layout::names::{GATEWAY_IP_VAR, KUBERNETES_SWITCH_VAR, TALOS_SWITCH_VAR};
+use crate::layout::paths::{self, CLOUD};
 
 /// `tofu -chdir=<working copy>/tofu/<env>/<root> <args…>` with the credentials in its
 /// environment: tofu never runs in out/ ([`super::work::tofu_copy_root`]).
 pub fn tofu(ctx: &Ctx<'_>, root: &str, args: &[&str]) -> Cmd {
-    let dir = ctx.tofu_copy.join(layout::tofu_root(&ctx.target.env, root));
+    let dir = ctx.tofu_copy.join(paths::tofu_root(&ctx.target.env, root));
     Cmd::new("tofu").arg(format!("-chdir={}", display(&dir))).args(args.iter().copied()).envs(&ctx.tofu_env())
 }
 
@@ -115,14 +116,8 @@ pub fn plan_show_apply(s: &mut Session<'_>, ctx: &Ctx<'_>, root: &str, extra: &[
 }
 
 pub fn cloud(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
-    init(s, ctx, layout::CLOUD)?;
+    init(s, ctx, CLOUD)?;
     let mut vars = ctx.cloud_vars.clone();
     vars.extend(closed_vars(has_switches(ctx)));
-    plan_show_apply(
-        s,
-        ctx,
-        layout::CLOUD,
-        &vars,
-        &format!("apply this plan to the cloud root of `{}`?", ctx.target.env),
-    )
+    plan_show_apply(s, ctx, CLOUD, &vars, &format!("apply this plan to the cloud root of `{}`?", ctx.target.env))
 }

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::layout::paths;
 use crate::secrets::PrivateDir;
 
 pub enum Work {
@@ -56,17 +57,24 @@ pub fn tofu_copy_root(fleet_dir: &Path) -> PathBuf {
     if fleet_dir.as_os_str().is_empty() || fleet_dir == Path::new(".") { rel } else { fleet_dir.join(rel) }
 }
 
+/// The directories of the build the working copy of `env` holds.
+fn copied_dirs(env: &str) -> [String; 5] {
+    [
+        paths::TOFU_MODULES_DIR.to_owned(),
+        paths::SCHEMATICS_DIR.to_owned(),
+        paths::tofu_env_dir(env),
+        paths::talos_env_dir(env),
+        paths::argocd_env_dir(env),
+    ]
+}
+
 /// Whether `rel` (a path of the build) belongs in the working copy of `env`: the roots and
 /// modules tofu runs, the Talos documents the cluster root reads, and every other file apply
 /// hands a tool (the schematics curl posts, the Argo CD bootstrap kubectl applies). Tools
 /// read the copy, written from the checked build's bytes, never out/, which may change
 /// while they run.
 pub fn in_tofu_copy(rel: &str, env: &str) -> bool {
-    rel.starts_with("tofu/modules/")
-        || rel.starts_with("schematics/")
-        || rel.starts_with(&format!("tofu/{env}/"))
-        || rel.starts_with(&format!("talos/{env}/"))
-        || rel.starts_with(&format!("argocd/{env}/"))
+    copied_dirs(env).iter().any(|dir| rel.starts_with(&format!("{dir}/")))
 }
 
 /// Brings the working copy of `env` to the build's bytes: writes what differs, removes the
@@ -87,13 +95,7 @@ pub fn sync_tofu_copy(
     std::fs::set_permissions(base, std::fs::Permissions::from_mode(0o700))?;
     std::fs::write(base.join(".gitignore"), "# fleetc's working copy for tofu (docs/apply.md)\n*\n")?;
     let wanted: std::collections::BTreeSet<&str> = build.paths().filter(|p| in_tofu_copy(p, env)).collect();
-    for dir in [
-        "tofu/modules".to_owned(),
-        "schematics".to_owned(),
-        format!("tofu/{env}"),
-        format!("talos/{env}"),
-        format!("argocd/{env}"),
-    ] {
+    for dir in copied_dirs(env) {
         remove_stale(root, &root.join(&dir), &wanted)?;
     }
     for rel in &wanted {

@@ -292,7 +292,7 @@ fn vendored(fleet: &Fleet) -> Vec<(&Vendored, String, Vec<&Cluster>)> {
         let receivers: Vec<(String, &Cluster)> = fleet
             .clusters()
             .filter(|(_, c)| c.addons.iter().any(|a| a.value == addon.name.value))
-            .map(|(e, c)| (format!("talos/{}/{}/controlplane.yaml", e.name.value, c.name.value), c))
+            .map(|(e, c)| (crate::layout::paths::talos_role_doc(&e.name.value, &c.name.value, true, ""), c))
             .collect();
         let carried = match receivers.as_slice() {
             [] => "embedded nowhere yet".to_owned(),

@@ -3,4 +3,6 @@
 //! a writer (`emit`) and a reader (`apply`, `review`, `check`) must agree on is one function or
 //! constant here, and both sides call it. It imports nothing of the crate, so every stage can.
 
+pub mod inventory;
 pub mod names;
+pub mod paths;

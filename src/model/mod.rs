@@ -6,6 +6,8 @@
 //! The model holds no KDL type; user-named values keep their [`Spanned`] place so that
 //! `check` can point at them.
 
+mod api;
+mod apply_mode;
 pub mod gitops;
 pub mod k8s;
 pub mod patch;
@@ -18,6 +20,7 @@ use std::net::Ipv4Addr;
 
 use crate::diag::Span;
 pub use crate::diag::Spanned;
+pub use api::KUBERNETES_API_PORT;
 pub use patch::{Patch, PatchLevel};
 pub use resolve::{Loader, nearest_path, resolve};
 pub use values::{ApplyMode, Bytes, Ipv4Net, Ipv4Range, Runtime, TaintEffect, Version};

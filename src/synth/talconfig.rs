@@ -3,7 +3,7 @@
 //! "talhelper side by side").
 //!
 //! Everything comes from the model ([`ClusterTarget`]: names, versions, nodes, installers)
-//! and from the Talos documents of the build in out/ ([`layout`]), which talhelper applies
+//! and from the Talos documents of the build in out/ ([`paths`]), which talhelper applies
 //! as its own patches in fleetc's order: the cluster's `common.yaml` (talhelper's
 //! cluster-wide `patches`), then per node its role's document (`controlplane.yaml` or
 //! `workers/<pool>.yaml`), its own `nodes/<host>.yaml` and the pool's user patches (a
@@ -18,21 +18,21 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use crate::apply::layout;
 use crate::apply::target::{ClusterTarget, ImageTarget};
+use crate::layout::paths;
 use crate::model::Role;
 
 /// The talconfig of cluster `c` of environment `env`, whose build is `out_dir` (absolute:
 /// patches are `@<path>` file references). Nodes get synthetic addresses (talhelper asks one
 /// per node for the talosconfig's endpoints; fleetc leaves them to the cloud's inventory).
 pub fn talconfig(env: &str, c: &ClusterTarget, images: &[ImageTarget], out_dir: &Path) -> String {
-    let dir = layout::talos_dir(env, &c.name);
+    let dir = paths::talos_dir(env, &c.name);
     let existing = |rel: &str| -> Option<String> {
         let p = out_dir.join(rel);
         p.is_file().then(|| format!("@{}", p.display()))
     };
     let user_patches = |cp: bool, pool: &str| -> Vec<String> {
-        let rel = layout::pool_patch_dir(env, &c.name, cp, pool);
+        let rel = paths::pool_patch_dir(env, &c.name, cp, pool);
         let mut files: Vec<String> = std::fs::read_dir(out_dir.join(&rel))
             .map(|rd| rd.flatten().filter(|e| e.path().is_file()).map(|e| format!("@{}", e.path().display())).collect())
             .unwrap_or_default();
@@ -41,14 +41,14 @@ pub fn talconfig(env: &str, c: &ClusterTarget, images: &[ImageTarget], out_dir: 
     };
     let schematic = |id: &str| -> Value {
         let Some(img) = images.iter().find(|i| i.schematic_id == id) else { return Value::Null };
-        let text = std::fs::read_to_string(out_dir.join(layout::schematic_file(&img.schematic))).unwrap_or_default();
+        let text = std::fs::read_to_string(out_dir.join(paths::schematic_file(&img.schematic))).unwrap_or_default();
         serde_saphyr::from_str::<Value>(&text).unwrap_or(Value::Null)
     };
     let mut nodes = Vec::new();
     for (i, n) in c.nodes().enumerate() {
         let cp = n.role == Role::ControlPlane;
         let mut patches: Vec<String> = Vec::new();
-        let candidates = layout::node_patch_candidates(env, &c.name, cp, &n.pool, &n.hostname);
+        let candidates = paths::node_patch_candidates(env, &c.name, cp, &n.pool, &n.hostname);
         // common.yaml is the cluster-wide patch; the role's and the node's follow here.
         patches.extend(candidates[1..].iter().filter_map(|p| existing(p)));
         patches.extend(user_patches(cp, &n.pool));

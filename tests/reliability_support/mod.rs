@@ -244,9 +244,9 @@ fn plans(fx: &Fixture) -> String {
 
 /// The state address each targeted plan of the cluster root creates (`tofu state list` of the
 /// next run lists it): the node's `talos_machine_configuration_apply`, as fleetc reads it
-/// (`apply::layout::control_plane_target`, `worker_target`).
+/// (`layout::names::control_plane_target`, `worker_target`).
 fn plan_states(fx: &Fixture) -> String {
-    use fleetc::apply::layout::{control_plane_target, worker_target};
+    use fleetc::layout::names::{control_plane_target, worker_target};
     let mut out = String::new();
     for c in fx.target.clusters.iter().filter(|c| !c.managed) {
         let mut all = Vec::new();

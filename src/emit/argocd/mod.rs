@@ -24,8 +24,10 @@ use objects::{
     IgnoreDifference, Meta, Object, ProjectSpec, RESOURCES_FINALIZER, Retry, Source, SyncPolicy,
 };
 
-use super::{EmitError, EmitResult, HEADER, capi};
+use super::{EmitError, EmitResult, HEADER};
 use crate::artifacts::set::ArtifactSet;
+use crate::layout::names::{WORKLOAD_CLUSTER_KINDS, WORKLOAD_KINDS};
+use crate::layout::paths;
 use crate::model::gitops::{
     self, ADMIN_PROJECT, CAPI_CLUSTERS_PROJECT, CAPI_PROJECT, CAPI_STAGES, IN_CLUSTER, ROOT, SECRETS,
 };
@@ -100,7 +102,7 @@ fn write(out: &mut ArtifactSet, path: String, docs: &[Object]) -> Result<(), Emi
 
 /// `argocd/<env>/<cluster>`, inside out/.
 pub(crate) fn dir(env: &Environment, c: &Cluster) -> String {
-    format!("argocd/{}/{}", env.name.value, c.name.value)
+    paths::argocd_dir(&env.name.value, &c.name.value)
 }
 
 /// Where a cluster's apps go: in-cluster for its own Argo CD, by registered name otherwise.
@@ -225,7 +227,7 @@ impl Ctx<'_> {
 
     /// What the apply step puts in place on a cluster that runs Argo CD.
     fn bootstrap(&self, env: &Environment, c: &Cluster, out: &mut ArtifactSet) -> Result<(), EmitError> {
-        let base = format!("{}/bootstrap", dir(env, c));
+        let base = paths::argocd_bootstrap_dir(&env.name.value, &c.name.value);
         let cm = ConfigMap {
             api_version: "v1",
             kind: "ConfigMap",
@@ -341,7 +343,9 @@ impl Ctx<'_> {
                 // kind, and with them the workload clusters.
                 let spec = ApplicationSpec {
                     project: CAPI_PROJECT.to_owned(),
-                    source: Some(self.fleet_source(&format!("out/{}/{stage}", capi::providers_dir(&c.name.value)))),
+                    source: Some(
+                        self.fleet_source(&format!("out/{}/{stage}", paths::capi_providers_dir(&c.name.value))),
+                    ),
                     sources: Vec::new(),
                     destination: destination(c, None),
                     sync_policy: sync_policy(Some(false), &["ServerSideApply=true", RESPECT_IGNORE_DIFFERENCES]),
@@ -362,7 +366,7 @@ impl Ctx<'_> {
                 let spec = ApplicationSpec {
                     project: CAPI_CLUSTERS_PROJECT.to_owned(),
                     source: Some(
-                        self.fleet_source(&format!("out/{}", capi::workload_dir(&c.name.value, &w.name.value))),
+                        self.fleet_source(&format!("out/{}", paths::capi_workload_dir(&c.name.value, &w.name.value))),
                     ),
                     sources: Vec::new(),
                     destination: Destination {
@@ -483,8 +487,8 @@ impl Ctx<'_> {
                             server: Some(IN_CLUSTER.to_owned()),
                         })
                         .collect(),
-                    cluster_resource_whitelist: kinds(&capi::WORKLOAD_CLUSTER_KINDS),
-                    namespace_resource_whitelist: kinds(&capi::WORKLOAD_KINDS),
+                    cluster_resource_whitelist: kinds(&WORKLOAD_CLUSTER_KINDS),
+                    namespace_resource_whitelist: kinds(&WORKLOAD_KINDS),
                 },
             ));
         }

@@ -37,32 +37,6 @@ use crate::model::Fleet;
 pub use talos_docs::{Disposition, PatchDocument, disposition};
 pub use workload::max_unhealthy;
 
-/// `capi/<mgmt>/providers`: the provider set of a management cluster (inside out/).
-pub fn providers_dir(mgmt: &str) -> String {
-    format!("capi/{mgmt}/providers")
-}
-
-/// `capi/<mgmt>/<cluster>`: the objects of one managed cluster (inside out/). The Argo CD
-/// family delivers exactly this directory (`fleet-capi-cluster-<cluster>`, R9).
-pub fn workload_dir(mgmt: &str, cluster: &str) -> String {
-    format!("capi/{mgmt}/{cluster}")
-}
-
-/// The `(group, kind)` of the cluster-scoped objects [`workload_dir`] holds (the cluster's
-/// namespace), and of its namespaced ones below. The AppProject of the Application that
-/// delivers the directory permits exactly these (contract test: `tests/contracts.rs`).
-pub const WORKLOAD_CLUSTER_KINDS: [(&str, &str); 1] = [("", "Namespace")];
-/// See [`WORKLOAD_CLUSTER_KINDS`].
-pub const WORKLOAD_KINDS: [(&str, &str); 7] = [
-    ("bootstrap.cluster.x-k8s.io", "TalosConfigTemplate"),
-    ("cluster.x-k8s.io", "Cluster"),
-    ("cluster.x-k8s.io", "MachineDeployment"),
-    ("cluster.x-k8s.io", "MachineHealthCheck"),
-    ("controlplane.cluster.x-k8s.io", "TalosControlPlane"),
-    ("infrastructure.cluster.x-k8s.io", "ProxmoxCluster"),
-    ("infrastructure.cluster.x-k8s.io", "ProxmoxMachineTemplate"),
-];
-
 pub fn emit(fleet: &Fleet) -> EmitResult {
     let mut out = ArtifactSet::new();
     for (env, mgmt) in fleet.clusters() {
@@ -97,7 +71,7 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
             mgmt.name,
             yaml::to_yaml(&SealedSet { secrets: sealed }).map_err(|e| EmitError(e.to_string()))?
         );
-        out.insert(format!("capi/{}/sealed.yaml", mgmt.name), text)?;
+        out.insert(format!("{}/sealed.yaml", crate::layout::paths::capi_dir(&mgmt.name.value)), text)?;
     }
     Ok(out)
 }

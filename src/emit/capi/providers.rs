@@ -96,7 +96,7 @@ fn version_of(capi: &ClusterApi, kind: &str) -> Version {
 }
 
 pub(super) fn emit(mgmt: &str, capi: &ClusterApi, out: &mut ArtifactSet) -> Result<(), EmitError> {
-    let base = super::providers_dir(mgmt);
+    let base = crate::layout::paths::capi_providers_dir(mgmt);
     let vendored = [("00-cert-manager", &capi.cert_manager), ("10-capi-operator", &capi.operator_manifest)];
     for (name, v) in vendored {
         let Some(v) = v else { continue };

@@ -64,7 +64,7 @@ pub(super) fn emit(
     };
     let bootstrap = capi.bootstrap_talos.value;
     let ctx = Ctx { fleet, env, proxmox, cluster, ns: name.to_owned(), bootstrap };
-    let dir = super::workload_dir(&mgmt.name.value, name);
+    let dir = crate::layout::paths::capi_workload_dir(&mgmt.name.value, name);
 
     let ns: Object<NoSpec> =
         Object { api_version: "v1", kind: "Namespace", metadata: Metadata::cluster_scoped(name), spec: None };

@@ -12,35 +12,14 @@
 //! `internal/frontend/http/templates/llms.txt` l.79-92 and l.110-120; the installer
 //! reference of `internal/frontend/http/ui.go` l.698-704, `<platform>-installer`).
 
-use serde::Serialize;
-
 use super::{EmitError, EmitResult, HEADER, yaml};
 use crate::artifacts::set::ArtifactSet;
+use crate::layout::inventory::{BootAssets, Disk, Inventory, Machine as MachineEntry};
+use crate::layout::paths;
 use crate::model::{Cluster, Environment, Fleet, IMAGE_FACTORY, Machine, Pool, Provider, Schematic, Version};
 
 /// The Image Factory's PXE host (`llms.txt` l.110, "PXE API").
 pub const PXE_HOST: &str = "pxe.talos.dev";
-
-/// The Image Factory boot assets of one schematic, Talos version and architecture.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BootAssets {
-    /// `metal-<arch>.iso`: the ISO to boot from USB or virtual media.
-    pub iso: String,
-    /// `kernel-<arch>`, `initramfs-<arch>.xz` and `cmdline-metal-<arch>`: PXE boot.
-    pub kernel: String,
-    pub initramfs: String,
-    pub cmdline: String,
-    /// The iPXE script that chains kernel and initramfs (`chain --replace --autofree <url>`).
-    pub ipxe: String,
-    /// `metal-<arch>.raw.xz`: the disk image to write to the install disk (SBCs).
-    pub raw: String,
-    /// `metal-<arch>-secureboot-uki.efi`: the signed UKI a SecureBoot machine network-boots
-    /// (its kernel and initramfs are inside; the unsigned `kernel`/`initramfs` do not boot under
-    /// SecureBoot). Only for a SecureBoot pool.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub uki: Option<String>,
-}
 
 /// The boot assets of `schematic` at `talos` for `arch` (`amd64`, `arm64`), the SecureBoot
 /// variants when `secure_boot` (siderolabs/image-factory v1.4.0 `internal/profile/profile.go`:
@@ -60,62 +39,6 @@ pub fn boot_assets(schematic: &Schematic, talos: Version, arch: &str, secure_boo
     }
 }
 
-/// `machines.yaml`: what `fleetc apply` and the person at the rack need of each machine.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Inventory {
-    pub cluster: String,
-    pub talos_version: String,
-    pub kubernetes_version: String,
-    pub endpoint: String,
-    pub platform: &'static str,
-    pub machines: Vec<MachineEntry>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MachineEntry {
-    pub hostname: String,
-    /// `controlplane` or `worker`.
-    pub role: &'static str,
-    pub pool: String,
-    pub address: String,
-    /// The MAC address `fleetc apply` expects the machine to report in maintenance mode.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mac: Option<String>,
-    pub arch: String,
-    /// The install disk selector, as written (`serial`, `wwid`, `model`, `size`, `busPath`,
-    /// `device`): the machine's disks as reported in maintenance mode must contain one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub install_disk: Option<DiskEntry>,
-    pub schematic: String,
-    pub installer: String,
-    pub boot: BootAssets,
-}
-
-#[derive(Debug, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DiskEntry {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub serial: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub wwid: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bus_path: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub device: Option<String>,
-}
-
-/// The inventory's path: `metal/<env>/<cluster>/machines.yaml` (read by `fleetc apply`
-/// through `apply::layout::metal_inventory`).
-pub fn inventory_path(env: &str, cluster: &str) -> String {
-    format!("metal/{env}/{cluster}/machines.yaml")
-}
-
 fn entry(
     fleet: &Fleet,
     env: &Environment,
@@ -128,7 +51,7 @@ fn entry(
         .ok_or_else(|| EmitError(format!("schematic `{}` of pool `{}` is not declared", pool.schematic, pool.name)))?;
     let address = m.address.as_ref().ok_or_else(|| EmitError(format!("machine `{}` has no address", m.hostname)))?;
     let v = |f: &Option<crate::model::Spanned<String>>| f.as_ref().map(|x| x.value.clone());
-    let install_disk = m.settings.install_disk.as_ref().map(|d| DiskEntry {
+    let install_disk = m.settings.install_disk.as_ref().map(|d| Disk {
         size: v(&d.size),
         model: v(&d.model),
         serial: v(&d.serial),
@@ -139,7 +62,7 @@ fn entry(
     let talos = cluster.talos.value;
     Ok(MachineEntry {
         hostname: m.hostname.clone(),
-        role: pool.role.as_str(),
+        role: pool.role.as_str().to_owned(),
         pool: pool.name.value.clone(),
         address: address.value.to_string(),
         mac: m.mac.as_ref().map(|x| x.value.to_ascii_lowercase()),
@@ -166,7 +89,7 @@ pub fn inventory(fleet: &Fleet, env: &Environment, cluster: &Cluster) -> Result<
         talos_version: cluster.talos.value.v(),
         kubernetes_version: cluster.kubernetes.value.to_string(),
         endpoint: cluster.endpoint_url(),
-        platform: env.platform(),
+        platform: env.platform().to_owned(),
         machines,
     })
 }
@@ -178,10 +101,10 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
         for cluster in &env.clusters {
             let inv = inventory(fleet, env, cluster)?;
             let text = yaml::documents(Some(HEADER), &[&inv]).map_err(|e| EmitError(e.to_string()))?;
-            out.insert(inventory_path(&env.name.value, &cluster.name.value), text.as_bytes())?;
+            out.insert(paths::metal_inventory(&env.name.value, &cluster.name.value), text.as_bytes())?;
             readme.push_str(&readme_cluster(env, &inv));
         }
-        out.insert(format!("metal/{}/README.md", env.name.value), readme.as_bytes())?;
+        out.insert(paths::readme(&paths::metal_env_dir(&env.name.value)), readme.as_bytes())?;
     }
     Ok(out)
 }
@@ -207,9 +130,12 @@ fn readme_head(env: &Environment) -> String {
 
 fn readme_cluster(env: &Environment, inv: &Inventory) -> String {
     let mut s = format!(
-        "\n## Cluster `{}` (Talos {}, Kubernetes {})\n\nInventory: `metal/{}/{}/machines.yaml`.\n\n\
+        "\n## Cluster `{}` (Talos {}, Kubernetes {})\n\nInventory: `{}`.\n\n\
          | machine | role | address | MAC | arch | ISO | iPXE |\n|---|---|---|---|---|---|---|\n",
-        inv.cluster, inv.talos_version, inv.kubernetes_version, env.name.value, inv.cluster
+        inv.cluster,
+        inv.talos_version,
+        inv.kubernetes_version,
+        paths::metal_inventory(&env.name.value, &inv.cluster)
     );
     for m in &inv.machines {
         s.push_str(&format!(

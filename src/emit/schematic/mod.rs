@@ -9,7 +9,7 @@ use crate::model::Fleet;
 pub fn emit(fleet: &Fleet) -> EmitResult {
     let mut out = ArtifactSet::new();
     for s in fleet.schematics.values() {
-        out.insert(format!("schematics/{}.yaml", s.name.value), s.canonical.as_bytes())?;
+        out.insert(crate::layout::paths::schematic_file(&s.name.value), s.canonical.as_bytes())?;
     }
     Ok(out)
 }

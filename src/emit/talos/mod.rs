@@ -134,7 +134,7 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
             cluster.name
         )));
     }
-    let dir = format!("talos/{}/{}", env.name, cluster.name);
+    let dir = crate::layout::paths::talos_dir(&env.name.value, &cluster.name.value);
     let kube_proxy = match &cluster.cni {
         None => KubeProxy::TalosDefault,
         // `cni "none"`: Talos deploys no CNI (`cni: none` below) and keeps kube-proxy; the
@@ -146,7 +146,7 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
         },
     };
     let ccms = cloud_controllers(fleet, cluster)?;
-    let common = DocSet::new(format!("{dir}/common.yaml"), common_docs(env, cluster, &ccms))?;
+    let common = DocSet::new(format!("{dir}/{}", crate::layout::paths::COMMON_DOC), common_docs(env, cluster, &ccms))?;
     let mut cp = vec![Document::V1Alpha1(controlplane_patch(fleet, env, cluster, &kube_proxy, &ccms)?)];
     if let Provider::Proxmox(_) = env.provider {
         cp.push(Document::Layer2Vip(Layer2VipConfig {
@@ -156,7 +156,7 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
         }));
     }
     cp.extend(volumes(&cluster.control_plane));
-    let controlplane = DocSet::new(format!("{dir}/controlplane.yaml"), cp)?;
+    let controlplane = DocSet::new(format!("{dir}/{}", crate::layout::paths::CONTROL_PLANE_DOC), cp)?;
     let mut workers = BTreeMap::new();
     for pool in &cluster.workers {
         let mut docs = vec![Document::V1Alpha1(V1Alpha1 {
@@ -164,7 +164,10 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
             cluster: None,
         })];
         docs.extend(volumes(pool));
-        workers.insert(pool.name.value.clone(), DocSet::new(format!("{dir}/workers/{}.yaml", pool.name), docs)?);
+        workers.insert(
+            pool.name.value.clone(),
+            DocSet::new(format!("{dir}/{}", crate::layout::paths::role_doc(false, &pool.name.value)), docs)?,
+        );
     }
     let mut nodes = BTreeMap::new();
     let mut node_patches = BTreeMap::new();
@@ -172,7 +175,10 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
         for pool in cluster.pools() {
             for m in &pool.machines {
                 let docs = node_docs(env, cluster, pool, m);
-                nodes.insert(m.hostname.clone(), DocSet::new(format!("{dir}/nodes/{}.yaml", m.hostname), docs)?);
+                nodes.insert(
+                    m.hostname.clone(),
+                    DocSet::new(format!("{dir}/{}", crate::layout::paths::node_doc(&m.hostname)), docs)?,
+                );
                 if !m.settings.patches.is_empty() {
                     node_patches.insert(m.hostname.clone(), patches::node_patches(&dir, pool, m)?);
                 }

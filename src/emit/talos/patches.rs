@@ -1,6 +1,7 @@
 //! The user's Talos patches, passed through: each pool's patches (fleet → environment →
 //! cluster → role → pool, model order) are copied, byte for byte under fleetc's header, to
-//! `talos/<env>/<cluster>/patches/controlplane/` or `…/patches/workers/<pool>/`, named
+//! `talos/<env>/<cluster>/patches/controlplane/` or `…/patches/workers/<pool>/`
+//! (`layout::paths::pool_patches`, a named node's `layout::paths::node_patches`), named
 //! `<NN>-<file name>` so that the file-name order is the apply order. Every consumer applies
 //! them after fleetc's own documents with Talos's own `configpatcher` (docs/talos.md,
 //! "Patches"): the OpenTofu cluster module lists the directory, CABPT gets their text as
@@ -8,15 +9,8 @@
 
 use super::{DocSet, HEADER};
 use crate::emit::EmitError;
+use crate::layout::paths;
 use crate::model::{Machine, Patch, Pool, Role};
-
-/// The directory of a pool's patches, relative to the cluster's Talos directory.
-pub fn pool_dir(pool: &Pool) -> String {
-    match pool.role {
-        Role::ControlPlane => "patches/controlplane".to_owned(),
-        Role::Worker => format!("patches/workers/{}", pool.name.value),
-    }
-}
 
 /// The file a patch becomes, with its place in the order.
 fn file_name(i: usize, patch: &Patch) -> String {
@@ -35,7 +29,11 @@ pub fn pool_patches(dir: &str, pool: &Pool) -> Result<Vec<DocSet>, EmitError> {
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let path = format!("{dir}/{}/{}", pool_dir(pool), file_name(i, p));
+            let path = format!(
+                "{dir}/{}/{}",
+                paths::pool_patches(pool.role == Role::ControlPlane, &pool.name.value),
+                file_name(i, p)
+            );
             let text = format!(
                 "# {HEADER}\n# From {} (`patch` at the {} level).\n{}",
                 p.path.value,
@@ -47,13 +45,8 @@ pub fn pool_patches(dir: &str, pool: &Pool) -> Result<Vec<DocSet>, EmitError> {
         .collect())
 }
 
-/// The directory of a named node's own patches, relative to the cluster's Talos directory:
-/// they apply after its pool's (docs/talos.md, "Patches").
-pub fn node_dir(m: &Machine) -> String {
-    format!("patches/nodes/{}", m.hostname)
-}
-
-/// A named node's patch files (the node level's only), in apply order.
+/// A named node's patch files (the node level's only), in apply order: they apply after its
+/// pool's (docs/talos.md, "Patches").
 pub fn node_patches(dir: &str, pool: &Pool, m: &Machine) -> Result<Vec<DocSet>, EmitError> {
     if m.settings.patches.len() > 99 {
         return Err(EmitError(format!("node `{}` of pool `{}` has more than 99 patches", m.hostname, pool.name)));
@@ -63,7 +56,7 @@ pub fn node_patches(dir: &str, pool: &Pool, m: &Machine) -> Result<Vec<DocSet>, 
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let path = format!("{dir}/{}/{}", node_dir(m), file_name(i, p));
+            let path = format!("{dir}/{}/{}", paths::node_patches(&m.hostname), file_name(i, p));
             let text = format!(
                 "# {HEADER}\n# From {} (`patch` at the {} level).\n{}",
                 p.path.value,

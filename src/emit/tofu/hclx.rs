@@ -121,11 +121,9 @@ pub(super) fn output(body: &mut Body, name: &str, description: &str, value: Expr
     body.blank();
 }
 
-/// The HCL identifier for a fleet name (a DNS label): `-` becomes `_`, and a leading digit
-/// gets an `n` prefix. Names are unique DNS labels (checked), so identifiers are unique too.
-pub(super) fn ident(name: &str) -> String {
-    let s = name.replace('-', "_");
-    if s.starts_with(|c: char| c.is_ascii_digit()) { format!("n{s}") } else { s }
+/// `var.<name>`: a reference to a variable.
+pub(super) fn var(name: &str) -> Expr {
+    r(&format!("var.{name}"))
 }
 
 /// A file body that starts with the generated-file header.

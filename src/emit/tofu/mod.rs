@@ -23,11 +23,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::EmitResult;
 use super::hcl::Body;
 use crate::artifacts::set::ArtifactSet;
+use crate::layout::paths::{self, BOOTSTRAP, CLOUD, CLUSTER};
 use crate::model::{Cluster, Environment, Fleet, Provider};
 use settings::Backend;
 
-pub use scaleway::{KUBERNETES_API_PORT, TALOS_API_PORT, TALOS_PORT_BASE};
-pub use talos::root_apply_mode;
+pub use scaleway::{TALOS_API_PORT, TALOS_PORT_BASE};
 
 /// One environment as the emitter sees it: its clusters built by OpenTofu (clusters managed
 /// by Cluster API are not) and the gateway ports of the API switches.
@@ -56,42 +56,13 @@ impl<'a> Env<'a> {
         }
         Some(Env { fleet, env, state, clusters, talos_ports })
     }
-    /// `<fleet>-<environment>`: the prefix of resource names.
-    pub fn prefix(&self) -> String {
-        format!("{}-{}", self.fleet.name.value, self.env.name.value)
-    }
     /// The gateway port of a node's Talos API rule (R13).
     pub fn talos_port(&self, hostname: &str) -> u32 {
         self.talos_ports.get(hostname).copied().unwrap_or(TALOS_PORT_BASE)
     }
-    /// The gateway port of a cluster's Kubernetes API rule: 6443, 6444, … in cluster order.
-    pub fn kubernetes_api_port(&self, cluster: &str) -> u32 {
-        let i = self.clusters.iter().position(|c| c.name.value == cluster).unwrap_or(0);
-        KUBERNETES_API_PORT + u32::try_from(i).unwrap_or(0)
-    }
     /// The state object key of a root: `<env>/<root>.tfstate`.
     pub fn state_key(&self, root: &str) -> String {
         format!("{}/{root}.tfstate", self.env.name.value)
-    }
-}
-
-/// The operator's path to a cluster's Kubernetes API, as the cloud root's `clusters` output
-/// carries it (`kubernetes_api`): on Scaleway the public gateway's address and the cluster's
-/// PAT rule port (the rule exists only while `kubernetes_api_open`); on Proxmox the endpoint
-/// itself. `None` for a cluster the roots do not build (managed by Cluster API) or a Scaleway
-/// environment without a gateway.
-pub fn kubernetes_api(fleet: &Fleet, env: &Environment, cluster: &Cluster) -> Option<String> {
-    if cluster.is_managed() {
-        return None;
-    }
-    match &env.provider {
-        Provider::Scaleway(_) => {
-            let gateway = env.gateway.as_ref()?;
-            Some(format!("{}:{}", gateway.value, Env::new(fleet, env)?.kubernetes_api_port(&cluster.name.value)))
-        }
-        Provider::Proxmox(_) => Some(proxmox::kubernetes_api(cluster)),
-        // `fleetc apply` reaches the endpoint itself, on the machines' network.
-        Provider::Metal(_) => Some(format!("{}:{}", cluster.endpoint.address.value, cluster.endpoint.port)),
     }
 }
 
@@ -145,14 +116,14 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
         }
         let Some(env) = Env::new(fleet, environment) else { continue };
         let name = environment.name.value.clone();
-        let dir = |root: &str| format!("tofu/{name}/{root}");
+        let dir = |root: &str| paths::tofu_root(&name, root);
         let bucket = env.state.bucket.value.clone();
         let owner = bucket_owner.entry(bucket).or_insert_with(|| name.clone()).clone();
         let bootstrap_here = bootstrap::supported(&env) && owner == name;
         if bootstrap_here {
             modules.entry(bootstrap::MODULE.into()).or_insert_with(bootstrap::module);
             roots.push(Root {
-                dir: dir("bootstrap"),
+                dir: dir(BOOTSTRAP),
                 env: name.clone(),
                 files: bootstrap::root(&env),
                 state_key: None,
@@ -179,10 +150,10 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
             }
         };
         roots.push(Root {
-            dir: dir("cloud"),
+            dir: dir(CLOUD),
             env: name.clone(),
             files: cloud,
-            state_key: Some(env.state_key("cloud")),
+            state_key: Some(env.state_key(CLOUD)),
             reads_remote_state: false,
         });
         if !env.clusters.is_empty() {
@@ -191,14 +162,14 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
                 modules.entry(talos::module_name(cp)).or_insert_with(|| talos::module_for(cp));
             }
             roots.push(Root {
-                dir: dir("cluster"),
+                dir: dir(CLUSTER),
                 env: name.clone(),
                 files: talos::cluster_root(&env),
-                state_key: Some(env.state_key("cluster")),
+                state_key: Some(env.state_key(CLUSTER)),
                 reads_remote_state: true,
             });
         }
-        readmes.push((format!("tofu/{name}/README.md"), readme(&env, bootstrap_here, &owner)?));
+        readmes.push((paths::readme(&paths::tofu_env_dir(&name)), readme(&env, bootstrap_here, &owner)?));
     }
 
     let mut out = ArtifactSet::new();
@@ -216,7 +187,7 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
         module.files.push(("versions.tf".into(), versions));
         module_providers.insert(name.clone(), used);
         for (file, body) in &module.files {
-            write(&mut out, &format!("tofu/modules/{name}/{file}"), body)?;
+            write(&mut out, &format!("{}/{file}", paths::tofu_module_dir(name)), body)?;
         }
     }
     for root in roots {

@@ -4,8 +4,8 @@
 //! `moved {}` block from the old address to the new one.
 
 use super::Env;
-use super::hclx::ident;
 use crate::emit::hcl::{Body, Expr, Traversal};
+use crate::layout::names::ident;
 use crate::model::Cluster;
 
 /// The environment items that can be renamed.

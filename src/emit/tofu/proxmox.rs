@@ -4,10 +4,11 @@
 //! through the NoCloud `initialization` block and a data disk for EPHEMERAL), and the cloud
 //! root that calls them.
 
-use super::hclx::{Part, Var, empty, file, ident, idx, nth, object_ty, of, output, r, tpl, ty};
+use super::hclx::{Part, Var, empty, file, idx, nth, object_ty, of, output, r, tpl, ty};
 use super::scaleway::{gb, idx_expr};
 use super::{Env, Module, RootFiles};
 use crate::emit::hcl::{Body, Expr};
+use crate::layout::names::{INVENTORY_OUTPUT, ident};
 use crate::model::{Cluster, Provider, Role};
 
 pub(super) const CLOUD_MODULE: &str = "proxmox-cloud";
@@ -523,7 +524,7 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
     output(&mut outputs, "network_cidr", "The private network, for the cluster root.", r("var.network_cidr"), false);
     output(
         &mut outputs,
-        "clusters",
+        INVENTORY_OUTPUT,
         "Per cluster: control-plane nodes in order, workers by hostname, and the Kubernetes API endpoint (`kubernetes_api`, `<address>:<port>`).",
         Expr::object(env.clusters.iter().map(|c| {
             let m = ident(&c.name.value);
@@ -532,7 +533,7 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
                 Expr::object([
                     ("control_plane", r(&format!("module.{m}.control_plane"))),
                     ("workers", r(&format!("module.{m}.workers"))),
-                    ("kubernetes_api", Expr::from(kubernetes_api(c))),
+                    ("kubernetes_api", Expr::from(env.env.kubernetes_api(c).unwrap_or_default())),
                 ]),
             )
         })),
@@ -593,11 +594,6 @@ fn images(env: &Env<'_>) -> std::collections::BTreeMap<String, (String, String, 
         }
     }
     out
-}
-
-/// The Kubernetes API endpoint (`<address>:<port>`): on Proxmox the operator reaches it directly.
-pub(super) fn kubernetes_api(c: &Cluster) -> String {
-    format!("{}:{}", c.endpoint.address.value, c.endpoint.port)
 }
 
 fn cluster_values(env: &Env<'_>, c: &Cluster) -> Expr {

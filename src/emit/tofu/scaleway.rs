@@ -3,18 +3,17 @@
 //! module (`scaleway-cluster-cp<N>`: instances with a data volume, the private API load
 //! balancer, the Talos and Kubernetes API switches), and the cloud root that calls them.
 
-use super::hclx::{Part, Var, empty, file, ident, idx, nth, object_ty, of, output, r, tpl, ty};
+use super::hclx::{Part, Var, empty, file, idx, nth, object_ty, of, output, r, tpl, ty, var};
 use super::{Env, Module, RootFiles};
 use crate::emit::hcl::{Body, Expr};
-use crate::model::{Cluster, Provider, Role};
+use crate::layout::names::{GATEWAY_IP_VAR, INVENTORY_OUTPUT, KUBERNETES_SWITCH_VAR, TALOS_SWITCH_VAR, ident};
+use crate::model::{Cluster, KUBERNETES_API_PORT, Provider, Role};
 
 /// The port the Talos API listens on (apid, and the maintenance service).
 pub const TALOS_API_PORT: u32 = 50_000;
 /// The first public port of the Talos API switch; node `n` of the environment gets
 /// `TALOS_PORT_BASE + n` (1-based, in cluster, pool, node order).
 pub const TALOS_PORT_BASE: u32 = 50_000;
-/// The Kubernetes API port, on the load balancer and on the control-plane nodes.
-pub const KUBERNETES_API_PORT: u32 = 6443;
 /// IOPS class of the data volumes (Scaleway Block Storage `sbs_5k`): a value of the variables
 /// file (R5), not in fleet.kdl yet.
 const DATA_VOLUME_IOPS: u32 = 5000;
@@ -248,14 +247,14 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
         .default(empty())
         .write(&mut vars);
     Var::new(
-        "talos_api_open",
+        TALOS_SWITCH_VAR,
         ty("bool"),
         "The Talos API switch (R13): one gateway rule per node to port 50000 while true. Off at rest.",
     )
     .default(false)
     .write(&mut vars);
     Var::new(
-        "kubernetes_api_open",
+        KUBERNETES_SWITCH_VAR,
         ty("bool"),
         "The operator's path to the Kubernetes API through the gateway. Off at rest.",
     )
@@ -397,7 +396,7 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
          node: gateway port -> node:50000. A PAT rule has no source filter (docs/tofu.md).",
     )
     .block("resource", &["scaleway_vpc_public_gateway_pat_rule", "talos_api"], |b| {
-        b.attr("for_each", Expr::cond(r("var.talos_api_open"), r("local.talos_api_targets"), empty()))
+        b.attr("for_each", Expr::cond(var(TALOS_SWITCH_VAR), r("local.talos_api_targets"), empty()))
             .attr("gateway_id", r("var.gateway_id"))
             .attr("private_ip", r("each.value.address"))
             .attr("private_port", TALOS_API_PORT)
@@ -407,7 +406,7 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
     .blank()
     .comment("The operator's path to the Kubernetes API: the load balancer's ACL admits the admin ranges only.")
     .block("resource", &["scaleway_vpc_public_gateway_pat_rule", "kubernetes_api"], |b| {
-        b.attr("count", Expr::cond(r("var.kubernetes_api_open"), 1, 0))
+        b.attr("count", Expr::cond(var(KUBERNETES_SWITCH_VAR), 1, 0))
             .attr("gateway_id", r("var.gateway_id"))
             .attr("private_ip", r("var.endpoint_address"))
             .attr("private_port", KUBERNETES_API_PORT)
@@ -461,7 +460,7 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
         "kubernetes_api",
         "The operator's path to the Kubernetes API (`<gateway address>:<port>`) while `kubernetes_api_open`, else null.",
         Expr::cond(
-            r("var.kubernetes_api_open"),
+            var(KUBERNETES_SWITCH_VAR),
             tpl(vec![Part::E(r("var.gateway_address")), Part::L(":".into()), Part::E(r("var.kubernetes_api_port"))]),
             Expr::Null,
         ),
@@ -626,7 +625,7 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
          that `fleetc apply` looks up by fleet.kdl's `gateway` address (`scw vpc-gw ip list`).",
     )
     .block("import", &[], |i| {
-        i.attr("to", r("module.cloud.scaleway_vpc_public_gateway_ip.gateway")).attr("id", r("var.gateway_ip_id"));
+        i.attr("to", r("module.cloud.scaleway_vpc_public_gateway_ip.gateway")).attr("id", var(GATEWAY_IP_VAR));
     })
     .blank();
     for c in &env.clusters {
@@ -650,8 +649,8 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
                 .attr("kubernetes_api_port", cv("kubernetes_api_port"))
                 .attr("control_plane", cv("control_plane"))
                 .attr("workers", cv("workers"))
-                .attr("talos_api_open", r("var.talos_api_open"))
-                .attr("kubernetes_api_open", r("var.kubernetes_api_open"));
+                .attr(TALOS_SWITCH_VAR, var(TALOS_SWITCH_VAR))
+                .attr(KUBERNETES_SWITCH_VAR, var(KUBERNETES_SWITCH_VAR));
         })
         .blank();
     }
@@ -677,7 +676,7 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
     Var::new("network_cidr", ty("string"), "The private network (R6).").write(&mut vars);
     Var::new("gateway_address", ty("string"), "The public gateway's reserved address (R13, R16).").write(&mut vars);
     Var::new(
-        "gateway_ip_id",
+        GATEWAY_IP_VAR,
         ty("string"),
         "The id (`<zone>/<uuid>`) of the reserved gateway IP to import (R16): not a secret, not in fleet.kdl (which names its address); `fleetc apply` looks it up by that address and passes it.",
     )
@@ -713,10 +712,10 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
         "Machines per cluster (R5: counts and sizes are values; the control-plane count is structural, R29).",
     )
     .write(&mut vars);
-    Var::new("talos_api_open", ty("bool"), "Open the Talos API switch (R13). Off at rest.")
+    Var::new(TALOS_SWITCH_VAR, ty("bool"), "Open the Talos API switch (R13). Off at rest.")
         .default(false)
         .write(&mut vars);
-    Var::new("kubernetes_api_open", ty("bool"), "Open the operator's path to the Kubernetes API. Off at rest.")
+    Var::new(KUBERNETES_SWITCH_VAR, ty("bool"), "Open the operator's path to the Kubernetes API. Off at rest.")
         .default(false)
         .write(&mut vars);
     super::passphrase_var(&mut vars);
@@ -727,7 +726,7 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
         .attr("project_id", scw.project.value.as_str())
         .attr("region", scw.region.value.as_str())
         .attr("zone", scw.zone.value.as_str())
-        .attr("name", env.prefix())
+        .attr("name", env.fleet.resource_prefix(e))
         .attr("network_cidr", e.network.value.to_string())
         .attr("gateway_address", e.gateway.as_ref().map(|g| g.value.to_string()).unwrap_or_default())
         .attr("admin_ranges", Expr::list(e.admin_ranges.iter().map(|a| a.value.to_string())))
@@ -745,7 +744,7 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
                         ("engine", Expr::from(p.engine.value.as_str())),
                         ("password_version", Expr::from(p.password_version.value)),
                         // One name, one place: the ExternalSecret asks for the same (R10 → R23).
-                        ("password_secret", Expr::from(p.password_secret(&env.prefix()))),
+                        ("password_secret", Expr::from(p.password_secret(&env.fleet.resource_prefix(e)))),
                     ]),
                 )
             })),
@@ -773,7 +772,7 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
     output(&mut outputs, "gateway_address", "The public gateway's address.", r("module.cloud.gateway_address"), false);
     output(
         &mut outputs,
-        "clusters",
+        INVENTORY_OUTPUT,
         "Per cluster: control-plane nodes in order, workers by hostname, the API load balancer's address and the operator's path to the Kubernetes API (`kubernetes_api`, null while closed).",
         Expr::object(env.clusters.iter().map(|c| {
             let m = ident(&c.name.value);
@@ -819,7 +818,7 @@ fn cluster_values(env: &Env<'_>, c: &Cluster) -> Expr {
         .collect::<Vec<_>>();
     Expr::object([
         ("endpoint_address", Expr::from(c.endpoint.address.value.to_string())),
-        ("kubernetes_api_port", Expr::from(env.kubernetes_api_port(&c.name.value))),
+        ("kubernetes_api_port", Expr::from(env.env.kubernetes_api_port(&c.name.value))),
         ("control_plane", Expr::list(cp)),
         ("workers", Expr::Object(workers)),
     ])

@@ -2,48 +2,23 @@
 //! the Talos documents in out/talos, ordered applies, bootstrap, kubeconfig) and the cluster
 //! root that reads the cloud root's state and calls it once per cluster (R2, R11, R14, R19).
 
-use super::hclx::{Part, Var, empty, file, ident, idx, nth, object_ty, of, output, r, tpl, ty};
+use super::hclx::{Part, Var, empty, file, idx, nth, object_ty, of, output, r, tpl, ty, var};
 use super::scaleway::idx_expr;
 use super::settings::s3_settings;
 use super::{Env, Module, RootFiles};
 use crate::emit::hcl::{Body, Expr};
-use crate::model::{ApplyMode, Version};
+use crate::layout::names::{
+    APPLY_MODE_VAR, BOOTSTRAP_RESOURCE, CONFIG_APPLY, INVENTORY_OUTPUT, TALOS_SECRETS_VAR, WORKER_APPLY,
+    control_plane_apply, ident,
+};
+use crate::layout::paths::{
+    self, CLOUD, COMMON_DOC, CONTROL_PLANE_DOC, CONTROL_PLANE_PATCHES, NODE_PATCHES, NODES_DIR, WORKER_PATCHES,
+    WORKERS_DIR,
+};
+use crate::model::ApplyMode;
 
 pub(super) fn module_name(cp: usize) -> String {
     format!("talos-cluster-cp{cp}")
-}
-
-/// The Talos release from which a node in maintenance mode accepts `no_reboot` (it applies the
-/// config and goes on installing): siderolabs/talos v1.13.9
-/// `internal/app/machined/internal/server/v1alpha1/v1alpha1_server.go` l.236-245 (the
-/// `CanApplyImmediate` refusal is skipped `inMaintenance`). Talos 1.12's maintenance server
-/// takes only `try`, `reboot` and `auto` (v1.12.4 `internal/app/maintenance/server.go` l.91-100).
-const NO_REBOOT_IN_MAINTENANCE: Version = Version::new(1, 13, 0);
-
-/// The apply mode a plain `tofu apply` of the cluster root uses (the variables file's value):
-/// fleet.kdl's mode with every mode that may reboot a running node replaced by one that never
-/// does (R19, F3: the provider returns before a rebooted node is healthy, so nothing but
-/// `fleetc apply`'s health gate may reboot a control-plane node). On Talos ≥ 1.13 that is
-/// `no_reboot`: Talos refuses a change it cannot apply without a reboot and changes nothing
-/// (v1.13.9 `v1alpha1_server.go` l.236-239), so such a change can only go through `fleetc
-/// apply`, which stages it and reboots one node at a time with `talosctl health` between.
-/// On Talos 1.12, whose maintenance mode refuses `no_reboot`, it is the provider's
-/// `staged_if_needing_reboot`: a plan-time dry run, staged when the node would reboot
-/// (terraform-provider-talos v0.11.0 `talos_machine_configuration_apply_resource.go`
-/// `handleRebootPrevention`, l.903-1008), `auto` only when the dry run cannot run. `staged`
-/// and `staged_if_needing_reboot` never reboot and are kept. `fleetc apply` reads the same
-/// function, so its runs and a plain one store the same mode and neither shows a change.
-pub fn root_apply_mode(mode: ApplyMode, talos: Version) -> ApplyMode {
-    match mode {
-        ApplyMode::Staged | ApplyMode::StagedIfNeedingReboot => mode,
-        ApplyMode::Auto | ApplyMode::NoReboot | ApplyMode::Reboot => {
-            if talos >= NO_REBOOT_IN_MAINTENANCE {
-                ApplyMode::NoReboot
-            } else {
-                ApplyMode::StagedIfNeedingReboot
-            }
-        }
-    }
 }
 
 /// The import id of a cluster's secrets bundle when `talos_secrets_files` gives no path (C2).
@@ -56,7 +31,7 @@ pub fn root_apply_mode(mode: ApplyMode, talos: Version) -> ApplyMode {
 /// This one names no file, so there the provider's import fails loudly instead
 /// (terraform-provider-talos v0.11.0 `talos_machine_secrets_resource.go` l.603-610, `os.Stat`).
 fn missing_bundle_id(cluster: &str) -> String {
-    format!("no bundle given for cluster {cluster} (R14: set talos_secrets_files, as fleetc apply does)")
+    format!("no bundle given for cluster {cluster} (R14: set {TALOS_SECRETS_VAR}, as fleetc apply does)")
 }
 
 fn node_ty() -> Expr {
@@ -77,18 +52,18 @@ fn patches(role: &str, hostname: Expr) -> Expr {
     // disks, labels and taints).
     let role_doc = if role == "worker" {
         dir(vec![
-            Part::L("workers/".into()),
+            Part::L(format!("{WORKERS_DIR}/")),
             Part::E(idx_expr("var.worker_pools", hostname.clone(), &[])),
             Part::L(".yaml".into()),
         ])
     } else {
-        dir(vec![Part::L(format!("{role}.yaml"))])
+        dir(vec![Part::L(CONTROL_PLANE_DOC.into())])
     };
     let hostname_for_patches = hostname.clone();
     let mut list = vec![
-        doc(dir(vec![Part::L("common.yaml".into())])),
+        doc(dir(vec![Part::L(COMMON_DOC.into())])),
         doc(role_doc),
-        doc(dir(vec![Part::L("nodes/".into()), Part::E(hostname), Part::L(".yaml".into())])),
+        doc(dir(vec![Part::L(format!("{NODES_DIR}/")), Part::E(hostname), Part::L(".yaml".into())])),
     ];
     // The user's patches last, in file-name order (docs/talos.md, "Patches"); a pool with
     // none has no directory, and `fileset` of a missing directory is empty (OpenTofu v1.11.5
@@ -96,11 +71,11 @@ fn patches(role: &str, hostname: Expr) -> Expr {
     let user_dir = |rest: Vec<Part>| {
         let mut parts = if role == "worker" {
             vec![
-                Part::L("patches/workers/".into()),
+                Part::L(format!("{WORKER_PATCHES}/")),
                 Part::E(idx_expr("var.worker_pools", hostname_for_patches.clone(), &[])),
             ]
         } else {
-            vec![Part::L("patches/controlplane".into())]
+            vec![Part::L(CONTROL_PLANE_PATCHES.into())]
         };
         parts.extend(rest);
         dir(parts)
@@ -116,7 +91,7 @@ fn patches(role: &str, hostname: Expr) -> Expr {
     // A named node's own patches after its pool's (`patches/nodes/<hostname>/`); a node
     // with none has no directory, so the list is empty.
     let node_dir = |rest: Vec<Part>| {
-        let mut parts = vec![Part::L("patches/nodes/".into()), Part::E(hostname_for_patches.clone())];
+        let mut parts = vec![Part::L(format!("{NODE_PATCHES}/")), Part::E(hostname_for_patches.clone())];
         parts.extend(rest);
         dir(parts)
     };
@@ -155,12 +130,12 @@ pub(super) fn module_for(cp: usize) -> Module {
         .write(&mut vars);
     Var::new("kubernetes_version", ty("string"), "The Kubernetes version.").write(&mut vars);
     Var::new(
-        "apply_mode",
+        APPLY_MODE_VAR,
         ty("string"),
         "R19/F10: how a changed config is applied; the safe mode depends on the operation.",
     )
     .validation(
-        Expr::call("contains", [Expr::list(ApplyMode::ALL.iter().map(|(s, _)| *s)), r("var.apply_mode")]),
+        Expr::call("contains", [Expr::list(ApplyMode::ALL.iter().map(|(s, _)| *s)), var(APPLY_MODE_VAR)]),
         "apply_mode is one of auto, no_reboot, reboot, staged, staged_if_needing_reboot (F10).",
     )
     .write(&mut vars);
@@ -211,7 +186,7 @@ pub(super) fn module_for(cp: usize) -> Module {
             .attr("machine_configuration_input", config)
             .attr("node", node)
             .attr("endpoint", endpoint)
-            .attr("apply_mode", r("var.apply_mode"))
+            .attr("apply_mode", var(APPLY_MODE_VAR))
             .comment("A removed node leaves etcd gracefully and is wiped, not left half-joined.")
             .attr("on_destroy", Expr::object([("graceful", true), ("reset", true), ("reboot", false)]));
     };
@@ -224,13 +199,13 @@ pub(super) fn module_for(cp: usize) -> Module {
          which stages it and reboots one node at a time with `talosctl health` between them.",
     );
     for i in 0..cp {
-        let n = format!("cp_{}", i + 1);
+        let n = control_plane_apply(i + 1);
         let node = |a: &str| nth("var.control_plane", i, &[a]);
         main.block("data", &["talos_machine_configuration", &n], |b| {
             common(b, "controlplane", patches("controlplane", node("hostname")));
         })
         .blank()
-        .block("resource", &["talos_machine_configuration_apply", &n], |b| {
+        .block("resource", &[CONFIG_APPLY, &n], |b| {
             apply(
                 b,
                 r(&format!("data.talos_machine_configuration.{n}.machine_configuration")),
@@ -238,34 +213,38 @@ pub(super) fn module_for(cp: usize) -> Module {
                 node("talos_endpoint"),
             );
             if i > 0 {
-                b.blank().attr("depends_on", Expr::list([r(&format!("talos_machine_configuration_apply.cp_{i}"))]));
+                b.blank().attr("depends_on", Expr::list([r(&format!("{CONFIG_APPLY}.{}", control_plane_apply(i)))]));
             }
         })
         .blank();
     }
-    main.block("data", &["talos_machine_configuration", "worker"], |b| {
+    main.block("data", &["talos_machine_configuration", WORKER_APPLY], |b| {
         b.attr("for_each", r("var.workers"));
         common(b, "worker", patches("worker", r("each.value.hostname")));
     })
     .blank()
-    .block("resource", &["talos_machine_configuration_apply", "worker"], |b| {
+    .block("resource", &[CONFIG_APPLY, WORKER_APPLY], |b| {
         b.attr("for_each", r("var.workers"));
         apply(
             b,
-            idx_expr("data.talos_machine_configuration.worker", r("each.key"), &["machine_configuration"]),
+            idx_expr(
+                &format!("data.talos_machine_configuration.{WORKER_APPLY}"),
+                r("each.key"),
+                &["machine_configuration"],
+            ),
             r("each.value.address"),
             r("each.value.talos_endpoint"),
         );
-        b.blank().attr("depends_on", Expr::list([r(&format!("talos_machine_configuration_apply.cp_{cp}"))]));
+        b.blank().attr("depends_on", Expr::list([r(&format!("{CONFIG_APPLY}.{}", control_plane_apply(cp)))]));
     })
     .blank()
     .comment("etcd is bootstrapped once, on the first control-plane node.")
-    .block("resource", &["talos_machine_bootstrap", "this"], |b| {
+    .block("resource", &[BOOTSTRAP_RESOURCE.0, BOOTSTRAP_RESOURCE.1], |b| {
         b.attr("client_configuration", r("talos_machine_secrets.this.client_configuration"))
             .attr("node", nth("var.control_plane", 0, &["address"]))
             .attr("endpoint", nth("var.control_plane", 0, &["talos_endpoint"]))
             .blank()
-            .attr("depends_on", Expr::list([r("talos_machine_configuration_apply.cp_1")]));
+            .attr("depends_on", Expr::list([r(&format!("{CONFIG_APPLY}.{}", control_plane_apply(1)))]));
     })
     .blank()
     .block("resource", &["talos_cluster_kubeconfig", "this"], |b| {
@@ -273,7 +252,7 @@ pub(super) fn module_for(cp: usize) -> Module {
             .attr("node", nth("var.control_plane", 0, &["address"]))
             .attr("endpoint", nth("var.control_plane", 0, &["talos_endpoint"]))
             .blank()
-            .attr("depends_on", Expr::list([r("talos_machine_bootstrap.this")]));
+            .attr("depends_on", Expr::list([r(&format!("{}.{}", BOOTSTRAP_RESOURCE.0, BOOTSTRAP_RESOURCE.1))]));
     })
     .blank()
     .block("data", &["talos_client_configuration", "this"], |b| {
@@ -366,7 +345,7 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
         })
         .blank()
         .block("locals", &[], |l| {
-            l.attr("cloud", r("data.terraform_remote_state.cloud.outputs.clusters"));
+            l.attr("cloud", r(&format!("data.terraform_remote_state.cloud.outputs.{INVENTORY_OUTPUT}")));
         })
         .blank();
     for c in &env.clusters {
@@ -377,10 +356,7 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
             .block("import", &[], |i| {
                 i.attr("to", r(&format!("module.{m}.talos_machine_secrets.this"))).attr(
                     "id",
-                    Expr::call(
-                        "lookup",
-                        [r("var.talos_secrets_files"), Expr::from(key), Expr::from(missing_bundle_id(key))],
-                    ),
+                    Expr::call("lookup", [var(TALOS_SECRETS_VAR), Expr::from(key), Expr::from(missing_bundle_id(key))]),
                 );
             })
             .blank()
@@ -392,7 +368,7 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
                     .attr("kubernetes_api", cv("kubernetes_api"))
                     .attr("talos_version", cv("talos_version"))
                     .attr("kubernetes_version", cv("kubernetes_version"))
-                    .attr("apply_mode", Expr::call("coalesce", [r("var.apply_mode"), cv("apply_mode")]))
+                    .attr(APPLY_MODE_VAR, Expr::call("coalesce", [var(APPLY_MODE_VAR), cv(APPLY_MODE_VAR)]))
                     .attr(
                         "talos_dir",
                         tpl(vec![Part::E(r("path.root")), Part::L("/".into()), Part::E(cv("talos_dir"))]),
@@ -403,7 +379,7 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
             })
             .blank();
     }
-    super::moved::cluster(&mut main, env, &["talos_machine_configuration_apply.worker"]);
+    super::moved::cluster(&mut main, env, &[&format!("{CONFIG_APPLY}.{WORKER_APPLY}")]);
 
     let mut vars = file();
     Var::new(
@@ -427,7 +403,7 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
                 ("kubernetes_api", ty("string")),
                 ("talos_version", ty("string")),
                 ("kubernetes_version", ty("string")),
-                ("apply_mode", ty("string")),
+                (APPLY_MODE_VAR, ty("string")),
                 ("talos_dir", ty("string")),
                 ("worker_pools", of("map", ty("string"))),
             ]),
@@ -436,14 +412,14 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
     )
     .write(&mut vars);
     Var::new(
-        "apply_mode",
+        APPLY_MODE_VAR,
         ty("string"),
         "R19: overrides every cluster's apply mode for this run (`-var apply_mode=staged`); null keeps fleet.kdl's.",
     )
     .default(Expr::Null)
     .write(&mut vars);
     Var::new(
-        "talos_secrets_files",
+        TALOS_SECRETS_VAR,
         of("map", ty("string")),
         "R14: per cluster, the path of the decrypted machine secrets bundle to import (apply-time input). Needed only until the import: a cluster whose secrets are in state plans without it.",
     )
@@ -458,7 +434,7 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
             "cloud_state",
             Expr::object([
                 ("bucket", Expr::from(state.bucket.value.as_str())),
-                ("key", Expr::from(env.state_key("cloud"))),
+                ("key", Expr::from(env.state_key(CLOUD))),
                 ("region", Expr::from(state.region.value.as_str())),
                 ("endpoint", Expr::from(state.endpoint.value.as_str())),
                 ("skip_s3_checksum", Expr::from(state.skip_checksum)),
@@ -476,7 +452,8 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
                         (
                             "kubernetes_api",
                             Expr::from(
-                                super::kubernetes_api(env.fleet, env.env, c)
+                                env.env
+                                    .kubernetes_api(c)
                                     .map(|a| format!("https://{a}"))
                                     .unwrap_or_else(|| c.endpoint_url()),
                             ),
@@ -490,8 +467,11 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
                             )),
                         ),
                         ("kubernetes_version", Expr::from(c.kubernetes.value.to_string())),
-                        ("apply_mode", Expr::from(root_apply_mode(c.apply_mode.value, c.talos.value).as_str())),
-                        ("talos_dir", Expr::from(format!("../../../talos/{}/{}", env.env.name.value, c.name.value))),
+                        (APPLY_MODE_VAR, Expr::from(c.apply_mode.value.root_mode(c.talos.value).as_str())),
+                        (
+                            "talos_dir",
+                            Expr::from(format!("../../../{}", paths::talos_dir(&env.env.name.value, &c.name.value))),
+                        ),
                         (
                             "worker_pools",
                             Expr::Object(
@@ -529,25 +509,4 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
         );
     }
     RootFiles { main, variables: vars, outputs, values }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// B6/D8 (R19, F3): whatever fleet.kdl's mode and the Talos version, the mode of a plain
-    /// `tofu apply` of the cluster root is one that never reboots a running node (`auto` and
-    /// `reboot` may), and on Talos ≥ 1.13 it is `no_reboot`, which maintenance mode accepts.
-    #[test]
-    fn the_roots_own_apply_mode_never_reboots() {
-        for (_, mode) in ApplyMode::ALL {
-            for talos in [Version::new(1, 12, 4), Version::new(1, 13, 9), Version::new(1, 14, 0)] {
-                let root = root_apply_mode(mode, talos);
-                assert!(!matches!(root, ApplyMode::Auto | ApplyMode::Reboot), "{mode:?} on {talos:?} → {root:?}");
-                if talos >= NO_REBOOT_IN_MAINTENANCE && matches!(mode, ApplyMode::Auto | ApplyMode::Reboot) {
-                    assert_eq!(root, ApplyMode::NoReboot);
-                }
-            }
-        }
-    }
 }

@@ -73,9 +73,19 @@ mod tests {
     /// A fleet with `key` in a comment of fleet.kdl, in a string of a Talos patch
     /// (`p/key.yaml`, `machine.nodeLabels.note`) and in a vendored manifest's ConfigMap.
     fn with_key(key: &str) -> Compilation {
-        let quoted = serde_json::to_string(key).unwrap();
+        with_key_in(key, false)
+    }
+
+    /// [`with_key`], or with `key` in YAML comments of the patch and of the manifest
+    /// (`in_comments`): both files reach out/ as they are, comments included.
+    fn with_key_in(key: &str, in_comments: bool) -> Compilation {
+        let (comment, quoted) = if in_comments {
+            (key.lines().map(|l| format!("# {l}\n")).collect::<String>(), "plain".to_owned())
+        } else {
+            (String::new(), serde_json::to_string(key).unwrap())
+        };
         let manifest = format!(
-            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keys\n  namespace: kube-system\ndata:\n  key: {quoted}\n"
+            "{comment}apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keys\n  namespace: kube-system\ndata:\n  key: {quoted}\n"
         );
         let text = format!(
             r#"/* the old key: {key} */
@@ -103,7 +113,7 @@ fleet "demo" {{
             crate::digest::sha256_hex(manifest.as_bytes())
         );
         let mut loader = MapLoader::default();
-        loader.files.insert("p/key.yaml".into(), format!("machine:\n  nodeLabels:\n    note: {quoted}\n"));
+        loader.files.insert("p/key.yaml".into(), format!("{comment}machine:\n  nodeLabels:\n    note: {quoted}\n"));
         loader.files.insert("vendor/keys.yaml".into(), manifest);
         compile("fleet.kdl", &text, &loader)
     }
@@ -142,6 +152,23 @@ fleet "demo" {{
             assert_eq!(
                 found,
                 [format!("add-on `keys` embeds key material: `ConfigMap kube-system/keys` holds {what}")]
+            );
+        }
+    }
+
+    #[test]
+    fn a_private_key_in_a_comment_of_a_patch_file_or_a_vendored_manifest_is_refused() {
+        for (key, text) in samples() {
+            let c = with_key_in(&text, true);
+            assert_eq!(
+                messages(&c, &codes::PATCH_SECRET),
+                [format!("`p/key.yaml` holds {} outside its values (in a comment)", key.describe())],
+                "{key:?}"
+            );
+            assert_eq!(
+                messages(&c, &codes::ADDON_KEY_MATERIAL),
+                [format!("add-on `keys` embeds key material: `a comment of the manifest` holds {}", named(key))],
+                "{key:?}"
             );
         }
     }

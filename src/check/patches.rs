@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
-use crate::diag::{Diagnostic, Diagnostics, codes};
+use crate::diag::{Diagnostic, Diagnostics, Span, codes};
 use crate::model::patch::PatchDocument;
 use crate::model::{Cluster, Fleet, Patch, Version};
 use crate::upstream::key_material::{self, Key};
@@ -46,6 +46,7 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
         for pool in cluster.pools() {
             let node_patches = pool.machines.iter().flat_map(|m| &m.settings.patches);
             for patch in pool.patches.iter().chain(node_patches) {
+                check_outside_values(patch, diags);
                 for doc in &patch.file.documents {
                     if let Some(schema) = schema.as_mut() {
                         check_schema(patch, doc, talos, schema, diags);
@@ -200,6 +201,25 @@ fn secret(patch: &Patch, doc: &PatchDocument, pointer: &str, what: &str, diags: 
     diags.push(
         Diagnostic::new(&codes::PATCH_SECRET, format!("`{}` {what} (`{}`)", patch.path.value, dotted(pointer)))
             .at(doc.place(pointer))
+            .label("key material")
+            .related(patch.span, "patch used here"),
+    );
+}
+
+/// A private key outside every value of a patch file: in a comment, or in a file that does not
+/// parse. Its bytes reach out/ as they are (`emit::talos::patches` copies the file, comments
+/// included), so such a key is refused like one in a value (R14, F11), at its place in the file.
+fn check_outside_values(patch: &Patch, diags: &mut Diagnostics) {
+    let in_a_value = patch
+        .file
+        .documents
+        .iter()
+        .any(|d| strings(&d.value, String::new()).iter().any(|(_, s)| key_material::find(s).is_some()));
+    let Some((key, at)) = key_material::find(&patch.file.text).filter(|_| !in_a_value) else { return };
+    let place = if patch.file.documents.is_empty() { "" } else { " outside its values (in a comment)" };
+    diags.push(
+        Diagnostic::new(&codes::PATCH_SECRET, format!("`{}` holds {}{place}", patch.path.value, key.describe()))
+            .at(Span::new(patch.file.id, at.start, at.end - at.start))
             .label("key material")
             .related(patch.span, "patch used here"),
     );

@@ -328,6 +328,12 @@ pub fn key_material(content: &str) -> Vec<KeyMaterial> {
             out.push(KeyMaterial { object: describe(o), what: found.join(", ") });
         }
     }
+    // A key outside every object (in a comment): the manifest's text is embedded as it is.
+    if out.is_empty()
+        && let Some(what) = private_key(content)
+    {
+        out.push(KeyMaterial { object: "a comment of the manifest".into(), what: what.into() });
+    }
     out
 }
 

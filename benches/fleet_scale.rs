@@ -47,6 +47,7 @@ struct Sample {
 /// never read below the benchmark's own resident set (Linux folds the pre-exec memory's
 /// high-water mark into the child's, `fs/exec.c` `setmax_mm_hiwater_rss`), and this process
 /// holds a compiled fleet. Without GNU time it falls back to that floor-bound `ru_maxrss`.
+#[allow(unsafe_code, reason = "wait4 reaps the child with its resource usage; libc has no safe form")]
 fn measure(cmd: &mut Command, ok: &[i32]) -> Sample {
     let rss_file = TIME.as_ref().map(|_| {
         let n = RSS_FILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -297,7 +297,6 @@ impl Ctx<'_> {
 
     /// `apps/` of cluster `c`: its projects and Applications (and, on a management cluster,
     /// the provider stages and the workload clusters' apps of apps).
-    #[allow(clippy::too_many_lines)]
     fn apps(&self, env: &Environment, c: &Cluster, out: &mut ArtifactSet) -> Result<(), EmitError> {
         let base = format!("{}/apps", dir(env, c));
         let waves = gitops::waves(&gitops::order_graph(env, c));

@@ -213,6 +213,10 @@ pub(super) fn cloud_module() -> Module {
 
 // ------------------------------------------------------------------ cluster module
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "one OpenTofu module written top to bottom as tofu reads it: its variables, resources and outputs in file order"
+)]
 pub(super) fn cluster_module_for(cp: usize) -> Module {
     let mut vars = file();
     Var::new("name", ty("string"), "Prefix of resource names: `<fleet>-<environment>-<cluster>`.").write(&mut vars);

@@ -107,6 +107,10 @@ fn patches(role: &str, hostname: Expr) -> Expr {
     Expr::call("concat", parts)
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "one OpenTofu module written top to bottom as tofu reads it: its variables, resources and outputs in file order"
+)]
 pub(super) fn module_for(cp: usize) -> Module {
     let mut vars = file();
     Var::new("cluster_name", ty("string"), "The cluster's name.").write(&mut vars);

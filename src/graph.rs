@@ -3,20 +3,22 @@
 //! printed as Mermaid ([`mermaid`]) or Graphviz DOT ([`dot`]). Pure and deterministic: the
 //! same fleet gives the same bytes.
 //!
-//! The apply order is the one `fleetc apply` follows (R13, R19, F2, F3, F7, R22), and only the
-//! steps it runs for the environment's platform: the Image Factory schematics and images, the
-//! cloud root, the Talos API switch opened (Scaleway only: a Proxmox cloud root has no switch,
-//! its nodes are reached on the operator's network; `apply/tofu.rs` `has_switches`), each
-//! cluster built by OpenTofu with its control-plane nodes one at a time and then its workers,
-//! the switch closed, then Argo CD on each when the fleet pins it (`apply/argocd.rs` does
-//! nothing otherwise); a cluster managed by Cluster API comes after its management cluster.
-//! The bootstrap root (the state bucket) is never drawn: `fleetc apply` does not run it
-//! (docs/apply.md, "bootstrap"), it is created once by hand.
+//! The apply order is not restated here: it is `apply::order::of`, the one function whose
+//! stages `fleetc apply` iterates (R13, R19, F2, F3, F7, R22), drawn step by step: the Image
+//! Factory schematics and images (one vertex), the cloud root, the Talos API switch opened
+//! where the cloud root has one (Scaleway), each cluster built by OpenTofu with its
+//! control-plane nodes one at a time and then its workers, the switch closed, then Argo CD on
+//! each when the fleet pins it; on bare metal each machine checked and configured by
+//! talosctl. What follows without `fleetc apply` comes last: a cluster managed by Cluster API
+//! after its management cluster. The bootstrap root (the state bucket) is never drawn:
+//! `fleetc apply` does not run it (docs/apply.md, "bootstrap"), it is created once by hand.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use crate::model::{Cluster, Environment, Fleet, Pool, Role};
+use crate::apply::order::{self, Stage, Then};
+use crate::apply::target::{self, ClusterTarget};
+use crate::model::{Environment, Fleet, Pool, Role};
 
 /// Vertices and edges, in a fixed order.
 #[derive(Debug, Default)]
@@ -96,7 +98,7 @@ pub fn build(fleet: &Fleet) -> Graph {
                 });
             }
         }
-        g.apply.push(apply_order(env, fleet.argocd.is_some(), &mut ids));
+        g.apply.push(apply_order(fleet, env, &mut ids));
     }
     g
 }
@@ -111,65 +113,64 @@ fn pool_label(pool: &Pool) -> Vec<String> {
     vec![name, format!("{count} {nodes} of size {}", pool.size.value)]
 }
 
-fn apply_order(env: &Environment, argocd: bool, ids: &mut Ids) -> ApplyOrder {
+fn apply_order(fleet: &Fleet, env: &Environment, ids: &mut Ids) -> ApplyOrder {
     let e = &env.name.value;
     let mut labels = Vec::new();
-    let switch = matches!(env.provider, crate::model::Provider::Scaleway(_));
-    let images: BTreeSet<String> = env
-        .clusters
-        .iter()
-        .flat_map(|c| c.pools().map(move |p| format!("{} at Talos {}", p.schematic.value, c.talos.value.v())))
-        .collect();
-    labels.push(format!("Image Factory: {}", images.into_iter().collect::<Vec<_>>().join(", ")));
-    // Bare metal: no OpenTofu root; each machine is checked and configured in maintenance
-    // mode by talosctl (`apply/metal.rs`), control plane one at a time, then the workers.
-    if matches!(env.provider, crate::model::Provider::Metal(_)) {
-        for c in env.clusters.iter().filter(|c| !c.is_managed()) {
-            for m in &c.control_plane.machines {
-                labels.push(format!("talosctl: check and configure {} (control plane)", m.hostname));
-                if m.index == 1 {
-                    labels.push(format!("talosctl: bootstrap etcd on {}", m.hostname));
+    let target = target::of_environment(fleet, env);
+    let order = order::of(&target);
+    for stage in &order.stages {
+        match stage {
+            Stage::Schematics => {
+                let images: BTreeSet<String> = env
+                    .clusters
+                    .iter()
+                    .flat_map(|c| {
+                        c.pools().map(move |p| format!("{} at Talos {}", p.schematic.value, c.talos.value.v()))
+                    })
+                    .collect();
+                labels.push(format!("Image Factory: {}", images.into_iter().collect::<Vec<_>>().join(", ")));
+            }
+            // Drawn with the schematics: one Image Factory step.
+            Stage::Images => {}
+            Stage::CloudRoot => labels.push(format!("tofu {e}/cloud")),
+            Stage::ClusterRoot { switch, clusters } => {
+                if *switch {
+                    labels.push(format!("tofu {e}/cloud: open the Talos API switch"));
+                }
+                for c in clusters {
+                    node_steps(&mut labels, &format!("tofu {e}/cluster"), c);
+                }
+                if *switch {
+                    labels.push(format!("tofu {e}/cloud: close the Talos API switch"));
                 }
             }
-            for m in c.workers.iter().flat_map(|p| &p.machines) {
-                labels.push(format!("talosctl: check and configure {} (worker)", m.hostname));
+            Stage::Machines { clusters } => {
+                for c in clusters {
+                    for (i, n) in c.control_plane.iter().enumerate() {
+                        labels.push(format!("talosctl: check and configure {} (control plane)", n.hostname));
+                        if i == 0 {
+                            labels.push(format!("talosctl: bootstrap etcd on {}", n.hostname));
+                        }
+                    }
+                    for n in &c.workers {
+                        labels.push(format!("talosctl: check and configure {} (worker)", n.hostname));
+                    }
+                }
+            }
+            Stage::ArgoCd { clusters } => {
+                for c in clusters {
+                    labels.push(format!("Argo CD: cluster {}", c.name));
+                }
             }
         }
-        for c in env.clusters.iter().filter(|c| !c.is_managed() && argocd) {
-            labels.push(format!("Argo CD: cluster {}", c.name.value));
-        }
-        let id = ids.make(&["apply", e]);
-        let steps = labels
-            .into_iter()
-            .enumerate()
-            .map(|(i, l)| Vertex {
-                id: ids.make(&["apply", e, &(i + 1).to_string()]),
-                label: vec![format!("{}. {l}", i + 1)],
-            })
-            .collect();
-        return ApplyOrder { id, environment: e.clone(), steps };
     }
-    labels.push(format!("tofu {e}/cloud"));
-    // Clusters built by OpenTofu, in written order, through the Talos API switch (R13);
-    // then Argo CD on each; then the clusters Cluster API manages.
-    let (built, managed): (Vec<&Cluster>, Vec<&Cluster>) = env.clusters.iter().partition(|c| !c.is_managed());
-    if switch {
-        labels.push(format!("tofu {e}/cloud: open the Talos API switch"));
-    }
-    for c in &built {
-        node_steps(&mut labels, &format!("tofu {e}/cluster"), c);
-    }
-    if switch {
-        labels.push(format!("tofu {e}/cloud: close the Talos API switch"));
-    }
-    for c in built.iter().filter(|_| argocd) {
-        labels.push(format!("Argo CD: cluster {}", c.name.value));
-    }
-    for c in managed {
-        let mgmt = c.managed_by.as_ref().map_or("", |m| m.value.as_str());
-        node_steps(&mut labels, &format!("Cluster API on {mgmt}"), c);
-        if argocd {
-            labels.push(format!("Argo CD: cluster {}", c.name.value));
+    for then in &order.then {
+        match then {
+            Then::ClusterApi(c) => {
+                let mgmt = env.cluster(&c.name).and_then(|m| m.managed_by.as_ref()).map_or("", |m| m.value.as_str());
+                node_steps(&mut labels, &format!("Cluster API on {mgmt}"), c);
+            }
+            Then::ArgoCd(c) => labels.push(format!("Argo CD: cluster {}", c.name)),
         }
     }
     let id = ids.make(&["apply", e]);
@@ -185,11 +186,11 @@ fn apply_order(env: &Environment, argocd: bool, ids: &mut Ids) -> ApplyOrder {
 }
 
 /// Control-plane nodes one at a time (R19, F3), then all workers.
-fn node_steps(labels: &mut Vec<String>, by: &str, c: &Cluster) {
-    for m in &c.control_plane.machines {
-        labels.push(format!("{by}: {} (control plane)", m.hostname));
+fn node_steps(labels: &mut Vec<String>, by: &str, c: &ClusterTarget) {
+    for n in &c.control_plane {
+        labels.push(format!("{by}: {} (control plane)", n.hostname));
     }
-    let workers: Vec<&str> = c.workers.iter().flat_map(|p| p.machines.iter().map(|m| m.hostname.as_str())).collect();
+    let workers: Vec<&str> = c.workers.iter().map(|n| n.hostname.as_str()).collect();
     if !workers.is_empty() {
         labels.push(format!("{by}: workers {}", workers.join(", ")));
     }

@@ -706,7 +706,7 @@ fn apply_command(ui: &Ui, args: &crate::cli::ApplyArgs) -> i32 {
     };
     let out = out_dir(&args.fleet.fleet, args.out.clone());
     let root = fleet_dir(&args.fleet.fleet);
-    let env = crate::apply::environment::capture();
+    let env = crate::apply::env::capture();
     let inputs = crate::apply::Inputs { fleet_dir: &root, out_dir: &out, build: &build, target: &target, env: &env };
     let opts = crate::apply::ApplyOptions {
         plan: args.plan,
@@ -742,7 +742,7 @@ fn upgrade_command(ui: &Ui, args: &crate::cli::UpgradeArgs) -> i32 {
     };
     let out = out_dir(&args.fleet.fleet, args.out.clone());
     let root = fleet_dir(&args.fleet.fleet);
-    let env = crate::apply::environment::capture();
+    let env = crate::apply::env::capture();
     let inputs = crate::apply::Inputs { fleet_dir: &root, out_dir: &out, build: &build, target: &target, env: &env };
     let opts = crate::apply::UpgradeOptions { plan: args.plan, yes: args.yes, identity: args.identity.clone() };
     let mut sink = log_sink(args.plan);
@@ -765,7 +765,7 @@ fn talos_command(ui: &Ui, command: crate::cli::TalosCommand) -> i32 {
     };
     let out = out_dir(&fleet.fleet, build_dir);
     let root = fleet_dir(&fleet.fleet);
-    let env = crate::apply::environment::capture();
+    let env = crate::apply::env::capture();
     let inputs = crate::apply::Inputs { fleet_dir: &root, out_dir: &out, build: &build, target: &target, env: &env };
     let opts = crate::apply::RenderOptions { plan, identity, dest };
     let mut sink = log_sink(plan);

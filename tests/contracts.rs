@@ -445,7 +445,7 @@ fn apply_reads_the_metal_inventory_where_the_metal_family_writes_it() {
         let (e, c) = (&env.name.value, &cluster.name.value);
         let path = fleetc::layout::paths::metal_inventory(e, c);
         assert_eq!(path, format!("metal/{e}/{c}/machines.yaml"), "the layout docs/metal.md describes");
-        let inv: fleetc::layout::inventory::Inventory = serde_saphyr::from_str(text(&set, &path)).unwrap();
+        let inv: fleetc::layout::inventory::MetalInventory = serde_saphyr::from_str(text(&set, &path)).unwrap();
         assert_eq!(&inv.cluster, c);
         let model: Vec<(&fleetc::model::Pool, &fleetc::model::Machine)> =
             cluster.pools().flat_map(|p| p.machines.iter().map(move |m| (p, m))).collect();

@@ -19,8 +19,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::Ctx;
-use super::cluster;
+use super::ctx::Ctx;
+use super::inventory;
+use super::nodes::{kubeconfig_file, kubectl};
 use super::session::{Session, StepResult};
 use super::switch::{self, Switch};
 use super::target::ClusterTarget;
@@ -31,13 +32,16 @@ use crate::layout::paths;
 /// The name of the repository Secret fleetc creates in Argo CD's namespace.
 pub const REPO_SECRET: &str = "fleet-repository";
 
-pub fn bootstrap(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
+/// Step 7 on `clusters` (the clusters the roots build, none when fleet.kdl pins no Argo CD:
+/// [`super::order`]).
+pub fn bootstrap(s: &mut Session<'_>, ctx: &Ctx<'_>, clusters: &[&ClusterTarget]) -> StepResult {
     let Some(argo) = &ctx.target.argocd else {
         s.note("fleet.kdl pins no Argo CD: nothing to do");
         return Ok(());
     };
-    let clusters: Vec<&ClusterTarget> = ctx
-        .built_clusters()
+    let clusters: Vec<&ClusterTarget> = clusters
+        .iter()
+        .copied()
         .filter(|c| ctx.out.paths().any(|p| p.starts_with(&paths::argocd_bootstrap_dir(&ctx.target.env, &c.name))))
         .collect();
     if clusters.is_empty() {
@@ -45,17 +49,17 @@ pub fn bootstrap(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
         return Ok(());
     }
     switch::with_switch(s, ctx, Switch::KubernetesApi, |s| {
-        let inv = cluster::inventory(s, ctx)?;
+        let inv = inventory::read(s, ctx)?;
         for c in &clusters {
             let nodes =
                 inv.get(&c.name).ok_or_else(|| s.failure(format!("the inventory has no cluster `{}`", c.name)))?;
-            if !s.plan && !std::path::Path::new(&cluster::kubeconfig_file(ctx, c)).exists() {
+            if !s.plan && !std::path::Path::new(&kubeconfig_file(ctx, c)).exists() {
                 return s.fail(format!(
                     "no kubeconfig for `{}`: step 5 fetches it while the Talos API switch is open",
                     c.name
                 ));
             }
-            let kubectl = |args: &[&str]| cluster::kubectl(ctx, c, nodes, args);
+            let kubectl = |args: &[&str]| kubectl(ctx, c, nodes, args);
             let ns = argo.namespace.as_str();
             let present = s.run(
                 kubectl(&["get", "deployment", "argocd-server", "-n", ns, "--ignore-not-found", "-o", "name"])

@@ -34,100 +34,21 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::Ctx;
+use super::ctx::Ctx;
+use super::inventory::{self, Inventory};
+use super::nodes::{HEALTH_TIMEOUT, Node, Nodes, health, health_of, kubeconfig_file, kubectl, talosconfig, talosctl};
+use super::preflight::scaleway_key;
 use super::runner::Cmd;
 use super::session::{Session, Step, StepResult};
 use super::target::{ClusterTarget, ProviderTarget};
 use super::tofu::{tofu, var};
 use super::work::display;
 use crate::layout::names::{
-    self, APPLY_MODE_VAR, FIELD_MANAGER, INVENTORY_OUTPUT, SCALEWAY_API_KEY_INPUT, SCALEWAY_SECRET,
-    SCALEWAY_SECRET_NAMESPACE, TALOS_SECRETS_VAR,
+    self, APPLY_MODE_VAR, FIELD_MANAGER, SCALEWAY_API_KEY_INPUT, SCALEWAY_SECRET, SCALEWAY_SECRET_NAMESPACE,
+    TALOS_SECRETS_VAR,
 };
-use crate::layout::paths::{self, CLOUD, CLUSTER};
+use crate::layout::paths::{self, CLUSTER};
 use crate::model::ApplyMode;
-
-/// How long `talosctl health` may wait.
-pub const HEALTH_TIMEOUT: &str = "10m";
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Node {
-    pub hostname: String,
-    pub address: String,
-    pub talos_endpoint: String,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Nodes {
-    pub control_plane: Vec<Node>,
-    pub workers: Vec<Node>,
-    pub kubernetes_api: Option<String>,
-}
-
-/// What the cloud root built, per cluster (its `clusters` output).
-pub type Inventory = BTreeMap<String, Nodes>;
-
-/// The placeholder inventory `--plan` shows.
-pub fn planned_inventory(ctx: &Ctx<'_>) -> Value {
-    let node = |h: &str| json!({"hostname": h, "address": format!("<{h}.address>"), "talos_endpoint": format!("<{h}.talos_endpoint>")});
-    let mut m = serde_json::Map::new();
-    for c in ctx.built_clusters() {
-        let workers: serde_json::Map<String, Value> =
-            c.workers.iter().map(|w| (w.hostname.clone(), node(&w.hostname))).collect();
-        m.insert(
-            c.name.clone(),
-            json!({
-                "control_plane": c.control_plane.iter().map(|n| node(&n.hostname)).collect::<Vec<_>>(),
-                "workers": workers,
-                "kubernetes_api": c.kubernetes_api.clone().unwrap_or_else(|| format!("<{}.kubernetes_api>", c.name)),
-            }),
-        );
-    }
-    Value::Object(m)
-}
-
-pub fn parse_inventory(bytes: &[u8]) -> Result<Inventory, String> {
-    let v: Value =
-        serde_json::from_slice(bytes).map_err(|e| format!("the cloud root's `clusters` output is not JSON: {e}"))?;
-    let obj = v.get("value").unwrap_or(&v).as_object().ok_or("the cloud root's `clusters` output is not a map")?;
-    let node = |n: &Value| -> Result<Node, String> {
-        let f = |k: &str| n.get(k).and_then(Value::as_str).map(str::to_owned).ok_or(format!("a node has no `{k}`"));
-        Ok(Node { hostname: f("hostname")?, address: f("address")?, talos_endpoint: f("talos_endpoint")? })
-    };
-    let mut inv = Inventory::new();
-    for (name, c) in obj {
-        let control_plane = c
-            .get("control_plane")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().map(node).collect())
-            .transpose()?
-            .unwrap_or_default();
-        let mut workers: Vec<Node> = match c.get("workers") {
-            Some(Value::Object(o)) => o.values().map(node).collect::<Result<_, _>>()?,
-            Some(Value::Array(a)) => a.iter().map(node).collect::<Result<_, _>>()?,
-            _ => Vec::new(),
-        };
-        workers.sort_by(|a, b| a.hostname.cmp(&b.hostname));
-        let kubernetes_api = c.get("kubernetes_api").and_then(Value::as_str).map(str::to_owned);
-        inv.insert(name.clone(), Nodes { control_plane, workers, kubernetes_api });
-    }
-    Ok(inv)
-}
-
-/// Reads the cloud root's inventory; on bare metal, out/'s machine inventories (no cloud root).
-pub fn inventory(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult<Inventory> {
-    if matches!(ctx.target.provider, ProviderTarget::Metal) {
-        let mut inv = Inventory::new();
-        for c in ctx.built_clusters() {
-            inv.insert(c.name.clone(), super::metal::nodes(&super::metal::inventory(s, ctx, &c.name)?));
-        }
-        return Ok(inv);
-    }
-    let out = s.run(
-        tofu(ctx, CLOUD, &["output", "-json", INVENTORY_OUTPUT]).plan_stdout(planned_inventory(ctx).to_string()),
-    )?;
-    parse_inventory(&out.stdout).map_err(|e| s.failure(e))
-}
 
 fn nodes_of<'a>(s: &Session<'_>, inv: &'a Inventory, c: &ClusterTarget) -> StepResult<&'a Nodes> {
     let n =
@@ -143,74 +64,11 @@ fn nodes_of<'a>(s: &Session<'_>, inv: &'a Inventory, c: &ClusterTarget) -> StepR
     Ok(n)
 }
 
-/// The talosconfig for a cluster, made by Talos's own generator from the decrypted bundle
-/// (never taken from state, never written outside the private directory).
-pub fn talosconfig(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget) -> StepResult<String> {
-    let file = ctx.work.file(&format!("{}.talosconfig", c.name));
-    let bundle = ctx.bundles.get(&c.name).ok_or_else(|| s.failure(format!("no secrets bundle for `{}`", c.name)))?;
-    s.run(
-        Cmd::new("talosctl")
-            .args(["gen", "config", &c.name, &c.endpoint_url, "--with-secrets", &display(bundle)])
-            .args(["--output-types", "talosconfig", "--output", &display(&file)]),
-    )?;
-    Ok(display(&file))
-}
-
-pub fn talosctl(talosconfig: &str, node: &Node) -> Cmd {
-    Cmd::new("talosctl").args([
-        "--talosconfig",
-        talosconfig,
-        "--endpoints",
-        &node.talos_endpoint,
-        "--nodes",
-        &node.address,
-    ])
-}
-
-/// `talosctl health` through `via`, expecting exactly `cps` and `workers`.
-pub fn health(s: &mut Session<'_>, talosconfig: &str, via: &Node, cps: &[&Node], workers: &[&Node]) -> StepResult {
-    health_of(s, talosconfig, via, &via.hostname, cps, workers)
-}
-
-/// [`health`] after `subject` was applied (a worker is checked through a control-plane node).
-fn health_of(
-    s: &mut Session<'_>,
-    talosconfig: &str,
-    via: &Node,
-    subject: &str,
-    cps: &[&Node],
-    workers: &[&Node],
-) -> StepResult {
-    let list = |ns: &[&Node]| ns.iter().map(|n| n.address.as_str()).collect::<Vec<_>>().join(",");
-    let mut cmd = talosctl(talosconfig, via).args([
-        "health",
-        "--wait-timeout",
-        HEALTH_TIMEOUT,
-        "--control-plane-nodes",
-        &list(cps),
-    ]);
-    if !workers.is_empty() {
-        cmd = cmd.args(["--worker-nodes", &list(workers)]);
-    }
-    s.run(cmd).map_err(|f| s.failure(format!("node {subject} is not healthy: {}", f.message)))?;
-    Ok(())
-}
-
 /// The cluster root's one apply-time input: the bundles' private paths (R14). Nothing else:
 /// the Scaleway API key never reaches a root (F11, [`scaleway_secret`]).
 fn cluster_vars(ctx: &Ctx<'_>) -> Vec<(String, String, bool)> {
     let files: BTreeMap<&str, String> = ctx.bundles.iter().map(|(c, p)| (c.as_str(), display(p))).collect();
     vec![(format!("TF_VAR_{TALOS_SECRETS_VAR}"), serde_json::to_string(&files).unwrap_or_default(), false)]
-}
-
-/// The sealed `scaleway-api-key`: a YAML map with `access_key` and `secret_key`.
-pub fn scaleway_key(text: &str) -> Result<(String, String), String> {
-    let map: BTreeMap<String, String> =
-        serde_saphyr::from_str(text).map_err(|_| "is not a YAML map with `access_key` and `secret_key`".to_owned())?;
-    match (map.get("access_key"), map.get("secret_key")) {
-        (Some(a), Some(k)) if !a.is_empty() && !k.is_empty() => Ok((a.clone(), k.clone())),
-        _ => Err("lacks `access_key` or `secret_key`".to_owned()),
-    }
 }
 
 /// `apply -input=false <vars…> <plan>`: a saved plan, with the -vars it was planned with
@@ -386,21 +244,6 @@ fn gated_node(
     Ok(())
 }
 
-/// The admin kubeconfig of `c`, from its first control-plane node through the Talos API, into
-/// the private directory (Argo CD's step reads the same file after the Talos switch closed).
-pub fn kubeconfig_file(ctx: &Ctx<'_>, c: &ClusterTarget) -> String {
-    display(&ctx.work.file(&format!("{}.kubeconfig", c.name)))
-}
-
-/// `kubectl --kubeconfig <file> [--server=https://<operator's path>] <args…>`.
-pub fn kubectl(ctx: &Ctx<'_>, c: &ClusterTarget, nodes: &Nodes, args: &[&str]) -> Cmd {
-    let mut cmd = Cmd::new("kubectl").args(["--kubeconfig", &kubeconfig_file(ctx, c)]);
-    if let Some(api) = &nodes.kubernetes_api {
-        cmd = cmd.arg(format!("--server=https://{api}"));
-    }
-    cmd.args(args.iter().copied())
-}
-
 /// Whether `fleetc apply` writes the Scaleway API key Secret into a cluster: a Scaleway
 /// environment's cluster that lists the sealed `scaleway-api-key`.
 pub fn writes_scaleway_secret<'a>(ctx: &'a Ctx<'_>) -> impl Fn(&ClusterTarget) -> bool + 'a {
@@ -564,8 +407,9 @@ fn reads_secret(pod: &Value, secret: &str) -> bool {
         .is_some_and(|a| a.iter().any(|v| is(v.pointer("/secret/secretName"))))
 }
 
-pub fn apply(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
-    let inv = inventory(s, ctx)?;
+/// Step 5 on `clusters` (the clusters the roots build, [`super::order`]).
+pub fn apply(s: &mut Session<'_>, ctx: &Ctx<'_>, clusters: &[&ClusterTarget]) -> StepResult {
+    let inv = inventory::read(s, ctx)?;
     s.begin(Step::ClusterRoot);
     for c in ctx.target.clusters.iter().filter(|c| c.managed) {
         s.note(&format!("cluster `{}` is managed by Cluster API: its management cluster builds it", c.name));
@@ -583,7 +427,7 @@ pub fn apply(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
         "apply this plan to the cluster root of `{}`, one node at a time with a health check after each?",
         ctx.target.env
     ))?;
-    for c in ctx.built_clusters() {
+    for c in clusters.iter().copied() {
         let nodes = nodes_of(s, &inv, c)?;
         let tc = talosconfig(s, ctx, c)?;
         let done = configured(&state, c, nodes);
@@ -647,7 +491,7 @@ pub fn apply(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
     let rest = ctx.work.file("cluster-rest.tfplan");
     s.run(with(tofu(ctx, CLUSTER, &["plan", "-input=false", &format!("-out={}", display(&rest))])))?;
     s.run(with(tofu(ctx, CLUSTER, &saved_plan_apply(&[], &rest).iter().map(String::as_str).collect::<Vec<_>>())))?;
-    for c in ctx.built_clusters() {
+    for c in clusters.iter().copied() {
         let nodes = nodes_of(s, &inv, c)?;
         let tc = ctx.work.file(&format!("{}.talosconfig", c.name));
         let cps: Vec<&Node> = nodes.control_plane.iter().collect();
@@ -657,25 +501,4 @@ pub fn apply(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_inventory_reads_the_cloud_roots_output() {
-        let json = br#"{"main":{"control_plane":[{"hostname":"main-cp-1","address":"10.10.0.2","talos_endpoint":"51.15.200.10:50001"}],
-            "workers":{"main-system-2":{"hostname":"main-system-2","address":"10.10.0.6","talos_endpoint":"g:50005"},
-                       "main-system-1":{"hostname":"main-system-1","address":"10.10.0.5","talos_endpoint":"g:50004"}},
-            "endpoint_address":"10.10.0.10"}}"#;
-        let inv = parse_inventory(json).unwrap();
-        let main = &inv["main"];
-        assert_eq!(main.control_plane[0].talos_endpoint, "51.15.200.10:50001");
-        assert_eq!(
-            main.workers.iter().map(|w| w.hostname.as_str()).collect::<Vec<_>>(),
-            ["main-system-1", "main-system-2"]
-        );
-        assert!(parse_inventory(br#"{"main":{"control_plane":[{"hostname":"x"}]}}"#).is_err());
-    }
 }

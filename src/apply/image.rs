@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::runner::Cmd;
 use super::session::{Session, StepResult};
 use super::target::{ImageTarget, ProviderTarget};

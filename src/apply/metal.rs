@@ -1,7 +1,7 @@
 //! Bare metal (docs/metal.md): `fleetc apply <env>` on a `metal` environment has no OpenTofu
 //! root. For each cluster it reads the inventory out/ holds (`metal/<env>/<cluster>/
-//! machines.yaml`, `emit::metal`), and for each machine, control plane first and one at a
-//! time, then the workers:
+//! machines.yaml`, written by `emit::metal`, read by [`super::inventory::metal`]), and for
+//! each machine, control plane first and one at a time, then the workers:
 //!
 //! 1. **Configured already?** `talosctl … version` with the cluster's talosconfig: a machine
 //!    that answers with the cluster's client certificate runs its config, and is left as it
@@ -26,37 +26,15 @@
 
 use serde_json::Value;
 
-use super::cluster::{Node, Nodes, health, kubeconfig_file, talosconfig, talosctl};
+use super::ctx::Ctx;
+use super::inventory;
+use super::nodes::{Node, health, kubeconfig_file, talosconfig, talosctl};
+use super::render;
 use super::runner::Cmd;
 use super::session::{Session, Step, StepResult};
 use super::target::ClusterTarget;
 use super::work::display;
-use super::{Ctx, render};
-use crate::layout::inventory::{Disk, Inventory, Machine};
-use crate::layout::paths;
-use crate::model::Role;
-
-/// The inventory of `cluster`, from the checked build.
-pub fn inventory(s: &Session<'_>, ctx: &Ctx<'_>, cluster: &str) -> StepResult<Inventory> {
-    let path = paths::metal_inventory(&ctx.target.env, cluster);
-    let bytes = ctx.out.get(&path).ok_or_else(|| s.failure(format!("out/ has no {path}")))?;
-    let text = std::str::from_utf8(bytes).map_err(|e| s.failure(format!("{path}: {e}")))?;
-    serde_saphyr::from_str(text).map_err(|e| s.failure(format!("{path}: {e}")))
-}
-
-/// The cluster's nodes as the other steps (health, Argo CD) take them: on bare metal the
-/// Talos API is reached at each machine's own address.
-pub fn nodes(inv: &Inventory) -> Nodes {
-    let node = |m: &Machine| Node {
-        hostname: m.hostname.clone(),
-        address: m.address.clone(),
-        talos_endpoint: m.address.clone(),
-    };
-    let cp = |m: &&Machine| m.role == Role::ControlPlane.as_str();
-    let mut workers: Vec<Node> = inv.machines.iter().filter(|m| !cp(m)).map(node).collect();
-    workers.sort_by(|a, b| a.hostname.cmp(&b.hostname));
-    Nodes { control_plane: inv.machines.iter().filter(cp).map(node).collect(), workers, kubernetes_api: None }
-}
+use crate::layout::inventory::{Disk, Machine};
 
 /// What a machine in maintenance mode reports of itself.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -177,21 +155,21 @@ fn planned_disks(m: &Machine) -> String {
     serde_json::json!({"spec": {"serial": d.serial, "wwid": d.wwid, "model": d.model.map(|x| x.trim_end_matches('*').to_owned()), "bus_path": d.bus_path}}).to_string()
 }
 
-/// Step 3 on bare metal.
-pub fn apply(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
+/// Step 3 on bare metal, on `clusters` (the clusters talosctl builds, [`super::order`]).
+pub fn apply(s: &mut Session<'_>, ctx: &Ctx<'_>, clusters: &[&ClusterTarget]) -> StepResult {
     s.begin(Step::Machines);
     for c in ctx.target.clusters.iter().filter(|c| c.managed) {
         s.note(&format!("cluster `{}` is managed by Cluster API: its management cluster builds it", c.name));
     }
-    for c in ctx.built_clusters() {
+    for c in clusters.iter().copied() {
         one_cluster(s, ctx, c)?;
     }
     Ok(())
 }
 
 fn one_cluster(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget) -> StepResult {
-    let inv = inventory(s, ctx, &c.name)?;
-    let nodes = nodes(&inv);
+    let inv = inventory::metal(s, ctx, &c.name)?;
+    let nodes = inventory::metal_nodes(&inv);
     let tc = talosconfig(s, ctx, c)?;
     let bundle = ctx.bundles.get(&c.name).ok_or_else(|| s.failure(format!("no secrets bundle for `{}`", c.name)))?;
     let mut done_cp: Vec<&Node> = Vec::new();

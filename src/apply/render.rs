@@ -10,11 +10,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::runner::Cmd;
+use super::ctx::Inputs;
+use super::runner::{Cmd, Runner};
 use super::session::{Failure, Session, Step, StepResult};
 use super::target::{ClusterTarget, NodeTarget};
 use super::work::{Work, display};
-use super::{Inputs, Runner};
 use crate::layout::names::TALOS_SECRETS_INPUT;
 use crate::layout::paths;
 use crate::model::Role;

@@ -8,7 +8,7 @@ use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::environment::Env;
+use super::env::Env;
 use super::signals;
 
 /// One external command.
@@ -17,7 +17,7 @@ pub struct Cmd {
     pub program: String,
     pub args: Vec<String>,
     /// Variables set in the child's environment. The child gets nothing else of fleetc's
-    /// environment but the allow-list of [`super::child_env::child_env`].
+    /// environment but the allow-list of [`super::env::child_env`].
     pub env: Vec<(String, String)>,
     /// Names in `env` whose values are secrets: logged as `***`.
     pub secret_env: BTreeSet<String>,
@@ -156,7 +156,7 @@ pub fn parse_deadline(v: &str) -> Result<Duration, String> {
 /// Spawns real processes. The only process-spawning code in fleetc's apply step.
 ///
 /// Each child starts in its own process group with an environment built from an allow-list
-/// ([`super::child_env`]), standard input from the command's bytes or `/dev/null`, and (on
+/// ([`super::env`]), standard input from the command's bytes or `/dev/null`, and (on
 /// Linux) SIGTERM as its parent-death signal, so that a tool does not outlive a fleetc killed
 /// with SIGKILL. While it runs, a SIGINT, SIGTERM or SIGHUP fleetc receives
 /// ([`signals`]) is forwarded to its group, and a command inside a switch window that
@@ -173,7 +173,7 @@ pub struct SystemRunner {
 
 impl Default for SystemRunner {
     fn default() -> SystemRunner {
-        SystemRunner { dir: None, parent_env: super::environment::capture(), window_deadline: DEFAULT_WINDOW_DEADLINE }
+        SystemRunner { dir: None, parent_env: super::env::capture(), window_deadline: DEFAULT_WINDOW_DEADLINE }
     }
 }
 
@@ -229,7 +229,7 @@ impl Runner for SystemRunner {
         let mut c = Command::new(&cmd.program);
         c.args(&cmd.args);
         c.env_clear();
-        c.envs(super::child_env::child_env(&cmd.program, &self.parent_env, &cmd.env));
+        c.envs(super::env::child_env(&cmd.program, &self.parent_env, &cmd.env));
         if let Some(d) = &self.dir {
             c.current_dir(d);
         }

@@ -9,9 +9,9 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::session::{Failure, Session, Step, StepResult};
-use super::tofu::{self, tofu, var};
+use super::tofu::{tofu, var};
 use crate::layout::names::{KUBERNETES_SWITCH_VAR, TALOS_SWITCH_VAR};
 use crate::layout::paths::{self, CLOUD};
 
@@ -33,7 +33,7 @@ impl Switch {
 }
 
 fn set(s: &mut Session<'_>, ctx: &Ctx<'_>, which: Switch, open: bool) -> StepResult {
-    if !tofu::has_switches(ctx) {
+    if !ctx.target.provider.has_switches() {
         // No gateway in front of the nodes on this provider (Proxmox): the cloud root has no
         // switch variable, and there is nothing to open or close.
         if which != Switch::KubernetesApi {

@@ -2,7 +2,7 @@
 //! plain values. Everything else `apply` uses comes from the output directory, which it
 //! checks to be exactly what fleet.kdl builds before it starts.
 
-use crate::model::{ApplyMode, Fleet, Provider, Role, Version};
+use crate::model::{ApplyMode, Environment, Fleet, Provider, Role, Version};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
@@ -23,6 +23,14 @@ pub struct Target {
     pub gitops_repo: Option<String>,
 }
 
+impl Target {
+    /// The clusters the tofu roots (or, on bare metal, talosctl) build, in fleet.kdl's order;
+    /// managed clusters come from Cluster API.
+    pub fn built_clusters(&self) -> impl Iterator<Item = &ClusterTarget> {
+        self.clusters.iter().filter(|c| !c.managed)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProviderTarget {
     Scaleway {
@@ -36,6 +44,13 @@ pub enum ProviderTarget {
 }
 
 impl ProviderTarget {
+    /// Whether the environment's cloud root has the switches (R13): the Talos API switch and
+    /// the operator's path to the Kubernetes API are public-gateway rules, which only Scaleway
+    /// environments have. A Proxmox cloud root declares neither variable: its nodes are
+    /// reached on the operator's network directly.
+    pub fn has_switches(&self) -> bool {
+        matches!(self, ProviderTarget::Scaleway { .. })
+    }
     pub fn name(&self) -> &'static str {
         match self {
             ProviderTarget::Scaleway { .. } => "scaleway",
@@ -134,7 +149,11 @@ fn database_secrets(fleet: &Fleet, e: &crate::model::Environment, c: &crate::mod
 
 /// The environment `env` of `fleet`, or `None` when there is none of that name.
 pub fn of(fleet: &Fleet, env: &str) -> Option<Target> {
-    let e = fleet.environment(env)?;
+    fleet.environment(env).map(|e| of_environment(fleet, e))
+}
+
+/// The target of environment `e` of `fleet`.
+pub fn of_environment(fleet: &Fleet, e: &Environment) -> Target {
     let provider = match &e.provider {
         Provider::Scaleway(s) => ProviderTarget::Scaleway {
             project: s.project.value.clone(),
@@ -198,7 +217,7 @@ pub fn of(fleet: &Fleet, env: &str) -> Option<Target> {
             }
         })
         .collect();
-    Some(Target {
+    Target {
         env: e.name.value.clone(),
         provider,
         // Bare metal keeps no OpenTofu state: empty, and no step reads them there.
@@ -215,5 +234,5 @@ pub fn of(fleet: &Fleet, env: &str) -> Option<Target> {
             manifest: a.manifest.path.value.clone(),
         }),
         gitops_repo: fleet.gitops.as_ref().map(|g| g.repo.value.clone()),
-    })
+    }
 }

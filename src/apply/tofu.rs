@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::runner::Cmd;
 use super::session::{Session, StepResult};
 use super::target::ProviderTarget;
@@ -26,14 +26,6 @@ pub fn var(name: &str, value: impl std::fmt::Display) -> String {
 /// The switch variables at rest: none where the cloud root has no switch (Proxmox).
 pub fn closed_vars(has_switches: bool) -> Vec<String> {
     if has_switches { vec![var(TALOS_SWITCH_VAR, false), var(KUBERNETES_SWITCH_VAR, false)] } else { Vec::new() }
-}
-
-/// Whether the environment's cloud root has the switches (R13): the Talos API switch and the
-/// operator's path to the Kubernetes API are public-gateway rules, which only Scaleway
-/// environments have. A Proxmox cloud root declares neither variable: its nodes are reached
-/// on the operator's network directly.
-pub fn has_switches(ctx: &Ctx<'_>) -> bool {
-    matches!(ctx.target.provider, ProviderTarget::Scaleway { .. })
 }
 
 /// The `-var`s every plan and apply of the cloud root takes besides the switches: on
@@ -118,6 +110,6 @@ pub fn plan_show_apply(s: &mut Session<'_>, ctx: &Ctx<'_>, root: &str, extra: &[
 pub fn cloud(s: &mut Session<'_>, ctx: &Ctx<'_>) -> StepResult {
     init(s, ctx, CLOUD)?;
     let mut vars = ctx.cloud_vars.clone();
-    vars.extend(closed_vars(has_switches(ctx)));
+    vars.extend(closed_vars(ctx.target.provider.has_switches()));
     plan_show_apply(s, ctx, CLOUD, &vars, &format!("apply this plan to the cloud root of `{}`?", ctx.target.env))
 }

@@ -12,13 +12,15 @@
 
 use serde_json::Value;
 
-use super::cluster::{self, Node, health, talosctl};
-use super::runner::Cmd;
+use super::ctx::{Ctx, Inputs};
+use super::inventory;
+use super::nodes::{Node, Nodes, health, talosconfig, talosctl};
+use super::preflight::preflight;
+use super::runner::{Cmd, Runner};
 use super::session::{Failure, Session, Step, StepResult};
 use super::switch::{self, Switch};
 use super::target::ClusterTarget;
 use super::work::display;
-use super::{Inputs, Runner, preflight};
 use crate::model::Version;
 
 #[derive(Debug, Clone, Default)]
@@ -110,10 +112,10 @@ pub fn upgrade(
     }
     switch::with_switch(&mut s, &ctx, Switch::Both, |s| {
         s.begin(Step::Upgrade);
-        let inv = cluster::inventory(s, &ctx)?;
+        let inv = inventory::read(s, &ctx)?;
         let nodes =
             inv.get(&c.name).ok_or_else(|| s.failure(format!("the inventory has no cluster `{}`", c.name)))?.clone();
-        let tc = cluster::talosconfig(s, &ctx, c)?;
+        let tc = talosconfig(s, &ctx, c)?;
         os(s, c, &nodes.control_plane, &nodes.workers, &tc)?;
         kubernetes(s, &ctx, c, &nodes, &tc)
     })?;
@@ -168,13 +170,7 @@ fn os(s: &mut Session<'_>, c: &ClusterTarget, cps: &[Node], workers: &[Node], tc
     Ok(())
 }
 
-fn kubernetes(
-    s: &mut Session<'_>,
-    ctx: &super::Ctx<'_>,
-    c: &ClusterTarget,
-    nodes: &cluster::Nodes,
-    tc: &str,
-) -> StepResult {
+fn kubernetes(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, nodes: &Nodes, tc: &str) -> StepResult {
     let Some(first) = nodes.control_plane.first() else { return Ok(()) };
     let kubeconfig = display(&ctx.work.file(&format!("{}.kubeconfig", c.name)));
     s.run(talosctl(tc, first).args(["kubeconfig", &kubeconfig, "--force"]))?;

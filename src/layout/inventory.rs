@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// What `fleetc apply` and the person at the rack need of each machine of one cluster.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Inventory {
+pub struct MetalInventory {
     pub cluster: String,
     pub talos_version: String,
     pub kubernetes_version: String,

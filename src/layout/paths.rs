@@ -123,7 +123,7 @@ pub fn metal_env_dir(env: &str) -> String {
 }
 
 /// `metal/<env>/<cluster>/machines.yaml`: a bare-metal cluster's inventory
-/// ([`super::inventory::Inventory`]): its machines, their addresses and how each is recognised
+/// ([`super::inventory::MetalInventory`]): its machines, their addresses and how each is recognised
 /// in maintenance mode.
 pub fn metal_inventory(env: &str, cluster: &str) -> String {
     format!("{}/{cluster}/machines.yaml", metal_env_dir(env))

@@ -14,7 +14,7 @@
 
 use super::{EmitError, EmitResult, HEADER, yaml};
 use crate::artifacts::set::ArtifactSet;
-use crate::layout::inventory::{BootAssets, Disk, Inventory, Machine as MachineEntry};
+use crate::layout::inventory::{BootAssets, Disk, Machine as MachineEntry, MetalInventory};
 use crate::layout::paths;
 use crate::model::{Cluster, Environment, Fleet, IMAGE_FACTORY, Machine, Pool, Provider, Schematic, Version};
 
@@ -77,14 +77,14 @@ fn entry(
 }
 
 /// The inventory of one cluster of a metal environment.
-pub fn inventory(fleet: &Fleet, env: &Environment, cluster: &Cluster) -> Result<Inventory, EmitError> {
+pub fn inventory(fleet: &Fleet, env: &Environment, cluster: &Cluster) -> Result<MetalInventory, EmitError> {
     let mut machines = Vec::new();
     for pool in cluster.pools() {
         for m in &pool.machines {
             machines.push(entry(fleet, env, cluster, pool, m)?);
         }
     }
-    Ok(Inventory {
+    Ok(MetalInventory {
         cluster: cluster.name.value.clone(),
         talos_version: cluster.talos.value.v(),
         kubernetes_version: cluster.kubernetes.value.to_string(),
@@ -128,7 +128,7 @@ fn readme_head(env: &Environment) -> String {
     )
 }
 
-fn readme_cluster(env: &Environment, inv: &Inventory) -> String {
+fn readme_cluster(env: &Environment, inv: &MetalInventory) -> String {
     let mut s = format!(
         "\n## Cluster `{}` (Talos {}, Kubernetes {})\n\nInventory: `{}`.\n\n\
          | machine | role | address | MAC | arch | ISO | iPXE |\n|---|---|---|---|---|---|---|\n",

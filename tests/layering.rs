@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 /// The floors, lowest first: `(module path, floor)`. A file belongs to the longest entry its
 /// module path starts with (`artifacts::set` before `artifacts`); so does an imported path.
-const FLOORS: &[(&str, u32)] = &[
+pub(crate) const FLOORS: &[(&str, u32)] = &[
     ("diag", 1),
     ("digest", 1),
     ("parallel", 1),
@@ -159,6 +159,12 @@ fn library_code(text: &str) -> (Vec<String>, Vec<String>) {
 /// Every path into the crate outside `module` that a file's library code names: `use`
 /// statements (spanning lines, braces expanded) and inline `crate::…`/`super::…` paths.
 fn imports(module: &[String], code: &[String]) -> Vec<String> {
+    paths(module, code, absolute)
+}
+
+/// The paths a file's library code names, each made absolute by `resolve` (which drops the
+/// ones it does not keep).
+fn paths(module: &[String], code: &[String], resolve: fn(&[String], &str) -> Option<String>) -> Vec<String> {
     let mut out = Vec::new();
     let mut lines = code.iter();
     while let Some(line) = lines.next() {
@@ -173,7 +179,7 @@ fn imports(module: &[String], code: &[String]) -> Vec<String> {
                 }
             }
             let stmt = stmt.split(';').next().unwrap_or_default();
-            out.extend(expand(stmt).iter().filter_map(|p| absolute(module, p)));
+            out.extend(expand(stmt).iter().filter_map(|p| resolve(module, p)));
             continue;
         }
         for start in ["crate::", "super::"] {
@@ -183,7 +189,7 @@ fn imports(module: &[String], code: &[String]) -> Vec<String> {
                 let tail = &rest[i..];
                 let end = tail.find(|c: char| !(is_ident(c) || c == ':')).unwrap_or(tail.len());
                 if !before.is_some_and(|c| is_ident(c) || c == ':') {
-                    out.extend(absolute(module, &tail[..end]));
+                    out.extend(resolve(module, &tail[..end]));
                 }
                 rest = &tail[end.max(start.len())..];
             }
@@ -202,10 +208,10 @@ fn floor_of(path: &str) -> Option<(&'static str, u32)> {
         .copied()
 }
 
-/// Every arrow of the crate: (importing file, its FLOORS entry, imported path).
-fn arrows() -> Vec<(String, &'static str, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let src = root.join("src");
+/// Every library file of `src/` but the crate roots, as (path relative to `src/`, its code
+/// without comments and test modules); files that are test modules are left out.
+fn library_files() -> Vec<(String, Vec<String>)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     files.retain(|f| !matches!(f.strip_prefix(&src).unwrap().to_str(), Some("lib.rs" | "main.rs")));
@@ -226,9 +232,15 @@ fn arrows() -> Vec<(String, &'static str, String)> {
         read.push((file, code));
     }
     read.retain(|(file, _)| !test_files.contains(file));
+    read.into_iter()
+        .map(|(file, code)| (file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/"), code))
+        .collect()
+}
+
+/// Every arrow of the crate: (importing file, its FLOORS entry, imported path).
+fn arrows() -> Vec<(String, &'static str, String)> {
     let mut out = Vec::new();
-    for (file, code) in read {
-        let rel = file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+    for (rel, code) in library_files() {
         let module = module_of(&rel);
         let (owner, _) = floor_of(&module.join("::")).unwrap_or_else(|| panic!("src/{rel} is on no floor of FLOORS"));
         for p in imports(&module, &code) {
@@ -370,4 +382,80 @@ fn the_scanner_reads_grouped_multiline_relative_and_inline_paths() {
     assert_eq!(floor_of("crate::emit::talos"), Some(("emit", 5)));
     assert_eq!(floor_of("crate::emitter"), None);
     assert_eq!(module_of("emit/talos/mod.rs"), ["emit", "talos"]);
+}
+
+/// A path as seen from `module`, made absolute whether or not it leaves the top-level module
+/// (`super::cluster::Node` from `apply::metal` → `apply::cluster::Node`).
+fn absolute_anywhere(module: &[String], path: &str) -> Option<String> {
+    let path = path.trim_end_matches(';').trim_end_matches(':');
+    if let Some(rest) = path.strip_prefix("crate::") {
+        return Some(rest.to_owned());
+    }
+    let mut at: Vec<String> = module.to_vec();
+    let mut rest = path;
+    let mut moved = false;
+    while let Some(r) = rest.strip_prefix("super::") {
+        at.pop()?;
+        rest = r;
+        moved = true;
+    }
+    moved.then(|| at.into_iter().chain(rest.split("::").map(str::to_owned)).collect::<Vec<_>>().join("::"))
+}
+
+/// Inside every folder, the rooms (its files and sub-folders, the folder's own `mod.rs`
+/// aside) import each other one way: no circle between siblings at any depth (house-3.md's
+/// circles were `apply/cluster.rs` ↔ `apply/metal.rs`, `apply/child_env.rs` ↔
+/// `apply/environment.rs`, `check/patches.rs` ↔ `check/versions.rs` and eight files across
+/// `check/` and `emit/`). A folder's `mod.rs` is its door: a child reading its parent's kit
+/// is an arrow inward, not a circle.
+#[test]
+fn no_rooms_of_one_folder_import_each_other_in_a_circle() {
+    let mut modules: BTreeMap<Vec<String>, Vec<String>> = BTreeMap::new();
+    let mut all: BTreeSet<Vec<String>> = BTreeSet::new();
+    for (rel, code) in library_files() {
+        let module = module_of(&rel);
+        all.insert(module.clone());
+        let targets = paths(&module, &code, absolute_anywhere);
+        modules.insert(module, targets);
+    }
+    // (folder, from child, to child) for every import between two children of one folder.
+    let mut edges: BTreeMap<(Vec<String>, String), BTreeSet<String>> = BTreeMap::new();
+    for (from, targets) in &modules {
+        for t in targets {
+            let parts: Vec<String> = t.split("::").map(str::to_owned).collect();
+            // The module the path names: its longest prefix that is a module of the crate.
+            let Some(to) = (1..=parts.len()).rev().map(|n| parts[..n].to_vec()).find(|m| all.contains(m)) else {
+                continue;
+            };
+            let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+            if common >= from.len() || common >= to.len() {
+                continue; // a parent and its child
+            }
+            let folder = from[..common].to_vec();
+            edges.entry((folder.clone(), from[common].clone())).or_default().insert(to[common].clone());
+        }
+    }
+    let mut circles = Vec::new();
+    for (folder, a) in edges.keys() {
+        // A path back to `a` from its own arrows, depth first.
+        let mut stack: Vec<Vec<String>> = vec![vec![a.clone()]];
+        let mut seen = BTreeSet::new();
+        while let Some(path) = stack.pop() {
+            let last = path.last().unwrap();
+            for next in edges.get(&(folder.clone(), last.clone())).into_iter().flatten() {
+                if next == a {
+                    let mut circle = path.clone();
+                    circle.push(a.clone());
+                    circles.push(format!("src/{}: {}", folder.join("/"), circle.join(" → ")));
+                } else if seen.insert(next.clone()) {
+                    let mut longer = path.clone();
+                    longer.push(next.clone());
+                    stack.push(longer);
+                }
+            }
+        }
+    }
+    circles.sort();
+    circles.dedup();
+    assert!(circles.is_empty(), "rooms of one folder that import each other:\n{}", circles.join("\n"));
 }

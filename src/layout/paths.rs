@@ -36,9 +36,12 @@ pub const CLOUD: &str = "cloud";
 /// The root that builds the Talos clusters on it (R2).
 pub const CLUSTER: &str = "cluster";
 
+/// `talos`: the Talos documents of every environment.
+pub const TALOS_DIR: &str = "talos";
+
 /// `talos/<env>`: the Talos documents of an environment's clusters.
 pub fn talos_env_dir(env: &str) -> String {
-    format!("talos/{env}")
+    format!("{TALOS_DIR}/{env}")
 }
 
 /// `talos/<env>/<cluster>`: the cluster's Talos documents.

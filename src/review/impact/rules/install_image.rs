@@ -15,7 +15,8 @@ pub(super) fn install_image(ctx: &Ctx<'_>, out: &mut Outcome) {
         // Without the old model, the schematic files tell which image changed, and a file
         // whose only changed lines are installer references follows from that.
         let installer = format!("{}/", crate::model::IMAGE_FACTORY);
-        let schematic_changed = ctx.files.iter().any(|f| f.path.starts_with("schematics/"));
+        let schematics = format!("{}/", crate::layout::paths::SCHEMATICS_DIR);
+        let schematic_changed = ctx.files.iter().any(|f| f.path.starts_with(&schematics));
         for f in ctx.files {
             let only_installer = f
                 .hunks
@@ -28,7 +29,7 @@ pub(super) fn install_image(ctx: &Ctx<'_>, out: &mut Outcome) {
             }
         }
         for f in ctx.files {
-            let Some(name) = f.path.strip_prefix("schematics/").and_then(|p| p.strip_suffix(".yaml")) else { continue };
+            let Some(name) = f.path.strip_prefix(&schematics).and_then(|p| p.strip_suffix(".yaml")) else { continue };
             out.claim_file(&f.path);
             let users: Vec<(String, Vec<String>)> = ctx
                 .new

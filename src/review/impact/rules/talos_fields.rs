@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::{Ctx, Outcome, Severity};
+use crate::layout::paths;
 use crate::model::{ApplyMode, Version};
 use crate::review::files::Status;
 
@@ -182,18 +183,25 @@ pub(super) fn talos_fields(ctx: &Ctx<'_>, out: &mut Outcome) {
     // changed fields like any other (the other side is empty). A patch of a pool that comes
     // or goes with it is the pool's change, left to the rules of pools and nodes.
     let pool_file_moves = |patch: &str| {
-        let parts: Vec<&str> = patch.split('/').collect();
-        let role_file = match parts[..] {
-            ["talos", env, cluster, "patches", "controlplane", _] => format!("talos/{env}/{cluster}/controlplane.yaml"),
-            ["talos", env, cluster, "patches", "workers", pool, _] => {
-                format!("talos/{env}/{cluster}/workers/{pool}.yaml")
-            }
-            _ => return true,
+        // `talos/<env>/<cluster>/<pool's patch directory>/<file>` → the pool's role document.
+        let parts: Vec<&str> = patch.splitn(4, '/').collect();
+        let [root, env, cluster, rest] = parts[..] else { return true };
+        let in_dir = |dir: &str| rest.strip_prefix(dir).and_then(|r| r.strip_prefix('/'));
+        let role_file = if root != paths::TALOS_DIR {
+            return true;
+        } else if in_dir(paths::CONTROL_PLANE_PATCHES).is_some_and(|f| !f.contains('/')) {
+            paths::talos_role_doc(env, cluster, true, "")
+        } else if let Some((pool, f)) = in_dir(paths::WORKER_PATCHES).and_then(|r| r.split_once('/'))
+            && !f.contains('/')
+        {
+            paths::talos_role_doc(env, cluster, false, pool)
+        } else {
+            return true;
         };
         ctx.files.iter().any(|g| g.path == role_file && g.status != Status::Changed)
     };
     let considered = |f: &&crate::review::files::FileDiff| {
-        f.path.starts_with("talos/")
+        f.path.strip_prefix(paths::TALOS_DIR).is_some_and(|r| r.starts_with('/'))
             && match f.status {
                 Status::Changed => true,
                 Status::Added | Status::Removed => f.path.contains("/patches/") && !pool_file_moves(&f.path),

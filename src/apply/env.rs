@@ -169,7 +169,7 @@ pub fn refused(name: &str) -> Option<&'static str> {
 
 /// Refuses, before anything runs, an environment holding any variable that steers a tool
 /// against the plan: every one of [`refused`], set or empty (the Scaleway SDK's, R9/F9, and
-/// the other tools'), then a credential under its old name ([`refuse_old_credential_names`]).
+/// the other tools'), then a credential under its old name (`refuse_old_credential_names`).
 pub fn refuse_steering_vars(env: &Env) -> Result<(), String> {
     refuse_listed(env)?;
     refuse_old_credential_names(env)

@@ -1,6 +1,6 @@
 //! Bare metal (docs/metal.md): `fleetc apply <env>` on a `metal` environment has no OpenTofu
 //! root. For each cluster it reads the inventory out/ holds (`metal/<env>/<cluster>/
-//! machines.yaml`, written by `emit::metal`, read by [`super::inventory::metal`]), and for
+//! machines.yaml`, written by `emit::metal`, read by `inventory::metal`), and for
 //! each machine, control plane first and one at a time, then the workers:
 //!
 //! 1. **Configured already?** `talosctl … version` with the cluster's talosconfig: a machine

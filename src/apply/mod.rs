@@ -3,7 +3,7 @@
 //!
 //! `fleetc apply <env>` runs, in order ([`order::of`], the steps of [`Step::APPLY`]): a
 //! preflight that refuses a stale out/, steering variables of the shell (Scaleway SDK, AWS,
-//! OpenTofu…: R9/F9, [`env`]), a `reboot` mode on Talos ≥ 1.14 (F10), and missing
+//! OpenTofu…: R9/F9, `env.rs`), a `reboot` mode on Talos ≥ 1.14 (F10), and missing
 //! credentials or sealed inputs; (1) schematics registered with the Image Factory (F2); (2) the
 //! image pipeline (R22); (3) the cloud root, applied after confirmation; (4) the Talos API
 //! switch opened (R13); (5) the cluster root, one control-plane node at a time with
@@ -16,8 +16,8 @@
 //! do next ([`Failure`]); each step is safe to run again (tofu resumes from state, finished
 //! images are reused, nodes already at the target are skipped).
 //!
-//! This file only dispatches. The steps share the kit of [`ctx`] (the inputs and the state a
-//! run carries), the vocabulary of [`nodes`] and the answer of [`inventory`] (where a
+//! This file only dispatches. The steps share the kit of `ctx.rs` (the inputs and the state a
+//! run carries), the vocabulary of `nodes.rs` and the answer of `inventory.rs` (where a
 //! cluster's nodes are); none of them imports this file.
 
 mod argocd;

@@ -22,6 +22,7 @@ mod cause_first;
 mod check_base_cli;
 mod cli;
 mod contracts;
+mod corpus;
 mod diff_cli;
 mod diff_golden;
 mod disk;

@@ -98,7 +98,7 @@ fn diff_golden_cases() {
 fn each_case_shows_the_impact_it_is_for() {
     let expect: &[(&str, &str, &str, &str)] = &[
         ("diff-worker-count", "worker-count", "info", "nodes added: `main-system-3`"),
-        ("diff-talos-upgrade", "talos-version", "warning", "path v1.12.6 → latest v1.12.x → v1.13.9"),
+        ("diff-talos-upgrade", "talos-version", "warning", "path v1.12.6 → v1.12.11 → v1.13.9"),
         ("diff-talos-upgrade", "kubernetes-version", "warning", "1.34 → 1.35.2"),
         ("diff-new-app", "apps", "info", "new app `web` in namespace `web`"),
         ("diff-rename-moved", "lifecycle", "info", "cluster `core` renamed from `main` with `was=`"),

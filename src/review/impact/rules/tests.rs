@@ -386,7 +386,10 @@ fn reboot_mode_on_a_running_cluster_is_danger_for_any_change() {
 #[test]
 fn upgrade_paths() {
     let v = |s: &str| s.parse::<Version>().unwrap();
-    assert_eq!(talos_path(v("v1.11.2"), v("v1.13.9")), "v1.11.2 → latest v1.11.x → latest v1.12.x → v1.13.9");
+    assert_eq!(talos_path(v("v1.11.2"), v("v1.13.9")), "v1.11.2 → latest v1.11.x → v1.12.11 → v1.13.9");
+    // newcomer-3.md §4: from the newest patch of a minor, there is no "latest" step.
+    assert_eq!(talos_path(v("v1.13.9"), v("v1.14.1")), "v1.13.9 → v1.14.1");
+    assert_eq!(talos_path(v("v1.12.6"), v("v1.13.9")), "v1.12.6 → v1.12.11 → v1.13.9");
     assert_eq!(talos_path(v("v1.13.1"), v("v1.13.9")), "v1.13.1 → v1.13.9");
     assert_eq!(kubernetes_path(v("1.33.0"), v("1.36.2")), "1.33 → 1.34 → 1.35 → 1.36.2");
     assert_eq!(kubernetes_path(v("1.36.0"), v("1.36.2")), "1.36.0 → 1.36.2");

@@ -68,7 +68,13 @@ fn after_the_edit_it_plans_from_the_committed_out_with_no_flag() {
     let o = fleetc(tmp.path(), &["upgrade-plan", "lab/mgmt", "--kubernetes", "1.34.3", "--talos", "v1.13.9"]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    assert!(out.contains("Talos v1.12.6 → v1.13.9") && out.contains("Step 1: raise Talos v1.12.6 → v1.13.9"), "{out}");
+    // Through the newest v1.12 patch, the path `fleetc diff` names too.
+    assert!(out.contains("Talos v1.12.6 → v1.13.9"), "{out}");
+    assert!(
+        out.contains("Step 1: raise Talos v1.12.6 → v1.12.11")
+            && out.contains("Step 2: raise Talos v1.12.11 → v1.13.9"),
+        "{out}"
+    );
     // A Talos-only target needs no --kubernetes.
     let o = fleetc(tmp.path(), &["upgrade-plan", "lab/mgmt", "--talos", "v1.13.9"]);
     let (out, err) = text(&o);

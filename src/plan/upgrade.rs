@@ -347,6 +347,16 @@ impl<'a> Planner<'a> {
     }
 
     fn talos_to(&mut self, v: Version) -> Result<(), String> {
+        // In place (OpenTofu), a node leaves a minor from its newest patch, the path Talos
+        // recommends and the one `fleetc diff` names (review::impact's `talos-version`); Cluster
+        // API replaces the machines instead.
+        if self.mgmt.is_none()
+            && minor_of(v) > minor_of(self.talos)
+            && let Some(latest) = talos_newest(minor_of(self.talos))
+            && latest > self.talos
+        {
+            self.talos_to(latest)?;
+        }
         if !crate::upstream::talos::talos_emittable(v) {
             return Err(format!(
                 "the plan needs Talos {}, and fleetc writes no machine configuration for Talos {} (fleet::versions::talos-unsupported; its versions table is versions/talos.kdl): no step would pass `fleetc check`",

@@ -97,16 +97,25 @@ pub enum Command {
         /// A code such as `fleet::quorum::even-control-plane`, or its last part. Without it, list every code.
         code: Option<String>,
     },
-    /// Print the ordered steps that upgrade a cluster to a Kubernetes (and Talos) version.
+    /// Print the ordered steps that upgrade a cluster from what it runs to a Kubernetes (and Talos) version.
+    ///
+    /// What runs is read from the committed out/ (the last build), or with `--base REV` from
+    /// the fleet at a git revision; the targets default to fleet.kdl's versions.
     UpgradePlan {
         /// The cluster, as `<environment>/<cluster>`.
         cluster: String,
-        /// The target Kubernetes version (full, e.g. 1.36.2).
+        /// The target Kubernetes version (full, e.g. 1.36.2) [default: fleet.kdl's].
         #[arg(long)]
-        kubernetes: String,
-        /// The target Talos version (e.g. v1.13.9); raised only where needed when absent.
+        kubernetes: Option<String>,
+        /// The target Talos version (e.g. v1.13.9) [default: fleet.kdl's; otherwise raised only where needed].
         #[arg(long)]
         talos: Option<String>,
+        /// Plan from the fleet as of this git revision (what runs), instead of from out/.
+        #[arg(long, value_name = "REV")]
+        base: Option<String>,
+        /// The output directory whose build is what runs [default: out/ beside the fleet file].
+        #[arg(long)]
+        out: Option<PathBuf>,
         #[command(flatten)]
         fleet: FleetArgs,
     },

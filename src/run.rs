@@ -36,8 +36,14 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Diff(args) => diff(&ui, &args),
         Command::Explain { code } => explain(code.as_deref()),
         Command::Schematic { command: SchematicCommand::Id { file } } => schematic_id(&file),
-        Command::UpgradePlan { cluster, kubernetes, talos, fleet } => {
-            upgrade_plan(&ui, &fleet, &cluster, &kubernetes, talos.as_deref())
+        Command::UpgradePlan { cluster, kubernetes, talos, base, out, fleet } => {
+            let flags = UpgradePlanFlags {
+                kubernetes: kubernetes.as_deref(),
+                talos: talos.as_deref(),
+                base: base.as_deref(),
+                out,
+            };
+            upgrade_plan(&ui, &fleet, &cluster, &flags)
         }
         Command::Secrets { command } => secrets_command(&ui, command),
         Command::Apply(args) => apply_command(&ui, &args),
@@ -52,13 +58,23 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     }
 }
 
-fn upgrade_plan(ui: &Ui, args: &FleetArgs, cluster: &str, kubernetes: &str, talos: Option<&str>) -> i32 {
+/// `upgrade-plan`'s options.
+struct UpgradePlanFlags<'a> {
+    kubernetes: Option<&'a str>,
+    talos: Option<&'a str>,
+    base: Option<&'a str>,
+    out: Option<PathBuf>,
+}
+
+/// `upgrade-plan`: from what runs (the fleet at `--base`, else the versions in out/, else
+/// fleet.kdl's with a note) to the flags' versions, defaulting to fleet.kdl's.
+fn upgrade_plan(ui: &Ui, args: &FleetArgs, target: &str, flags: &UpgradePlanFlags<'_>) -> i32 {
     use crate::model::Version;
-    let k8s = match kubernetes.parse::<Version>() {
+    let k8s = match flags.kubernetes.map(str::parse::<Version>).transpose() {
         Ok(v) => v,
         Err(e) => return fail(format_args!("--kubernetes: {e}")),
     };
-    let talos = match talos.map(str::parse::<Version>).transpose() {
+    let talos = match flags.talos.map(str::parse::<Version>).transpose() {
         Ok(v) => v,
         Err(e) => return fail(format_args!("--talos: {e}")),
     };
@@ -67,7 +83,74 @@ fn upgrade_plan(ui: &Ui, args: &FleetArgs, cluster: &str, kubernetes: &str, talo
         Err(code) => return code,
     };
     let Some(fleet) = c.fleet.filter(|_| !c.diags.has_errors()) else { return EXIT_PROBLEMS };
-    match crate::plan::upgrade::plan(&fleet, cluster, k8s, talos) {
+    let Some(edited) = target
+        .split_once('/')
+        .and_then(|(e, n)| fleet.environment(e).and_then(|e| e.cluster(n)))
+        .map(|c| (c.kubernetes.value, c.talos.value))
+    else {
+        eprintln!(
+            "fleetc: no upgrade plan: no cluster `{target}` (`<environment>/<cluster>`) in {}",
+            args.fleet.display()
+        );
+        return EXIT_PROBLEMS;
+    };
+    let base_fleet;
+    let (from, running) = match flags.base {
+        Some(rev) => {
+            let dir = fleet_dir(&args.fleet);
+            let name =
+                args.fleet.file_name().map_or_else(|| "fleet.kdl".to_owned(), |n| n.to_string_lossy().into_owned());
+            let loader = match crate::git_loader::GitLoader::open(&dir, rev) {
+                Ok(l) => l,
+                Err(e) => return fail(e),
+            };
+            let old_text = match crate::model::Loader::read(&loader, &name) {
+                Ok(t) => t,
+                Err(e) => return fail(format_args!("cannot read {name} at `{rev}`: {e}")),
+            };
+            let mut old = compile(&format!("{rev}:{name}"), &old_text, &loader);
+            match old.fleet.take() {
+                Some(f) if !old.diags.has_errors() => base_fleet = f,
+                _ => {
+                    print_diagnostics(ui, DiagFormat::Human, &old);
+                    return fail(format_args!("{name} at `{rev}` has errors; no plan from it"));
+                }
+            }
+            let Some(c) =
+                target.split_once('/').and_then(|(e, n)| base_fleet.environment(e).and_then(|e| e.cluster(n)))
+            else {
+                eprintln!(
+                    "fleetc: no upgrade plan: `{target}` does not exist at `{rev}`: a new cluster has nothing to upgrade"
+                );
+                return EXIT_PROBLEMS;
+            };
+            let running = crate::plan::upgrade::Running {
+                talos: c.talos.value,
+                kubernetes: c.kubernetes.value,
+                source: format!("`{rev}:{name}` (--base)"),
+            };
+            (&base_fleet, Some(running))
+        }
+        None => {
+            let out = out_dir(&args.fleet, flags.out.clone());
+            let read = |p: &str| std::fs::read_to_string(out.join(p)).ok();
+            let running = crate::plan::upgrade::running_in_out(&fleet, target, &read);
+            if running.is_none() {
+                ui.info(&format!(
+                    "fleetc: {} holds no build of `{target}`: planning from {}'s versions, as if they ran (`--base REV` plans from a revision)",
+                    out.display(),
+                    args.fleet.display()
+                ));
+            }
+            (&fleet, running)
+        }
+    };
+    let start_talos = running.as_ref().map_or(edited.1, |r| r.talos);
+    let k8s = k8s.unwrap_or(edited.0);
+    // fleet.kdl's Talos is a target when it differs from what runs; else Talos is raised
+    // only where Kubernetes needs it.
+    let talos = talos.or((edited.1 != start_talos).then_some(edited.1));
+    match crate::plan::upgrade::plan_from(from, target, k8s, talos, running.as_ref()) {
         Ok(p) => {
             print!("{p}");
             EXIT_OK

@@ -77,6 +77,9 @@ fn diff_golden_cases() {
         "diff-rename-destroy",
         "diff-sealed",
         "diff-data-disk-shrink",
+        "diff-talos-patch-reboot",
+        "diff-talos-patch-reboot-upgrade",
+        "diff-talos-patch-overrides",
     ] {
         assert!(names.iter().any(|n| n == required), "golden case {required} is missing");
     }
@@ -95,7 +98,7 @@ fn diff_golden_cases() {
 fn each_case_shows_the_impact_it_is_for() {
     let expect: &[(&str, &str, &str, &str)] = &[
         ("diff-worker-count", "worker-count", "info", "nodes added: `main-system-3`"),
-        ("diff-talos-upgrade", "talos-version", "warning", "path v1.12.6 → latest v1.12.x → v1.13.9"),
+        ("diff-talos-upgrade", "talos-version", "warning", "path v1.12.6 → v1.12.11 → v1.13.9"),
         ("diff-talos-upgrade", "kubernetes-version", "warning", "1.34 → 1.35.2"),
         ("diff-new-app", "apps", "info", "new app `web` in namespace `web`"),
         ("diff-rename-moved", "lifecycle", "info", "cluster `core` renamed from `main` with `was=`"),
@@ -137,6 +140,22 @@ fn each_case_shows_the_impact_it_is_for() {
             "Talos field `machine.certSANs` changed (common.yaml) → applied live",
         ),
         ("diff-talos-live", "talos-fields", "info", "`machine.nodeLabels.\"node.demo.example/tier\"` changed"),
+        // Issue 27: a reboot-needing patch change names each node that reboots, alone and
+        // bundled with a Talos minor upgrade (newcomer-3.md §4: it used to get no line).
+        (
+            "diff-talos-patch-reboot",
+            "talos-fields",
+            "warning",
+            "`machine.udev.rules` changed (patches/workers/system/01-udev.yaml) → reboot: Talos v1.13.9 cannot apply it live (F10); `fleetc apply staging` (the cluster root) reboots `main-system-1`, `main-system-2`",
+        ),
+        (
+            "diff-talos-patch-reboot-upgrade",
+            "talos-fields",
+            "warning",
+            "reboots `main-system-1`, `main-system-2`, one at a time, on the Talos v1.13.9 they run then",
+        ),
+        ("diff-talos-patch-reboot-upgrade", "talos-version", "warning", "Talos v1.13.9 → v1.14.1"),
+        ("diff-talos-patch-overrides", "talos-fields", "warning", "rule R21 overridden on purpose for `main-cp-1`"),
     ];
     for (case, rule, severity, fragment) in expect {
         let dir = common::root().join("golden").join(case);

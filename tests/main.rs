@@ -46,5 +46,6 @@ mod sovereignty;
 mod talos_conformance;
 mod threads;
 mod tofu;
+mod upgrade_plan_cli;
 mod versions_table;
 mod yaml_resolver;

@@ -13,6 +13,11 @@
 //!   upgrades nothing).
 //!
 //! Each [`Step`] is the fleet.kdl edit to commit and what it rolls.
+//!
+//! A plan starts from what runs, not from an edited fleet.kdl: [`plan_from`] takes the
+//! versions the cluster runs ([`Running`]: read from the committed out/ by [`running_in_out`],
+//! or the fleet at a base revision as the fleet itself), and plans to targets that default to
+//! the edited fleet.kdl's (`fleetc upgrade-plan`, docs/apply.md).
 
 use std::fmt;
 
@@ -57,14 +62,92 @@ impl fmt::Display for Plan {
     }
 }
 
+/// The versions a cluster runs, where the plan starts, and where they were read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Running {
+    pub talos: Version,
+    pub kubernetes: Version,
+    /// Where: `out/tofu/home/cluster/home.auto.tfvars`, `HEAD:fleet.kdl`.
+    pub source: String,
+}
+
 /// Plans the upgrade of `target` (`<env>/<cluster>`) to Kubernetes `kubernetes` and, when
-/// given, Talos `talos`. The error says why no plan exists.
+/// given, Talos `talos`, from the versions `fleet` states. The error says why no plan exists.
 pub fn plan(fleet: &Fleet, target: &str, kubernetes: Version, talos: Option<Version>) -> Result<Plan, String> {
+    plan_from(fleet, target, kubernetes, talos, None)
+}
+
+fn find<'a>(fleet: &'a Fleet, target: &str) -> Result<(&'a Environment, &'a Cluster), String> {
     let (env_name, cluster_name) =
         target.split_once('/').ok_or_else(|| format!("`{target}` is not `<environment>/<cluster>`"))?;
     let env = fleet.environment(env_name).ok_or_else(|| format!("no environment `{env_name}`"))?;
     let cluster = env.cluster(cluster_name).ok_or_else(|| format!("no cluster `{cluster_name}` in `{env_name}`"))?;
-    Planner::new(env, cluster, kubernetes, talos)?.run()
+    Ok((env, cluster))
+}
+
+/// [`plan`] from the versions the cluster runs: `running`'s when given (the fleet's
+/// pools that follow the control plane run its version; pinned ones keep their pin), else
+/// the fleet's own.
+pub fn plan_from(
+    fleet: &Fleet,
+    target: &str,
+    kubernetes: Version,
+    talos: Option<Version>,
+    running: Option<&Running>,
+) -> Result<Plan, String> {
+    let (env, cluster) = find(fleet, target)?;
+    Planner::new(fleet, env, cluster, kubernetes, talos, running)?.run()
+}
+
+/// The versions `target` runs according to the committed output directory, whose files
+/// `read` returns by their path in it: the cluster root's values
+/// (`tofu/<env>/cluster/<env>.auto.tfvars`, its `talos_version` and `kubernetes_version`),
+/// or for a Cluster API cluster its control plane (`capi/<mgmt>/<cluster>/control-plane.yaml`:
+/// the TalosControlPlane's `version` and the installer image's tag). `None` when out/ does
+/// not hold the cluster.
+pub fn running_in_out(fleet: &Fleet, target: &str, read: &dyn Fn(&str) -> Option<String>) -> Option<Running> {
+    let (env, cluster) = find(fleet, target).ok()?;
+    let unquote = |v: &str| v.trim().trim_matches('"').to_owned();
+    if let Some(mgmt) = &cluster.managed_by {
+        let path =
+            format!("{}/control-plane.yaml", crate::layout::paths::capi_workload_dir(&mgmt.value, &cluster.name.value));
+        let text = read(&path)?;
+        let kubernetes = text
+            .lines()
+            .find_map(|l| l.strip_prefix("  version: "))
+            .and_then(|v| unquote(v).trim_start_matches('v').parse().ok())?;
+        let talos = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("image: ").filter(|i| i.contains("installer")))
+            .and_then(|i| i.rsplit_once(':'))
+            .and_then(|(_, tag)| unquote(tag).parse().ok())?;
+        return Some(Running { talos, kubernetes, source: format!("out/{path}") });
+    }
+    let path = format!(
+        "{}/{}.auto.tfvars",
+        crate::layout::paths::tofu_root(&env.name.value, crate::layout::paths::CLUSTER),
+        env.name.value
+    );
+    let text = read(&path)?;
+    // `clusters = { <name> = { … talos_version = "v1.13.9" … kubernetes_version = "1.36.2" … } }`
+    let head = format!("{} = {{", cluster.name.value);
+    let mut lines = text.lines().skip_while(|l| l.trim() != "clusters = {").skip_while(|l| l.trim() != head);
+    lines.next()?;
+    let (mut talos, mut kubernetes) = (None, None);
+    for l in lines {
+        let l = l.trim();
+        if l == "}" {
+            break;
+        }
+        if let Some((k, v)) = l.split_once('=') {
+            match k.trim() {
+                "talos_version" => talos = unquote(v).parse().ok(),
+                "kubernetes_version" => kubernetes = unquote(v).parse().ok(),
+                _ => {}
+            }
+        }
+    }
+    Some(Running { talos: talos?, kubernetes: kubernetes?, source: format!("out/{path}") })
 }
 
 fn minor_of(v: Version) -> Minor {
@@ -91,7 +174,11 @@ fn talos_pin(m: Minor, target: Option<Version>) -> Version {
 }
 
 struct Planner<'a> {
+    fleet: &'a Fleet,
+    env: &'a Environment,
     cluster: &'a Cluster,
+    /// Where the current versions were read (`None`: fleet.kdl).
+    source: Option<String>,
     mgmt: Option<&'a Cluster>,
     target_k8s: Version,
     target_talos: Option<Version>,
@@ -111,10 +198,12 @@ struct Planner<'a> {
 
 impl<'a> Planner<'a> {
     fn new(
+        fleet: &'a Fleet,
         env: &'a Environment,
         cluster: &'a Cluster,
         target_k8s: Version,
         target_talos: Option<Version>,
+        running: Option<&Running>,
     ) -> Result<Self, String> {
         let mgmt = match &cluster.managed_by {
             Some(m) => Some(env.cluster(&m.value).ok_or_else(|| format!("no management cluster `{}`", m.value))?),
@@ -129,28 +218,40 @@ impl<'a> Planner<'a> {
             .filter(|c| c.managed_by.as_ref().is_some_and(|m| m.value == cluster.name.value))
             .map(|c| c.kubernetes.value)
             .collect();
-        let cp = cluster.kubernetes.value;
+        let cp = running.map_or(cluster.kubernetes.value, |r| r.kubernetes);
+        let talos = running.map_or(cluster.talos.value, |r| r.talos);
         if target_k8s < cp {
             return Err(format!(
                 "Kubernetes {target_k8s} is older than the control plane's {cp}: fleetc plans upgrades only"
             ));
         }
         if let Some(t) = target_talos
-            && t < cluster.talos.value
+            && t < talos
         {
             return Err(format!(
                 "Talos {} is older than the cluster's {}: fleetc plans upgrades only",
                 t.v(),
-                cluster.talos.value.v()
+                talos.v()
             ));
         }
-        let pools = cluster.workers.iter().map(|p| (p.name.value.clone(), cluster.pool_kubernetes(p))).collect();
+        // A pool that follows the control plane runs what the control plane runs.
+        let pools = cluster
+            .workers
+            .iter()
+            .map(|p| {
+                let k = cluster.pool_kubernetes(p);
+                (p.name.value.clone(), if k == cluster.kubernetes.value { cp } else { k })
+            })
+            .collect();
         Ok(Planner {
+            fleet,
+            env,
             cluster,
+            source: running.map(|r| r.source.clone()),
             mgmt,
             target_k8s,
             target_talos,
-            talos: cluster.talos.value,
+            talos,
             cp,
             pools,
             core,
@@ -199,7 +300,7 @@ impl<'a> Planner<'a> {
         }
         // The heading says where the plan ends, which may be past `--talos` only never: an
         // explicit `--talos` that cannot run a step is refused in `talos_for`.
-        let heading = format!(
+        let mut heading = format!(
             "Upgrade plan for {}/{} ({}): Kubernetes {} → {}, Talos {} → {}",
             self.cluster.env,
             self.name(),
@@ -212,6 +313,12 @@ impl<'a> Planner<'a> {
             from_talos.v(),
             self.talos.v(),
         );
+        if let Some(source) = &self.source {
+            heading.push_str(&format!(
+                "\nWhat runs, read from {source}: Kubernetes {from_k8s}, Talos {}.",
+                from_talos.v()
+            ));
+        }
         Ok(Plan { heading, steps: self.steps })
     }
 
@@ -240,6 +347,16 @@ impl<'a> Planner<'a> {
     }
 
     fn talos_to(&mut self, v: Version) -> Result<(), String> {
+        // In place (OpenTofu), a node leaves a minor from its newest patch, the path Talos
+        // recommends and the one `fleetc diff` names (review::impact's `talos-version`); Cluster
+        // API replaces the machines instead.
+        if self.mgmt.is_none()
+            && minor_of(v) > minor_of(self.talos)
+            && let Some(latest) = talos_newest(minor_of(self.talos))
+            && latest > self.talos
+        {
+            self.talos_to(latest)?;
+        }
         if !crate::upstream::talos::talos_emittable(v) {
             return Err(format!(
                 "the plan needs Talos {}, and fleetc writes no machine configuration for Talos {} (fleet::versions::talos-unsupported; its versions table is versions/talos.kdl): no step would pass `fleetc check`",
@@ -276,9 +393,25 @@ impl<'a> Planner<'a> {
                 "`fleetc build`, then apply the cluster root (stores the new installer image; F1: it upgrades nothing)"
                     .into(),
             );
+            // Each pool's own installer (its schematic, the SecureBoot variant for a
+            // `secure-boot` pool), at the new version: what `fleetc upgrade` passes.
+            let target = format!("{}/{name}", self.env.name.value);
+            let mut per_pool = Vec::new();
+            for pool in self.cluster.pools() {
+                let Some(s) = self.fleet.schematic(&pool.schematic.value) else { continue };
+                let image = s.installer(self.env.platform(), v, pool.disk.secure_boot());
+                let hosts: Vec<String> = pool.machines.iter().map(|m| format!("`{}`", m.hostname)).collect();
+                let what = if pool.role == crate::model::Role::ControlPlane {
+                    "the control plane".to_owned()
+                } else {
+                    format!("pool `{}`", pool.name.value)
+                };
+                per_pool.push(format!("{what} ({}): `talosctl upgrade --image {image}`", hosts.join(", ")));
+            }
             rolls.push(format!(
-                "`talosctl upgrade --image <installer of {}> -n <node>` (each pool's own: the SecureBoot variant for a `secure-boot` pool, `Fleet::installer`) for each control-plane node, one at a time, `talosctl health` between nodes; then each worker node",
-                v.v()
+                "`fleetc upgrade {target}`: node by node, control plane first, `talosctl health` between nodes, each node rebooting once into Talos {}; {}",
+                v.v(),
+                per_pool.join("; ")
             ));
         }
         self.steps.push(Step {
@@ -446,8 +579,11 @@ impl<'a> Planner<'a> {
             ));
         } else {
             rolls.push("`fleetc build`, then apply the cluster root".into());
+            let first =
+                self.cluster.control_plane.machines.first().map_or("<a control-plane node>", |m| m.hostname.as_str());
             rolls.push(format!(
-                "`talosctl upgrade-k8s --to {v} -n <first control-plane node>`: control-plane components first, then every kubelet"
+                "`talosctl upgrade-k8s --to {v}` through `{first}`, the first control-plane node (`fleetc upgrade {}/{name}` runs it): control-plane components first, then every kubelet",
+                self.env.name.value
             ));
             for p in &mut self.pools {
                 p.1 = v;

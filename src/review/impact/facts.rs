@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use crate::model::{Cluster, Environment, Fleet, Pool, Provider, Role};
+use crate::model::{Cluster, Environment, Fleet, PatchLevel, Pool, Provider, Role};
 
 /// An entity of the fleet. Names are the new fleet's names once renames are applied.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -285,17 +285,36 @@ fn pool_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, cluster: &Cluster
     }
     // The user's Talos patches (a file and its content's digest): what they change is read off
     // the pool's patch files under out/talos, like any other Talos field.
+    put(f, &s, "patches", join(pool.patches.iter().map(patch_fact)));
+    // A named node's own patches (`node "…" { patch … }`), per hostname.
     put(
         f,
         &s,
-        "patches",
-        join(
-            pool.patches
+        NODE_PATCHES,
+        join(pool.machines.iter().flat_map(|m| {
+            m.settings
+                .patches
                 .iter()
-                .map(|p| format!("{}@{}", p.path.value, &crate::digest::sha256_hex(p.file.text.as_bytes())[..12])),
-        ),
+                .filter(|p| p.level == PatchLevel::Node)
+                .map(|p| format!("{}:{}", m.hostname, patch_fact(p)))
+        })),
     );
 }
+
+/// A patch as a fact: its file, its content's digest, and the rules it overrides
+/// (`patches/x.yaml@0123456789ab` or `…@0123456789ab[overrides=R21]`).
+fn patch_fact(p: &crate::model::Patch) -> String {
+    let digest = &crate::digest::sha256_hex(p.file.text.as_bytes())[..12];
+    let overrides: Vec<&str> = p.overrides.iter().map(|o| o.value.as_str()).collect();
+    if overrides.is_empty() {
+        format!("{}@{digest}", p.path.value)
+    } else {
+        format!("{}@{digest}[overrides={}]", p.path.value, overrides.join(","))
+    }
+}
+
+/// The patches of a pool's named nodes (`host:file@digest`).
+pub const NODE_PATCHES: &str = "node-patches";
 
 fn cluster_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, c: &Cluster) {
     let s = Scope::Cluster { env: env.name.value.clone(), cluster: c.name.value.clone() };

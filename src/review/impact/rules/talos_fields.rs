@@ -6,13 +6,13 @@
 //! A path the table does not know, a document kind it does not know, or a Talos version it
 //! does not cover leaves the file unclaimed: it stays an unknown impact.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::{Ctx, Outcome, Severity};
+use super::{Ctx, Outcome, Severity, facts};
 use crate::layout::paths;
-use crate::model::{ApplyMode, Version};
+use crate::model::{ApplyMode, Cluster, Fleet, Version};
 use crate::review::files::Status;
 
 /// What a changed field does to a running node.
@@ -79,11 +79,23 @@ pub const TABLE: &[(&str, &[&str], Reach)] = &[
 ];
 
 /// Settings of the fleet whose only output is in the Talos documents.
-const TALOS_ONLY_FACTS: &[&str] = &["cert-sans", "discovery", "labels", "annotations", "taints", "patches"];
+const TALOS_ONLY_FACTS: &[&str] =
+    &["cert-sans", "discovery", "labels", "annotations", "taints", "patches", facts::NODE_PATCHES];
 
-/// The Talos minors the table describes (the ones fleetc emits machine configs for).
+/// The document models the table describes: a node of a Talos version gets its minor's
+/// model ([`crate::upstream::talos::Table::documents`]: the 1.13 model for 1.14 nodes,
+/// versions/talos.kdl).
 fn covered(talos: Version) -> bool {
-    matches!(talos.minor_version(), (1, 12) | (1, 13))
+    matches!(crate::upstream::talos::table().documents(talos), (1, 12) | (1, 13))
+}
+
+/// Talos 1.14 dropped the `reboot` apply mode: every change is stored and set without a
+/// reboot, and what the running system cannot reconcile waits for the next boot
+/// (siderolabs/talos commit 995bc30d5 "feat: drop apply config method reboot", in
+/// v1.14.0-rc.1 `internal/app/machined/internal/server/v1alpha1/v1alpha1_server.go`
+/// `ApplyConfiguration`: AUTO becomes NO_REBOOT; `CanApplyImmediate` is gone).
+fn applies_without_reboot_mode(talos: Version) -> bool {
+    talos.minor_version() >= (1, 14)
 }
 
 /// What changing `path` of a `document` does on Talos `talos`; `None` when unknown.
@@ -137,18 +149,62 @@ fn shown(document: &str, path: &[String]) -> String {
     if document == "v1alpha1" { dotted.join(".") } else { format!("{document} {}", dotted.join(".")) }
 }
 
-fn effect(reach: Reach, mode: ApplyMode) -> (Severity, String) {
+/// The nodes a file under `talos/<env>/<cluster>/` (`rest`, relative to it) reaches: every
+/// node for `common.yaml`, a role's or pool's for its role document and patch directory, one
+/// node for its own document and patch directory.
+fn nodes_of(cluster: &Cluster, rest: &str) -> BTreeSet<String> {
+    let pool_hosts = |p: &crate::model::Pool| p.machines.iter().map(|m| m.hostname.clone()).collect::<Vec<_>>();
+    let under = |dir: &str| rest.strip_prefix(dir).and_then(|r| r.strip_prefix('/'));
+    let mut out = BTreeSet::new();
+    if rest == paths::COMMON_DOC {
+        out.extend(cluster.pools().flat_map(pool_hosts));
+    } else if rest == paths::CONTROL_PLANE_DOC || under(paths::CONTROL_PLANE_PATCHES).is_some() {
+        out.extend(pool_hosts(&cluster.control_plane));
+    } else if let Some(pool) = under(paths::WORKERS_DIR)
+        .and_then(|f| f.strip_suffix(".yaml"))
+        .or_else(|| under(paths::WORKER_PATCHES).and_then(|r| r.split_once('/')).map(|(p, _)| p))
+    {
+        out.extend(cluster.workers.iter().filter(|p| p.name.value == pool).flat_map(pool_hosts));
+    } else if let Some(host) = under(paths::NODES_DIR)
+        .and_then(|f| f.strip_suffix(".yaml"))
+        .or_else(|| under(paths::NODE_PATCHES).and_then(|r| r.split_once('/')).map(|(h, _)| h))
+    {
+        out.insert(host.to_owned());
+    }
+    out
+}
+
+/// `a`, `b`, `c` and 4 more.
+fn node_list(nodes: &BTreeSet<String>) -> String {
+    let shown: Vec<String> = nodes.iter().take(6).map(|n| format!("`{n}`")).collect();
+    let more = if nodes.len() > 6 { format!(" and {} more", nodes.len() - 6) } else { String::new() };
+    format!("{}{more}", shown.join(", "))
+}
+
+/// What a field's reach does, said for the nodes that get it and the step that applies it.
+/// `running` is the Talos version the nodes run when the config is applied (the base's: a
+/// Talos upgrade in the same change comes after, with `fleetc upgrade`).
+fn effect(reach: Reach, mode: ApplyMode, running: Version, env: &str, nodes: &BTreeSet<String>) -> (Severity, String) {
+    let who = if nodes.is_empty() { "every node that gets it".to_owned() } else { node_list(nodes) };
+    let step = format!("`fleetc apply {env}` (the cluster root)");
     match reach {
         Reach::Live => (Severity::Info, "applied live, no reboot".to_owned()),
+        Reach::Reboot if applies_without_reboot_mode(running) => (
+            Severity::Warning,
+            format!(
+                "reboot: Talos {} stores it without rebooting (it has no `reboot` apply mode) and the node uses it from its next boot (F10); after {step}, reboot {who}, one at a time",
+                running.v()
+            ),
+        ),
         Reach::Reboot => {
             let what = match mode {
-                ApplyMode::Auto | ApplyMode::Reboot => "every node that gets it reboots, one at a time",
-                ApplyMode::NoReboot => "apply mode `no_reboot` makes the apply fail",
+                ApplyMode::Auto | ApplyMode::Reboot => format!("{step} reboots {who}, one at a time"),
+                ApplyMode::NoReboot => format!("apply mode `no_reboot` makes {step} fail on {who}"),
                 ApplyMode::Staged | ApplyMode::StagedIfNeedingReboot => {
-                    "staged: it takes effect at each node's next reboot"
+                    format!("staged by {step}: {who} take it at their next reboot")
                 }
             };
-            (Severity::Warning, format!("reboot: Talos cannot apply it live (F10); {what}"))
+            (Severity::Warning, format!("reboot: Talos {} cannot apply it live (F10); {what}", running.v()))
         }
         Reach::FirstProvisioning => (
             Severity::Warning,
@@ -166,59 +222,116 @@ fn effect(reach: Reach, mode: ApplyMode) -> (Severity, String) {
     }
 }
 
+/// Whether a patch file added or removed (`talos/<env>/<cluster>/patches/…`) comes or goes
+/// with its pool or node: then it is that entity's change, left to the rules of pools and
+/// nodes.
+fn moves_with_its_owner(ctx: &Ctx<'_>, patch: &str) -> bool {
+    let parts: Vec<&str> = patch.splitn(4, '/').collect();
+    let [root, env, cluster, rest] = parts[..] else { return true };
+    if root != paths::TALOS_DIR {
+        return true;
+    }
+    let in_dir = |dir: &str| rest.strip_prefix(dir).and_then(|r| r.strip_prefix('/'));
+    let role_file = if in_dir(paths::CONTROL_PLANE_PATCHES).is_some_and(|f| !f.contains('/')) {
+        paths::talos_role_doc(env, cluster, true, "")
+    } else if let Some((pool, f)) = in_dir(paths::WORKER_PATCHES).and_then(|r| r.split_once('/'))
+        && !f.contains('/')
+    {
+        paths::talos_role_doc(env, cluster, false, pool)
+    } else if let Some((host, f)) = in_dir(paths::NODE_PATCHES).and_then(|r| r.split_once('/'))
+        && !f.contains('/')
+    {
+        let has = |fleet: Option<&Fleet>| {
+            fleet
+                .and_then(|f| f.environment(env))
+                .and_then(|e| e.cluster(cluster))
+                .is_some_and(|c| c.pools().any(|p| p.machines.iter().any(|m| m.hostname == host)))
+        };
+        return !(has(ctx.old) && has(Some(ctx.new)));
+    } else {
+        return true;
+    };
+    ctx.files.iter().any(|g| g.path == role_file && g.status != Status::Changed)
+}
+
+/// The patches of a cluster that override a rule (`overrides="R…"`): `(file, digest, rules,
+/// level)` of each `patch` line → the nodes it reaches.
+type Overriding = BTreeMap<(String, String, Vec<String>, &'static str), BTreeSet<String>>;
+
+fn overriding_patches(c: &Cluster) -> Overriding {
+    let mut out = Overriding::new();
+    let mut add = |p: &crate::model::Patch, hosts: &mut dyn Iterator<Item = &String>| {
+        if !p.overrides.is_empty() {
+            let digest = crate::digest::sha256_hex(p.file.text.as_bytes());
+            let rules = p.overrides.iter().map(|o| o.value.clone()).collect();
+            out.entry((p.path.value.clone(), digest, rules, p.level.as_str())).or_default().extend(hosts.cloned());
+        }
+    };
+    for pool in c.pools() {
+        for p in &pool.patches {
+            add(p, &mut pool.machines.iter().map(|m| &m.hostname));
+        }
+        for m in &pool.machines {
+            for p in m.settings.patches.iter().filter(|p| p.level == crate::model::PatchLevel::Node) {
+                add(p, &mut std::iter::once(&m.hostname));
+            }
+        }
+    }
+    out
+}
+
 /// The rule: see the module's documentation. With a base fleet, the upgrade and
 /// first-provisioning fields are left to the rules that see their cause in the fleet
 /// (install-image, talos-version, ephemeral-volume): the file is claimed, no line repeated.
 ///
+/// A user patch has no fleet setting whose rule would explain it: every field a changed,
+/// added or removed patch file touches gets a line, classified when the table knows it and
+/// an unknown impact naming the field when it does not, so that no other change of the same
+/// review (a Talos upgrade above all) can hide it. A field is classified for the Talos
+/// version the nodes run when the config is applied: the base's.
+///
 /// The fleet's settings that reach nothing but the Talos documents (`cert-sans`, `discovery`,
-/// a pool's `labels` and `taints`) are explained here when every changed Talos file of their
-/// cluster was classified.
+/// a pool's `labels` and `taints`, the patches) are explained here when every changed Talos
+/// file of their cluster was classified.
 pub(super) fn talos_fields(ctx: &Ctx<'_>, out: &mut Outcome) {
     // (subject, field, reach) → the files it changed in
     let mut found: BTreeMap<(String, String, Reach), Vec<String>> = BTreeMap::new();
-    let mut modes: BTreeMap<String, ApplyMode> = BTreeMap::new();
+    // (subject, field) → the patch files where a field the table does not know changed
+    let mut unknown: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    // subject → (env, apply mode, the Talos version the nodes run, the new cluster)
+    let mut clusters: BTreeMap<String, (String, ApplyMode, Version, &Cluster)> = BTreeMap::new();
     // Clusters whose changed Talos files were all classified (true) or not (false).
     let mut classified: BTreeMap<String, bool> = BTreeMap::new();
-    // A user patch added to or removed from a pool that stays: the paths it sets (or set) are
-    // changed fields like any other (the other side is empty). A patch of a pool that comes
-    // or goes with it is the pool's change, left to the rules of pools and nodes.
-    let pool_file_moves = |patch: &str| {
-        // `talos/<env>/<cluster>/<pool's patch directory>/<file>` → the pool's role document.
-        let parts: Vec<&str> = patch.splitn(4, '/').collect();
-        let [root, env, cluster, rest] = parts[..] else { return true };
-        let in_dir = |dir: &str| rest.strip_prefix(dir).and_then(|r| r.strip_prefix('/'));
-        let role_file = if root != paths::TALOS_DIR {
-            return true;
-        } else if in_dir(paths::CONTROL_PLANE_PATCHES).is_some_and(|f| !f.contains('/')) {
-            paths::talos_role_doc(env, cluster, true, "")
-        } else if let Some((pool, f)) = in_dir(paths::WORKER_PATCHES).and_then(|r| r.split_once('/'))
-            && !f.contains('/')
-        {
-            paths::talos_role_doc(env, cluster, false, pool)
-        } else {
-            return true;
-        };
-        ctx.files.iter().any(|g| g.path == role_file && g.status != Status::Changed)
-    };
     let considered = |f: &&crate::review::files::FileDiff| {
         f.path.strip_prefix(paths::TALOS_DIR).is_some_and(|r| r.starts_with('/'))
             && match f.status {
                 Status::Changed => true,
-                Status::Added | Status::Removed => f.path.contains("/patches/") && !pool_file_moves(&f.path),
+                Status::Added | Status::Removed => f.path.contains("/patches/") && !moves_with_its_owner(ctx, &f.path),
             }
     };
     for f in ctx.files.iter().filter(considered) {
         let parts: Vec<&str> = f.path.splitn(4, '/').collect();
         let [_, env, cluster, rest] = parts[..] else { continue };
-        let Some(c) = ctx.new.environment(env).and_then(|e| e.clusters.iter().find(|c| c.name.value == cluster)) else {
+        let Some(c) = ctx.new.environment(env).and_then(|e| e.cluster(cluster)) else {
             continue;
         };
+        let running = ctx
+            .old
+            .and_then(|o| o.environment(env))
+            .and_then(|e| e.cluster(cluster))
+            .map_or(c.talos.value, |o| o.talos.value);
         let subject = format!("{env}/{cluster}");
+        let from_patch = rest.starts_with("patches/");
+        let readdressed = super::stable_changes(ctx, "addresses")
+            .any(|(_, ch)| ch.scope.env() == Some(env) && ch.scope.cluster() == Some(cluster));
         let mut rows = Vec::new();
-        let mut all_known = !f.objects.is_empty();
+        let mut unknown_rows = Vec::new();
+        if f.objects.is_empty() {
+            unknown_rows.push("(the file's documents)".to_owned());
+        }
         for o in &f.objects {
             let (Some((old, k1)), Some((new, k2))) = (parse(&o.old_text), parse(&o.new_text)) else {
-                all_known = false;
+                unknown_rows.push(format!("(document `{}`, which fleetc cannot read)", o.label()));
                 continue;
             };
             let kind = if k2.is_empty() { k1 } else { k2 };
@@ -229,21 +342,30 @@ pub(super) fn talos_fields(ctx: &Ctx<'_>, out: &mut Outcome) {
                 if kind != "v1alpha1" && p.len() == 1 && (p[0] == "kind" || p[0] == "apiVersion") {
                     continue;
                 }
-                match reach(c.talos.value, &kind, &p) {
+                // A node's address in its `LinkConfig`, from a changed `address`: the rule of
+                // machine arguments reports that change with its severity (a control-plane
+                // node's is DANGER); "applied live" here would contradict it.
+                if !from_patch && kind == "LinkConfig" && p.first().is_some_and(|k| k == "addresses") && readdressed {
+                    continue;
+                }
+                match reach(running, &kind, &p) {
                     Some(r) => rows.push((shown(&kind, &p), r)),
-                    None => all_known = false,
+                    None => unknown_rows.push(shown(&kind, &p)),
                 }
             }
         }
         let entry = classified.entry(subject.clone()).or_insert(true);
-        *entry &= all_known;
-        if !all_known {
-            continue;
+        if !from_patch {
+            *entry &= unknown_rows.is_empty();
+            if !unknown_rows.is_empty() {
+                continue;
+            }
         }
         out.claim_file(&f.path);
-        modes.insert(subject.clone(), c.apply_mode.value);
-        // A user patch has no fleet setting whose rule would explain its fields.
-        let from_patch = rest.starts_with("patches/");
+        clusters.insert(subject.clone(), (env.to_owned(), c.apply_mode.value, running, c));
+        for field in unknown_rows {
+            unknown.entry((subject.clone(), field)).or_default().push(rest.to_owned());
+        }
         for (field, r) in rows {
             if ctx.old.is_some() && !from_patch && matches!(r, Reach::Upgrade | Reach::FirstProvisioning) {
                 continue;
@@ -259,11 +381,62 @@ pub(super) fn talos_fields(ctx: &Ctx<'_>, out: &mut Outcome) {
             }
         }
     }
-    for ((subject, field, r), files) in found {
-        let (severity, text) = effect(r, modes.get(&subject).copied().unwrap_or(ApplyMode::Auto));
+    let files_text = |files: &[String]| {
         let more = if files.len() > 3 { format!(" and {} more", files.len() - 3) } else { String::new() };
         let listed: Vec<&str> = files.iter().take(3).map(String::as_str).collect();
-        out.push(severity, subject, format!("Talos field `{field}` changed ({}{more})", listed.join(", ")), text);
+        format!("{}{more}", listed.join(", "))
+    };
+    for ((subject, field, r), files) in found {
+        let Some((env, mode, running, c)) = clusters.get(&subject) else { continue };
+        let nodes: BTreeSet<String> = files.iter().flat_map(|f| nodes_of(c, f)).collect();
+        let (severity, mut text) = effect(r, *mode, *running, env, &nodes);
+        if r == Reach::Reboot && *running != c.talos.value {
+            text.push_str(&format!(
+                ", on the Talos {} they run then; `fleetc upgrade` to {} comes after and reboots each node again",
+                running.v(),
+                c.talos.value.v()
+            ));
+        }
+        out.push(severity, subject, format!("Talos field `{field}` changed ({})", files_text(&files)), text);
+    }
+    for ((subject, field), files) in unknown {
+        let Some((_, _, running, c)) = clusters.get(&subject) else { continue };
+        let nodes: BTreeSet<String> = files.iter().flat_map(|f| nodes_of(c, f)).collect();
+        let on = if nodes.is_empty() { String::new() } else { format!(" on {}", node_list(&nodes)) };
+        out.push(
+            Severity::Warning,
+            subject,
+            format!("Talos field `{field}` changed ({})", files_text(&files)),
+            format!(
+                "unknown impact{on}: the Talos field table (docs/diff.md) does not classify it for Talos {}; review the diff",
+                running.v()
+            ),
+        );
+    }
+    // A patch that overrides a rule on purpose, new or changed in this review.
+    for (env, c) in ctx.new.environments.iter().flat_map(|e| e.clusters.iter().map(move |c| (e, c))) {
+        let before = ctx
+            .old
+            .and_then(|o| o.environment(&env.name.value))
+            .and_then(|e| e.cluster(&c.name.value))
+            .map(overriding_patches)
+            .unwrap_or_default();
+        for ((file, digest, rules, level), nodes) in overriding_patches(c) {
+            if before.contains_key(&(file.clone(), digest, rules.clone(), level)) {
+                continue;
+            }
+            let ids = rules.join(", ");
+            let attr = rules.iter().map(|r| format!("overrides=\"{r}\"")).collect::<Vec<_>>().join(" ");
+            out.push(
+                Severity::Warning,
+                format!("{}/{}", env.name.value, c.name.value),
+                format!("patch `{file}` (at the {level} level, `{attr}`) added or changed"),
+                format!(
+                    "rule {ids} overridden on purpose for {}: fleetc no longer holds it on these nodes, the patch decides (docs/rules.md)",
+                    node_list(&nodes)
+                ),
+            );
+        }
     }
 }
 
@@ -290,7 +463,11 @@ mod tests {
         assert_eq!(reach(v113, "HostnameConfig", &p("hostname")), Some(Reach::Live));
         assert_eq!(reach(v113, "UserVolumeConfig", &p("provisioning")), None, "unknown kind");
         assert_eq!(reach(v113, "v1alpha1", &p("version")), None, "unknown top-level field");
-        assert_eq!(reach(v114, "v1alpha1", &p("machine.certSANs")), None, "1.14 is not covered");
+        assert_eq!(
+            reach(v114, "v1alpha1", &p("machine.udev.rules")),
+            Some(Reach::Reboot),
+            "a 1.14 node gets the 1.13 document model"
+        );
     }
 
     #[test]

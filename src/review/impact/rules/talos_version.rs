@@ -6,14 +6,22 @@
 use super::{Ctx, Outcome, Severity, Version, cluster_of, stable_changes, version};
 
 /// The upgrade path Talos recommends: the latest patch of every minor on the way (only
-/// adjacent minors are tested).
+/// adjacent minors are tested), named when the versions table knows it
+/// ([`crate::upstream::talos::talos_newest`], the release `upgrade-plan` proposes) and left
+/// out when it is where the path already stands.
 pub(super) fn talos_path(from: Version, to: Version) -> String {
     let mut steps = vec![from.v()];
+    let latest = |major, minor| match crate::upstream::talos::talos_newest((major, minor)) {
+        Some(v) => v.v(),
+        None => format!("latest v{major}.{minor}.x"),
+    };
     if from.minor_version() != to.minor_version() {
-        steps.push(format!("latest v{}.{}.x", from.major, from.minor));
+        if crate::upstream::talos::talos_newest(from.minor_version()).is_none_or(|v| v > from) {
+            steps.push(latest(from.major, from.minor));
+        }
         if from.major == to.major {
             for m in from.minor + 1..to.minor {
-                steps.push(format!("latest v{}.{m}.x", from.major));
+                steps.push(latest(from.major, m));
             }
         }
     }
@@ -38,7 +46,8 @@ pub(super) fn talos_version(ctx: &Ctx<'_>, out: &mut Outcome) {
                 c.scope.subject(),
                 change,
                 format!(
-                    "upgrade needed: applying the config alone changes nothing on running nodes; `fleetc upgrade` / `talosctl upgrade --image …` node by node, control plane first, health-checked between nodes; path {}",
+                    "upgrade needed: applying the config alone changes nothing on running nodes; `fleetc upgrade {}` / `talosctl upgrade --image …` node by node, control plane first, health-checked between nodes, and every node reboots once; path {}",
+                    c.scope.subject(),
                     talos_path(from, to)
                 ),
             );

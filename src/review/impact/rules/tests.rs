@@ -386,7 +386,10 @@ fn reboot_mode_on_a_running_cluster_is_danger_for_any_change() {
 #[test]
 fn upgrade_paths() {
     let v = |s: &str| s.parse::<Version>().unwrap();
-    assert_eq!(talos_path(v("v1.11.2"), v("v1.13.9")), "v1.11.2 → latest v1.11.x → latest v1.12.x → v1.13.9");
+    assert_eq!(talos_path(v("v1.11.2"), v("v1.13.9")), "v1.11.2 → latest v1.11.x → v1.12.11 → v1.13.9");
+    // newcomer-3.md §4: from the newest patch of a minor, there is no "latest" step.
+    assert_eq!(talos_path(v("v1.13.9"), v("v1.14.1")), "v1.13.9 → v1.14.1");
+    assert_eq!(talos_path(v("v1.12.6"), v("v1.13.9")), "v1.12.6 → v1.12.11 → v1.13.9");
     assert_eq!(talos_path(v("v1.13.1"), v("v1.13.9")), "v1.13.1 → v1.13.9");
     assert_eq!(kubernetes_path(v("1.33.0"), v("1.36.2")), "1.33 → 1.34 → 1.35 → 1.36.2");
     assert_eq!(kubernetes_path(v("1.36.0"), v("1.36.2")), "1.36.0 → 1.36.2");
@@ -556,7 +559,12 @@ fn a_talos_field_outside_the_live_list_needs_a_reboot() {
         "Talos field `machine.features.rbac` changed (common.yaml) → reboot",
     );
     assert!(hit.is_some(), "{i:#?}");
-    assert!(hit.unwrap().effect.contains("every node that gets it reboots"), "{i:#?}");
+    assert!(
+        hit.unwrap()
+            .effect
+            .contains("reboots `main-cp-1`, `main-cp-2`, `main-cp-3`, `main-system-1`, `main-system-2`, one at a time"),
+        "{i:#?}"
+    );
     let rest = artifact_impacts(without("talos-fields"), &old, &new);
     assert!(rest.iter().any(|x| x.rule == "unknown"), "{rest:#?}");
 }
@@ -619,4 +627,95 @@ fn a_new_proxmox_node_migrates_the_vms_it_takes_and_a_scale_up_moves_none() {
     assert_ne!(up, spread);
     let i = impacts_with(RULES, &spread, &up);
     assert!(i.iter().all(|x| x.rule != "unknown" && x.rule != "machine-arguments"), "{i:#?}");
+}
+
+/// The fleets of `PROXMOX` with `patch` lines, and the patch files they read.
+fn with_files(src: &str, files: &[(&str, &str)]) -> crate::compile::Compilation {
+    let loader = MapLoader { files: files.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect() };
+    let c = compile("fleet.kdl", src, &loader);
+    assert!(
+        !c.diags.has_errors(),
+        "{}",
+        crate::diag::render::text(&c.diags, &c.sources, crate::diag::render::Style::PLAIN)
+    );
+    c
+}
+
+fn impacts_of(old: &crate::compile::Compilation, new: &crate::compile::Compilation) -> Vec<Impact> {
+    let files = diff_sets(old.artifacts.as_ref().unwrap(), new.artifacts.as_ref().unwrap());
+    analyze(old.fleet.as_ref(), new.fleet.as_ref().unwrap(), &files)
+}
+
+const UDEV_1: &str = "machine:\n  udev:\n    rules:\n      - SUBSYSTEM==\"drm\", GROUP=\"44\"\n";
+const UDEV_2: &str = "machine:\n  udev:\n    rules:\n      - SUBSYSTEM==\"drm\", GROUP=\"44\"\n      - SUBSYSTEM==\"drm\", KERNEL==\"card*\"\n";
+
+/// newcomer-3.md §4: a named node's patch gains a udev rule. The reboot names that one node
+/// and the step, and no "a setting the impact rules do not model changed" comes with it.
+#[test]
+fn a_node_patch_needing_a_reboot_names_its_node_and_nothing_else() {
+    let named = PROXMOX.replace(
+        "pool \"system\" count=2 {\n                addresses \"10.10.0.21\" \"10.10.0.22\"\n            }",
+        "pool \"system\" {\n                node \"w-1\" {\n                    address \"10.10.0.21\"\n                }\n                node \"w-2\" {\n                    address \"10.10.0.22\"\n                    patch \"udev.yaml\"\n                }\n            }",
+    );
+    assert_ne!(named, PROXMOX);
+    let old = with_files(&named, &[("udev.yaml", UDEV_1)]);
+    let new = with_files(&named, &[("udev.yaml", UDEV_2)]);
+    let i = impacts_of(&old, &new);
+    let hit = find(&i, "talos-fields", Severity::Warning, "Talos field `machine.udev.rules` changed (patches/nodes/");
+    assert!(hit.is_some(), "{i:#?}");
+    assert!(
+        hit.unwrap().effect.contains("`fleetc apply lab` (the cluster root) reboots `main-w-2`, one at a time"),
+        "{i:#?}"
+    );
+    assert!(!hit.unwrap().effect.contains("main-w-1"), "{i:#?}");
+    assert!(!i.iter().any(|x| x.rule == "unknown"), "{i:#?}");
+}
+
+/// On a base already at Talos 1.14 (which gets the 1.13 document model), a patch change is
+/// classified, not an unknown impact; 1.14 stores it without a reboot mode.
+#[test]
+fn a_patch_change_on_talos_1_14_is_classified() {
+    let v114 = PROXMOX
+        .replace("talos \"v1.13.9\"", "talos \"v1.14.1\"")
+        .replace("pool \"system\" count=2 {", "pool \"system\" count=2 {\n                patch \"udev.yaml\"");
+    let old = with_files(&v114, &[("udev.yaml", UDEV_1)]);
+    let new = with_files(&v114, &[("udev.yaml", UDEV_2)]);
+    let i = impacts_of(&old, &new);
+    let hit = find(&i, "talos-fields", Severity::Warning, "`machine.udev.rules` changed (patches/workers/system/");
+    assert!(hit.is_some(), "{i:#?}");
+    let e = &hit.unwrap().effect;
+    assert!(
+        e.contains("Talos v1.14.1 stores it without rebooting")
+            && e.contains("reboot `main-system-1`, `main-system-2`, one at a time"),
+        "{e}"
+    );
+    assert!(!i.iter().any(|x| x.rule == "unknown" || x.effect.contains("unknown impact")), "{i:#?}");
+}
+
+/// A patch field the table does not know still gets its line, naming the field and the
+/// nodes, even beside a Talos upgrade that explains the cluster's other files.
+#[test]
+fn an_unknown_patch_field_is_never_hidden_by_another_change() {
+    let with =
+        PROXMOX.replace("pool \"system\" count=2 {", "pool \"system\" count=2 {\n                patch \"p.yaml\"");
+    let bumped = with.replace("talos \"v1.13.9\"", "talos \"v1.14.1\"");
+    let old =
+        with_files(&with, &[("p.yaml", "apiVersion: v1alpha1\nkind: WatchdogTimerConfig\ndevice: /dev/watchdog0\n")]);
+    let new =
+        with_files(&bumped, &[("p.yaml", "apiVersion: v1alpha1\nkind: WatchdogTimerConfig\ndevice: /dev/watchdog1\n")]);
+    let i = impacts_of(&old, &new);
+    let hit = find(&i, "talos-fields", Severity::Warning, "Talos field `WatchdogTimerConfig device` changed");
+    assert!(hit.is_some(), "{i:#?}");
+    assert!(hit.unwrap().effect.contains("unknown impact on `main-system-1`, `main-system-2`"), "{i:#?}");
+}
+
+/// newcomer-3.md §4: a control-plane node's new address is DANGER (machine-arguments), and
+/// its `LinkConfig addresses` is then not also "applied live".
+#[test]
+fn a_danger_address_change_is_not_also_applied_live() {
+    let moved = PROXMOX.replace("\"10.10.0.13\"", "\"10.10.0.14\"");
+    let i = impacts_with(RULES, PROXMOX, &moved);
+    assert!(i.iter().any(|x| x.severity == Severity::Danger && x.rule == "machine-arguments"), "{i:#?}");
+    assert!(!i.iter().any(|x| x.effect.contains("applied live") && x.change.contains("addresses")), "{i:#?}");
+    assert!(!i.iter().any(|x| x.rule == "unknown"), "{i:#?}");
 }

@@ -308,4 +308,80 @@ flannel (and, for a Cilium that replaces kube-proxy, no kube-proxy: F12).
     cni \"cilium\"
     addons \"cilium\"
 ";
+
+    PATCH_OWNED_FIELD = "fleet::talos::patch-owned-field", Error, None,
+    Some("fleetc writes this field from fleet.kdl, and a patch applies after fleetc's documents, so it would silently replace fleet.kdl's value: change the fleet.kdl property instead"),
+"## What it does
+Reports a patch that sets, changes, adds to or deletes (`$patch: delete`) a field fleetc itself
+writes into a Talos machine config document: the CNI, the pod and service subnets, the
+control-plane endpoint and certSANs, the kubelet's node IP subnets, the machine type, the
+install disk and image, links, addresses, VIPs, discovery, the volume and encryption
+documents, node labels and taints (docs/fleet-language.md, \"`patch`\", lists every one). A
+field set to exactly fleetc's value is accepted. It runs when the fleet has no other error
+(it reads the documents fleetc emits: `src/emit/talos/owned.rs`).
+
+## Why
+A patch applies after fleetc's documents and wins (siderolabs/talos v1.13.9
+`pkg/machinery/config/configpatcher/strategic.go`); a list is appended to, not replaced
+(`pkg/machinery/config/merge/merge.go`), except the pod and service subnets
+(`merge:\"replace\"`). The checks fleetc runs on fleet.kdl's value (pod subnets off the
+network, one CNI, the endpoint in the certSANs, R15–R21) would pass while the nodes run the
+patch's value. Where a rule owns the field, `overrides=\"R…\"` on the `patch` line makes it a
+warning.
+
+## Example
+    cni \"cilium\"
+    patch \"patches/cni.yaml\"     # cluster.network.cni.name: flannel
+
+## Instead
+    cni \"flannel\"   // or drop the patch
+";
+
+    PATCH_DROPS_SELECTOR = "fleet::talos::patch-drops-selector", Error, None,
+    Some("Talos's merge replaces a CEL selector with the patch's, even an empty one: restate the selector fleetc writes in the patch, or leave the document to fleetc"),
+"## What it does
+Reports a patch document that names a document fleetc emits with a CEL selector (the
+EPHEMERAL `VolumeConfig`'s `provisioning.diskSelector.match`, the Proxmox `LinkAliasConfig`'s
+`selector.match`) without restating that selector.
+
+## Why (R15, F5)
+Talos merges a patch document into the one of the same kind and name field by field, and a CEL
+expression merges by replacement, before any zero-value check (siderolabs/talos v1.13.9
+`pkg/machinery/config/merge/merge.go`, the `merger` interface, and `pkg/machinery/cel/cel.go`,
+`Expression.Merge`, which copies the right-hand expression even when it is empty). A patch
+that only sets `provisioning.maxSize` therefore wipes fleetc's data-disk selector, and
+EPHEMERAL falls back to the system disk (`internal/app/machined/pkg/controllers/block/internal/volumes/volumeconfig/system_volumes.go`).
+
+## Example
+    apiVersion: v1alpha1
+    kind: VolumeConfig
+    name: EPHEMERAL
+    provisioning:
+      maxSize: 40GB
+
+## Instead
+    apiVersion: v1alpha1
+    kind: VolumeConfig
+    name: EPHEMERAL
+    provisioning:
+      diskSelector:
+        match: '!system_disk && disk.size >= 50u * GB'
+      maxSize: 40GB
+";
+
+    PATCH_STALE_OVERRIDE = "fleet::talos::patch-stale-override", Warning, None,
+    Some("the override switches a rule's protection off for nothing: remove it, so that a later edit that does undo the rule is an error again"),
+"## What it does
+Warns when a `patch` line says `overrides=\"R…\"` and the patch changes nothing that rule owns.
+
+## Why
+An override is a standing permission: a later edit of the patch file that does undo the rule
+would pass with a warning only, without review of the `patch` line.
+
+## Example
+    patch \"patches/time.yaml\" overrides=\"R21\"   # the file does not touch discovery
+
+## Instead
+    patch \"patches/time.yaml\"
+";
 }

@@ -690,6 +690,9 @@ fn findings(
 /// errors, and warnings for what `overrides=` allows and for stale overrides.
 pub fn check(fleet: &Fleet) -> Diagnostics {
     let mut diags = Diagnostics::new();
+    // Per `patch` line (inherited ones share it): the patch, and the rules it was found to
+    // override on any machine it reaches; an override found nowhere is stale.
+    let mut used: BTreeMap<Span, (&Patch, BTreeSet<&'static str>)> = BTreeMap::new();
     for (env, cluster) in fleet.clusters() {
         let has_patches =
             cluster.pools().any(|p| !p.patches.is_empty() || p.machines.iter().any(|m| !m.settings.patches.is_empty()));
@@ -713,28 +716,35 @@ pub fn check(fleet: &Fleet) -> Diagnostics {
                 })
                 .collect();
             for patch in &pool.patches {
-                check_patch(patch, &views, cluster, &mut diags);
+                let rules = check_patch(patch, &views, cluster, &mut diags);
+                used.entry(patch.span).or_insert_with(|| (patch, BTreeSet::new())).1.extend(rules);
             }
             for (s, e) in &views {
                 if let Some(m) = s.machine {
                     for patch in &m.settings.patches {
                         let one = [(Scope { machine: Some(m), ..*s }, e.clone())];
-                        check_patch(patch, &one, cluster, &mut diags);
+                        let rules = check_patch(patch, &one, cluster, &mut diags);
+                        used.entry(patch.span).or_insert_with(|| (patch, BTreeSet::new())).1.extend(rules);
                     }
                 }
             }
         }
     }
+    for (patch, overridden) in used.values() {
+        stale_overrides(patch, overridden, &mut diags);
+    }
     diags
 }
 
-/// Fleet-level patches reach every pool: each is reported once per pool it reaches, at most.
+/// One patch against the views of the machines it reaches (each finding once; a finding a
+/// patch of a higher level makes in several pools is one diagnostic, as `Diagnostics::push`
+/// keeps no duplicate); returns the rules it was found to override.
 fn check_patch(
     patch: &Patch,
     views: &[(Scope<'_>, BTreeMap<DocId, Value>)],
     cluster: &Cluster,
     diags: &mut Diagnostics,
-) {
+) -> BTreeSet<&'static str> {
     // Each finding once, with the first machine it was found on (for the owner's place).
     let mut found: BTreeMap<Finding, &Scope<'_>> = BTreeMap::new();
     for (scope, emitted) in views {
@@ -744,7 +754,7 @@ fn check_patch(
             }
         }
     }
-    let mut overridden: BTreeSet<&str> = BTreeSet::new();
+    let mut overridden: BTreeSet<&'static str> = BTreeSet::new();
     for (f, scope) in &found {
         let d = match f {
             Finding::Owned { doc, kind, name, touch, owned } => {
@@ -763,6 +773,11 @@ fn check_patch(
         };
         diags.push(d);
     }
+    overridden
+}
+
+/// An `overrides=` rule that the patch was found to override on no machine it reaches.
+fn stale_overrides(patch: &Patch, overridden: &BTreeSet<&'static str>, diags: &mut Diagnostics) {
     for o in &patch.overrides {
         if !overridden.contains(o.value.as_str()) {
             diags.push(
@@ -962,4 +977,84 @@ pub fn table_markdown() -> String {
         s.push_str(&format!("| {doc} | {field} | {} | {} |\n", prop.replace('|', "\\|"), o.rule.unwrap_or("")));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn touches(patch: Value, have: Value) -> Vec<(String, Action)> {
+        let mut out = Vec::new();
+        walk(&patch, Some(&have), "", &mut out);
+        out.into_iter().map(|t| (t.at, t.action)).collect()
+    }
+
+    #[test]
+    fn the_same_value_as_fleetc_changes_nothing_and_another_one_is_a_change() {
+        let have = json!({"cluster": {"network": {"cni": {"name": "none"}}}});
+        assert!(touches(json!({"cluster": {"network": {"cni": {"name": "none"}}}}), have.clone()).is_empty());
+        assert_eq!(
+            touches(json!({"cluster": {"network": {"cni": {"name": "flannel"}}}}), have),
+            [("/cluster/network/cni/name".to_owned(), Action::Set)]
+        );
+    }
+
+    #[test]
+    fn fields_fleetc_does_not_write_are_the_patch_s() {
+        let have = json!({"machine": {"kubelet": {"nodeIP": {"validSubnets": ["10.0.0.0/24"]}}}});
+        let patch = json!({"machine": {"kubelet": {"extraArgs": {"max-pods": "150"}}, "time": {"servers": ["x"]}}});
+        assert!(touches(patch, have).is_empty());
+    }
+
+    #[test]
+    fn lists_are_appended_to_except_the_replaced_ones() {
+        // Talos appends (merge.go): an item fleetc does not write changes the list, one it
+        // writes does not.
+        let have = json!({"machine": {"certSANs": ["10.0.0.10", "51.15.200.10"]}});
+        assert!(touches(json!({"machine": {"certSANs": ["10.0.0.10"]}}), have.clone()).is_empty());
+        assert_eq!(touches(json!({"machine": {"certSANs": ["x.example"]}}), have)[0].1, Action::Add);
+        // podSubnets is `merge:"replace"`: the patch's list is the result.
+        let have = json!({"cluster": {"network": {"podSubnets": ["10.244.0.0/16"]}}});
+        assert!(touches(json!({"cluster": {"network": {"podSubnets": ["10.244.0.0/16"]}}}), have.clone()).is_empty());
+        assert_eq!(touches(json!({"cluster": {"network": {"podSubnets": ["10.10.0.0/16"]}}}), have)[0].1, Action::Set);
+    }
+
+    #[test]
+    fn deletes_of_fields_items_and_documents_are_changes() {
+        let have = json!({"kind": "VolumeConfig", "name": "STATE", "encryption": {"provider": "luks2"}});
+        assert_eq!(touches(json!({"encryption": {"$patch": "delete"}}), have.clone())[0].1, Action::Delete);
+        assert_eq!(touches(json!({"kind": "VolumeConfig", "name": "STATE", "$patch": "delete"}), have)[0].0, "");
+        // A list item by its first key (configloader/internal/decoder/delete.go).
+        let have = json!({"addresses": [{"address": "10.0.0.11/24"}]});
+        assert_eq!(
+            touches(json!({"addresses": [{"address": "10.0.0.11/24", "$patch": "delete"}]}), have.clone())[0].1,
+            Action::Delete
+        );
+        assert!(touches(json!({"addresses": [{"address": "10.9.9.9/24", "$patch": "delete"}]}), have).is_empty());
+        // Deleting what fleetc does not write is the patch's business.
+        assert!(
+            touches(json!({"machine": {"time": {"$patch": "delete"}}}), json!({"machine": {"type": "worker"}}))
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn inline_manifests_are_keyed_by_name() {
+        let have = json!({"cluster": {"inlineManifests": [{"name": "cilium", "contents": "a"}]}});
+        let other = json!({"cluster": {"inlineManifests": [{"name": "mine", "contents": "b"}]}});
+        assert!(touches(other, have.clone()).is_empty());
+        let same = json!({"cluster": {"inlineManifests": [{"name": "cilium", "contents": "b"}]}});
+        assert_eq!(touches(same, have)[0].1, Action::Set);
+    }
+
+    #[test]
+    fn the_most_specific_row_owns_a_field() {
+        let o = owner("v1alpha1", None, "/machine/nodeLabels/node.demo.example~1pool").unwrap();
+        assert_eq!(o.prefix, "/machine/nodeLabels/*");
+        let o = owner("VolumeConfig", Some("EPHEMERAL"), "/provisioning/diskSelector/match").unwrap();
+        assert_eq!(o.rule, Some("R15"));
+        assert!(owner("VolumeConfig", Some("u-data"), "/provisioning/diskSelector/match").is_none());
+        assert!(owner("v1alpha1", None, "/machine/kubelet/extraArgs").is_none());
+    }
 }

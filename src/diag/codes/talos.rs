@@ -101,22 +101,24 @@ document such as `KubeletConfig` next to the 1.13 model's `machine.kubelet` is r
 ";
 
     PATCH_UNDOES_RULE = "fleet::talos::patch-undoes-rule", Error, None,
-    Some("a patch may not silently undo what fleetc enforces; if it is deliberate, say so on the `patch` line (`overrides=\"R21\"`) and the build warns instead"),
+    Some("a patch may not silently undo what fleetc enforces; if it is deliberate, say so on the `patch` line (`overrides=\"R15\"`) and the build warns instead"),
 "## What it does
-Reports a patch that changes what one of fleetc's rules fixes: discovery turned back on (R21),
-an installer image other than the pinned Image Factory one (R17), the install disk or the
-EPHEMERAL volume's disk named by device path (R15).
+Reports a patch that undoes one of fleetc's rules through a field fleetc does not write: the
+install disk named by device path (`machine.install.disk`, R15). A rule's field that fleetc
+does write (discovery R21, the installer R17, the disk selectors R15, the node IP subnets R18,
+the certSANs R16) is an owned field (`fleet::talos::patch-owned-field`).
 
-## Why
+## Why (R15, F5)
 Patches apply after fleetc's own documents, so they win: a patch can quietly reintroduce the
-failure the rule exists for. A patch that means it says so with `overrides=`, and every build
-then warns, naming the rule (`fleet::talos::patch-override`).
+failure the rule exists for. A device path names another disk when volumes attach in another
+order. A patch that means it says so with `overrides=`, and every build then warns, naming the
+rule (`fleet::talos::patch-override`).
 
 ## Example
-    patch \"patches/discovery.yaml\"      # cluster.discovery.enabled: true
+    patch \"patches/disk.yaml\"      # machine.install.disk: /dev/sda
 
 ## Instead
-    patch \"patches/discovery.yaml\" overrides=\"R21\"
+    patch \"patches/disk.yaml\" overrides=\"R15\"   // or drop it: fleetc selects the disk by size
 ";
 
     PATCH_OVERRIDE = "fleet::talos::patch-override", Warning, None,

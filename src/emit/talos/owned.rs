@@ -11,7 +11,7 @@
 //! every owned field it sets to another value, adds to or deletes (`fleet::talos::
 //! patch-owned-field`), every named document it restates without the CEL selector fleetc
 //! writes (`patch-drops-selector`), what it changes that a rule fixes outside the emitted
-//! fields (discovery registries R21, a device-path install disk R15: `patch-undoes-rule`), and
+//! fields (a device-path install disk, R15: `patch-undoes-rule`), and
 //! an `overrides=` that overrides nothing (`patch-stale-override`). An owned field a rule owns
 //! is a warning when the patch says `overrides="R…"`. It reads the emitters' documents, so it
 //! lives in the emit floor (check may not import emit) and runs where emit runs: only when
@@ -624,12 +624,7 @@ enum Finding {
 }
 
 /// What `doc` (a patch document) changes of `emitted`.
-fn findings(
-    doc_index: usize,
-    doc: &PatchDocument,
-    emitted: &BTreeMap<DocId, Value>,
-    cluster: &Cluster,
-) -> Vec<Finding> {
+fn findings(doc_index: usize, doc: &PatchDocument, emitted: &BTreeMap<DocId, Value>) -> Vec<Finding> {
     let mut out = Vec::new();
     let (kind, name) = doc_id(&doc.value);
     if let Some(have) = emitted.get(&(kind.clone(), name.clone())) {
@@ -659,20 +654,9 @@ fn findings(
     }
     if kind == V1 {
         let v = &doc.value;
-        if !cluster.discovery.value {
-            for p in
-                ["/cluster/discovery/registries/service/disabled", "/cluster/discovery/registries/kubernetes/disabled"]
-            {
-                if v.pointer(p).and_then(Value::as_bool) == Some(false) {
-                    out.push(Finding::Rule {
-                        doc: doc_index,
-                        rule: "R21",
-                        pointer: p.to_owned(),
-                        what: "turns a discovery registry back on",
-                    });
-                }
-            }
-        }
+        // A discovery registry turned back on needs no rule: Talos reads the registries only
+        // when `cluster.discovery.enabled` is on (siderolabs/talos v1.13.9
+        // `internal/app/machined/pkg/controllers/cluster/config.go`), and that field is owned.
         let owned_disk = emitted.get(&(V1.to_owned(), None)).and_then(|h| h.pointer("/machine/install/disk")).is_some();
         if v.pointer("/machine/install/disk").is_some_and(|d| !d.is_null()) && !owned_disk {
             out.push(Finding::Rule {
@@ -716,14 +700,14 @@ pub fn check(fleet: &Fleet) -> Diagnostics {
                 })
                 .collect();
             for patch in &pool.patches {
-                let rules = check_patch(patch, &views, cluster, &mut diags);
+                let rules = check_patch(patch, &views, &mut diags);
                 used.entry(patch.span).or_insert_with(|| (patch, BTreeSet::new())).1.extend(rules);
             }
             for (s, e) in &views {
                 if let Some(m) = s.machine {
                     for patch in &m.settings.patches {
                         let one = [(Scope { machine: Some(m), ..*s }, e.clone())];
-                        let rules = check_patch(patch, &one, cluster, &mut diags);
+                        let rules = check_patch(patch, &one, &mut diags);
                         used.entry(patch.span).or_insert_with(|| (patch, BTreeSet::new())).1.extend(rules);
                     }
                 }
@@ -742,14 +726,13 @@ pub fn check(fleet: &Fleet) -> Diagnostics {
 fn check_patch(
     patch: &Patch,
     views: &[(Scope<'_>, BTreeMap<DocId, Value>)],
-    cluster: &Cluster,
     diags: &mut Diagnostics,
 ) -> BTreeSet<&'static str> {
     // Each finding once, with the first machine it was found on (for the owner's place).
     let mut found: BTreeMap<Finding, &Scope<'_>> = BTreeMap::new();
     for (scope, emitted) in views {
         for (i, doc) in patch.file.documents.iter().enumerate() {
-            for f in findings(i, doc, emitted, cluster) {
+            for f in findings(i, doc, emitted) {
                 found.entry(f).or_insert(scope);
             }
         }
@@ -945,12 +928,9 @@ fn rule_diagnostic(
     if let Some(w) = overridden_warning(patch, Some(rule), &what_field, overridden) {
         return w.at(doc.place(pointer));
     }
-    let reason = match rule {
-        "R21" => "discovery announces the cluster's members to a hosted service, and fleetc keeps it off (R21)",
-        _ => {
-            "device paths change with attach order and then name the system disk; fleetc selects disks by size (R15, F5)"
-        }
-    };
+    // R15 is the one rule on a field fleetc does not write (`findings`).
+    let reason =
+        "device paths change with attach order and then name the system disk; fleetc selects disks by size (R15, F5)";
     Diagnostic::new(&codes::PATCH_UNDOES_RULE, format!("`{}` {what_field}, undoing {rule}", patch.path.value))
         .at(doc.place(pointer))
         .label(format!("undoes {rule}"))
@@ -960,7 +940,7 @@ fn rule_diagnostic(
 
 /// The rules an owned row or a rule check names: the ones `overrides=` may give.
 pub fn rules() -> BTreeSet<&'static str> {
-    OWNERS.iter().filter_map(|o| o.rule).chain(["R15", "R21"]).collect()
+    OWNERS.iter().filter_map(|o| o.rule).chain(["R15"]).collect()
 }
 
 /// The ownership table as docs/fleet-language.md prints it (between its `owned-fields` markers).

@@ -35,6 +35,7 @@ mod init;
 mod injection;
 mod layering;
 mod noop_build;
+mod owned;
 mod patches;
 mod reliability_apply;
 mod reliability_fuzz;

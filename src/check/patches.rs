@@ -1,11 +1,10 @@
 //! The user's Talos patches (`patch "…"`): every document is checked against the Talos config
 //! schema of each Talos version it reaches (`schemas/talos/<minor>/config.schema.json`,
-//! embedded by `upstream::schemas`), and against the rules fleetc enforces, which a patch
-//! could otherwise undo (it applies after fleetc's own documents): discovery off (R21), the
-//! pinned installer (R17), disks selected by size (R15), and no key material (R14, F11;
-//! private keys as `upstream::key_material` recognizes them in fleet.kdl too). A patch that
-//! says `overrides="R…"` turns the first three into a warning naming the rule; key material
-//! is never accepted. Diagnostics point into the patch file, with the `patch` line as related.
+//! embedded by `upstream::schemas`), and for key material, never accepted (R14, F11; private
+//! keys as `upstream::key_material` recognizes them in fleet.kdl too). What a patch changes of
+//! the fields fleetc writes and the rules it enforces (R15, R17, R18, R21, …; `overrides=`) is
+//! judged against the emitted documents, in `emit::talos::owned`. Diagnostics point into the
+//! patch file, with the `patch` line as related.
 
 use std::collections::BTreeMap;
 
@@ -117,82 +116,22 @@ fn check_schema(patch: &Patch, doc: &PatchDocument, talos: Version, schema: &mut
     }
 }
 
-fn check_rules(patch: &Patch, doc: &PatchDocument, cluster: &Cluster, diags: &mut Diagnostics) {
+fn check_rules(patch: &Patch, doc: &PatchDocument, _cluster: &Cluster, diags: &mut Diagnostics) {
+    // What a patch changes of fleetc's own fields and rules (R15, R17, R21, …) is judged
+    // against the emitted documents, in `emit::talos::owned`; here only key material.
     let v = &doc.value;
-    let mut undone: Vec<(&str, String, String)> = Vec::new(); // (rule, pointer, what)
     if doc.kind() == "v1alpha1" {
-        if !cluster.discovery.value {
-            for (p, on) in [
-                ("/cluster/discovery/enabled", true),
-                ("/cluster/discovery/registries/service/disabled", false),
-                ("/cluster/discovery/registries/kubernetes/disabled", false),
-            ] {
-                if v.pointer(p).and_then(Value::as_bool) == Some(on) {
-                    undone.push(("R21", p.into(), "turns discovery back on".into()));
-                }
-            }
-        }
-        if v.pointer("/machine/install/image").is_some() {
-            undone.push(("R17", "/machine/install/image".into(), "replaces the pinned Image Factory installer".into()));
-        }
-        if v.pointer("/machine/install/disk").is_some() {
-            undone.push(("R15", "/machine/install/disk".into(), "names the install disk by device path".into()));
-        }
         for p in SECRET_FIELDS {
             if v.pointer(p).is_some() {
                 secret(patch, doc, p, "holds the cluster's identity", diags);
             }
         }
     }
-    if doc.kind() == "VolumeConfig"
-        && v.get("name").and_then(Value::as_str) == Some("EPHEMERAL")
-        && let Some(m) = v.pointer("/provisioning/diskSelector/match").and_then(Value::as_str)
-        && (m.contains("dev_path") || m.contains("/dev/"))
-    {
-        undone.push((
-            "R15",
-            "/provisioning/diskSelector/match".into(),
-            "selects the EPHEMERAL volume's disk by device path".into(),
-        ));
-    }
     for (p, s) in strings(v, String::new()) {
         match key_material::find(&s) {
             Some((Key::Pem, _)) => secret(patch, doc, &p, "holds a PEM private key", diags),
             Some((key, _)) => secret(patch, doc, &p, &format!("holds {}", key.describe()), diags),
             None => {}
-        }
-    }
-    for (rule, p, what) in undone {
-        let field = dotted(&p);
-        let d = if patch.overrides(rule) {
-            Diagnostic::new(
-                &codes::PATCH_OVERRIDE,
-                format!("`{}` {what} (`{field}`): {rule} is overridden", patch.path.value),
-            )
-            .label(format!("undoes {rule}"))
-            .related(patch.overrides.iter().find(|o| o.value == rule).map_or(patch.span, |o| o.span), "overridden here")
-        } else {
-            Diagnostic::new(
-                &codes::PATCH_UNDOES_RULE,
-                format!("`{}` {what} (`{field}`), undoing {rule}", patch.path.value),
-            )
-            .label(format!("undoes {rule}"))
-            .related(patch.span, "patch used here")
-            .help(format!(
-                "{}; if it is deliberate, write `overrides=\"{rule}\"` on the `patch` line",
-                rule_reason(rule)
-            ))
-        };
-        diags.push(d.at(doc.place(&p)));
-    }
-}
-
-fn rule_reason(rule: &str) -> &'static str {
-    match rule {
-        "R21" => "discovery announces the cluster's members to a hosted service, and fleetc keeps it off (R21)",
-        "R17" => "the standard installer removes the schematic's extensions from every node at the next upgrade (R17)",
-        _ => {
-            "device paths change with attach order and then name the system disk; fleetc selects disks by size (R15, F5)"
         }
     }
 }

@@ -39,7 +39,8 @@ pub type EmitResult = Result<ArtifactSet, EmitError>;
 pub type Emitter = fn(&Fleet) -> EmitResult;
 
 /// Every family, merged into one set, then validated ([`validate`]), with the warnings only
-/// an emitter can give ([`capi::warnings`]): on success the set and those warnings, on
+/// an emitter can give ([`capi::warnings`], and the patches' against the fields fleetc writes:
+/// [`talos::owned`], whose errors stop the run before any family emits): on success the set and those warnings, on
 /// failure the errors and those warnings. The families run as jobs on up to `threads`
 /// threads ([`crate::parallel::run`]), Talos as one job per cluster (it is most of the work);
 /// the parts are merged and the failures reported in the fixed family order below (a
@@ -50,6 +51,14 @@ pub fn all(fleet: &Fleet, threads: usize) -> Result<(ArtifactSet, Diagnostics), 
     for w in capi::warnings(fleet) {
         warnings.push(w);
     }
+    // A patch may add to what fleetc writes, never change it (talos::owned).
+    let owned = talos::owned::check(fleet);
+    if owned.has_errors() {
+        let mut errors = owned;
+        errors.extend(warnings);
+        return Err(errors);
+    }
+    warnings.extend(owned);
     match artifact_set(fleet, threads) {
         Ok(set) => Ok((set, warnings)),
         Err(mut errors) => {

@@ -176,6 +176,9 @@ pub static ALL: &[&Code] = &[
     &node::NODE_MANAGED,
     &metal::METAL_UNDECLARED_MACHINE,
     &node::ADDRESS_NOT_ON_LINK,
+    &talos::PATCH_OWNED_FIELD,
+    &talos::PATCH_DROPS_SELECTOR,
+    &talos::PATCH_STALE_OVERRIDE,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

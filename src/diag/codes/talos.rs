@@ -101,22 +101,24 @@ document such as `KubeletConfig` next to the 1.13 model's `machine.kubelet` is r
 ";
 
     PATCH_UNDOES_RULE = "fleet::talos::patch-undoes-rule", Error, None,
-    Some("a patch may not silently undo what fleetc enforces; if it is deliberate, say so on the `patch` line (`overrides=\"R21\"`) and the build warns instead"),
+    Some("a patch may not silently undo what fleetc enforces; if it is deliberate, say so on the `patch` line (`overrides=\"R15\"`) and the build warns instead"),
 "## What it does
-Reports a patch that changes what one of fleetc's rules fixes: discovery turned back on (R21),
-an installer image other than the pinned Image Factory one (R17), the install disk or the
-EPHEMERAL volume's disk named by device path (R15).
+Reports a patch that undoes one of fleetc's rules through a field fleetc does not write: the
+install disk named by device path (`machine.install.disk`, R15). A rule's field that fleetc
+does write (discovery R21, the installer R17, the disk selectors R15, the node IP subnets R18,
+the certSANs R16) is an owned field (`fleet::talos::patch-owned-field`).
 
-## Why
+## Why (R15, F5)
 Patches apply after fleetc's own documents, so they win: a patch can quietly reintroduce the
-failure the rule exists for. A patch that means it says so with `overrides=`, and every build
-then warns, naming the rule (`fleet::talos::patch-override`).
+failure the rule exists for. A device path names another disk when volumes attach in another
+order. A patch that means it says so with `overrides=`, and every build then warns, naming the
+rule (`fleet::talos::patch-override`).
 
 ## Example
-    patch \"patches/discovery.yaml\"      # cluster.discovery.enabled: true
+    patch \"patches/disk.yaml\"      # machine.install.disk: /dev/sda
 
 ## Instead
-    patch \"patches/discovery.yaml\" overrides=\"R21\"
+    patch \"patches/disk.yaml\" overrides=\"R15\"   // or drop it: fleetc selects the disk by size
 ";
 
     PATCH_OVERRIDE = "fleet::talos::patch-override", Warning, None,
@@ -307,5 +309,81 @@ flannel (and, for a Cilium that replaces kube-proxy, no kube-proxy: F12).
 ## Instead
     cni \"cilium\"
     addons \"cilium\"
+";
+
+    PATCH_OWNED_FIELD = "fleet::talos::patch-owned-field", Error, None,
+    Some("fleetc writes this field from fleet.kdl, and a patch applies after fleetc's documents, so it would silently replace fleet.kdl's value: change the fleet.kdl property instead"),
+"## What it does
+Reports a patch that sets, changes, adds to or deletes (`$patch: delete`) a field fleetc itself
+writes into a Talos machine config document: the CNI, the pod and service subnets, the
+control-plane endpoint and certSANs, the kubelet's node IP subnets, the machine type, the
+install disk and image, links, addresses, VIPs, discovery, the volume and encryption
+documents, node labels and taints (docs/fleet-language.md, \"`patch`\", lists every one). A
+field set to exactly fleetc's value is accepted. It runs when the fleet has no other error
+(it reads the documents fleetc emits: `src/emit/talos/owned.rs`).
+
+## Why
+A patch applies after fleetc's documents and wins (siderolabs/talos v1.13.9
+`pkg/machinery/config/configpatcher/strategic.go`); a list is appended to, not replaced
+(`pkg/machinery/config/merge/merge.go`), except the pod and service subnets
+(`merge:\"replace\"`). The checks fleetc runs on fleet.kdl's value (pod subnets off the
+network, one CNI, the endpoint in the certSANs, R15–R21) would pass while the nodes run the
+patch's value. Where a rule owns the field, `overrides=\"R…\"` on the `patch` line makes it a
+warning.
+
+## Example
+    cni \"cilium\"
+    patch \"patches/cni.yaml\"     # cluster.network.cni.name: flannel
+
+## Instead
+    cni \"flannel\"   // or drop the patch
+";
+
+    PATCH_DROPS_SELECTOR = "fleet::talos::patch-drops-selector", Error, None,
+    Some("Talos's merge replaces a CEL selector with the patch's, even an empty one: restate the selector fleetc writes in the patch, or leave the document to fleetc"),
+"## What it does
+Reports a patch document that names a document fleetc emits with a CEL selector (the
+EPHEMERAL `VolumeConfig`'s `provisioning.diskSelector.match`, the Proxmox `LinkAliasConfig`'s
+`selector.match`) without restating that selector.
+
+## Why (R15, F5)
+Talos merges a patch document into the one of the same kind and name field by field, and a CEL
+expression merges by replacement, before any zero-value check (siderolabs/talos v1.13.9
+`pkg/machinery/config/merge/merge.go`, the `merger` interface, and `pkg/machinery/cel/cel.go`,
+`Expression.Merge`, which copies the right-hand expression even when it is empty). A patch
+that only sets `provisioning.maxSize` therefore wipes fleetc's data-disk selector, and
+EPHEMERAL falls back to the system disk (`internal/app/machined/pkg/controllers/block/internal/volumes/volumeconfig/system_volumes.go`).
+
+## Example
+    apiVersion: v1alpha1
+    kind: VolumeConfig
+    name: EPHEMERAL
+    provisioning:
+      maxSize: 40GB
+
+## Instead
+    apiVersion: v1alpha1
+    kind: VolumeConfig
+    name: EPHEMERAL
+    provisioning:
+      diskSelector:
+        match: '!system_disk && disk.size >= 50u * GB'
+      maxSize: 40GB
+";
+
+    PATCH_STALE_OVERRIDE = "fleet::talos::patch-stale-override", Warning, None,
+    Some("the override switches a rule's protection off for nothing: remove it, so that a later edit that does undo the rule is an error again"),
+"## What it does
+Warns when a `patch` line says `overrides=\"R…\"` and the patch changes nothing that rule owns.
+
+## Why
+An override is a standing permission: a later edit of the patch file that does undo the rule
+would pass with a warning only, without review of the `patch` line.
+
+## Example
+    patch \"patches/time.yaml\" overrides=\"R21\"   # the file does not touch discovery
+
+## Instead
+    patch \"patches/time.yaml\"
 ";
 }

@@ -16,6 +16,7 @@
 //! emitters call it to reuse the same bytes ([`DocSet::text`]) or paths ([`DocSet::path`]).
 
 pub mod document;
+pub mod owned;
 pub mod patches;
 pub mod runtime;
 

@@ -7,12 +7,8 @@ use super::reader::Reader;
 use super::{Resolver, check_relative};
 use crate::diag::{Diagnostic, codes};
 use crate::model::Spanned;
-use crate::model::patch::{self, Patch, PatchError, PatchFile, PatchLevel};
+use crate::model::patch::{self, OVERRIDABLE, Patch, PatchError, PatchFile, PatchLevel};
 use crate::syntax::Node;
-
-/// The rules a patch may say it undoes on purpose (`overrides=`). Key material (R14, F11) is
-/// not among them: a secret in a patch would be in out/ and in git.
-pub const OVERRIDABLE: &[&str] = &["R15", "R17", "R21"];
 
 impl Resolver<'_> {
     pub(super) fn patch(&mut self, node: &Node, level: PatchLevel) -> Option<Patch> {

@@ -176,6 +176,10 @@ pub static ALL: &[&Code] = &[
     &node::NODE_MANAGED,
     &metal::METAL_UNDECLARED_MACHINE,
     &node::ADDRESS_NOT_ON_LINK,
+    &node::IDENTITY_TWICE,
+    &node::GATEWAY_OFF_LINK,
+    &metal::VIP_WITHOUT_LINK,
+    &secrets::SEALED_NOT_IMPORTED,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

@@ -237,6 +237,18 @@ pub struct ApplyArgs {
     /// The output directory [default: out/ beside the fleet file].
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Install a stand-in manifest `fleetc init` wrote (a lab whose clusters run Argo CD
+    /// already); without it apply refuses one.
+    #[arg(long)]
+    pub allow_stand_ins: bool,
+    /// Where tofu installs providers from instead of the registry: an https:// network mirror
+    /// or a directory (`tofu providers mirror DIR`); passed as TF_CLI_CONFIG_FILE.
+    #[arg(long, value_name = "URL|DIR")]
+    pub provider_mirror: Option<String>,
+    /// A PEM bundle of the CA certificates of your network path (a TLS-intercepting proxy, a
+    /// private S3 endpoint); tofu gets it as AWS_CA_BUNDLE and SSL_CERT_FILE.
+    #[arg(long, value_name = "FILE")]
+    pub ca_bundle: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

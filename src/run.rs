@@ -796,6 +796,11 @@ fn apply_command(ui: &Ui, args: &crate::cli::ApplyArgs) -> i32 {
         yes: args.yes,
         mode: args.mode.map(mode_of),
         identity: args.identity.clone(),
+        allow_stand_ins: args.allow_stand_ins,
+        tools: crate::apply::env::ToolPath {
+            provider_mirror: args.provider_mirror.clone(),
+            ca_bundle: args.ca_bundle.clone(),
+        },
     };
     let mut runner = match crate::apply::SystemRunner::for_run(&env) {
         Ok(r) => r,
@@ -921,9 +926,10 @@ fn init(ui: &Ui, dir: &Path, platform: crate::cli::PlatformArg) -> i32 {
     match crate::init::write(dir, platform) {
         Ok(path) => {
             ui.info(&format!(
-                "wrote {} (with {} and apps/hello/): replace the placeholders marked CHANGE, then run `fleetc build`; its first lines say what a first `fleetc apply` needs",
+                "wrote {} (with {}, apps/hello/ and {}): replace the placeholders marked CHANGE, then run `fleetc build`; the comment at the top of fleet.kdl says what a first `fleetc apply` needs",
                 path.display(),
-                crate::init::ARGOCD_PATH
+                crate::init::ARGOCD_PATH,
+                crate::init::GITIGNORE_PATH
             ));
             EXIT_OK
         }

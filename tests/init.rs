@@ -148,3 +148,28 @@ fn the_metal_starter_builds_checks_clean_and_plans() {
     }
     assert!(!plan.contains("$ tofu"), "{plan}");
 }
+
+/// Issue 28 (newcomer-3 §2.4): the starter writes a `.gitignore` that keeps the plaintext
+/// bundle `talosctl gen secrets -o secrets.yaml` writes, and apply's working copy, out of git;
+/// in a directory that has one already, it appends only what it lacks.
+#[test]
+fn init_writes_a_gitignore_for_the_plaintext_bundle_and_the_working_copy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = fleetc(tmp.path(), &["init", "--dir", "new"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ignore = fs::read_to_string(tmp.path().join("new/.gitignore")).unwrap();
+    assert_eq!(ignore, fleetc::init::GITIGNORE);
+    for line in ["/secrets.yaml", "/.fleetc/"] {
+        assert!(ignore.lines().any(|l| l == line), "{line}: {ignore}");
+    }
+    assert!(stderr(&o).contains(".gitignore"), "{}", stderr(&o));
+    let dir = tmp.path().join("repo");
+    fs::create_dir(&dir).unwrap();
+    fs::write(dir.join(".gitignore"), "/target\n/secrets.yaml\n").unwrap();
+    let o = fleetc(&dir, &["init"]);
+    assert_eq!(o.status.code(), Some(0), "an existing .gitignore is no reason to refuse: {}", stderr(&o));
+    let ignore = fs::read_to_string(dir.join(".gitignore")).unwrap();
+    assert!(ignore.starts_with("/target\n/secrets.yaml\n"), "{ignore}");
+    assert_eq!(ignore.matches("/secrets.yaml").count(), 1, "{ignore}");
+    assert!(ignore.lines().any(|l| l == "/.fleetc/"), "{ignore}");
+}

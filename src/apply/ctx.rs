@@ -47,6 +47,12 @@ pub struct Ctx<'a> {
     pub cloud_vars: Vec<String>,
     /// The working copy tofu runs in ([`work::tofu_copy_root`]), never out/.
     pub tofu_copy: PathBuf,
+    /// What the operator declared for tofu's network path (`--provider-mirror`,
+    /// `--ca-bundle`), as the variables tofu reads them under ([`super::env::ToolPath`]).
+    pub tools: Vec<(String, String)>,
+    /// Under `--plan`, what a real apply would refuse that does not stop the plan (a
+    /// steering variable, a stand-in manifest): listed again at the plan's end.
+    pub plan_refusals: Vec<String>,
 }
 
 impl Ctx<'_> {
@@ -68,6 +74,7 @@ impl Ctx<'_> {
         if matches!(self.target.provider, target::ProviderTarget::Scaleway { .. }) {
             v.push(("SCW_CONFIG_PATH".into(), work::display(&self.scw_config), false));
         }
+        v.extend(self.tools.iter().map(|(k, val)| (k.clone(), val.clone(), false)));
         v
     }
 

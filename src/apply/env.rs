@@ -26,8 +26,16 @@
 //! reads). No `FLEETC_*` variable ever reaches a child: curl to the Image Factory, talosctl,
 //! kubectl and anything they start (an exec credential plugin, a provider) hold no Scaleway
 //! key and no state passphrase they do not need.
+//!
+//! **Declared** ([`ToolPath`]): what an air-gapped or proxied operator needs the tools to use
+//! instead — a provider mirror for OpenTofu, a CA bundle — is given to `fleetc apply` as a flag
+//! (`--provider-mirror`, `--ca-bundle`), never taken from the shell: fleetc passes exactly
+//! that to tofu (`TF_CLI_CONFIG_FILE` naming a CLI config it writes with that one mirror,
+//! `AWS_CA_BUNDLE` and `SSL_CERT_FILE` naming that bundle), and the plan shows it. The
+//! shell's `TF_CLI_CONFIG_FILE` and `AWS_CA_BUNDLE` stay refused, with the flag to use.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// Variables of the operator's environment, captured once (tests pass their own).
 pub type Env = BTreeMap<String, String>;
@@ -167,6 +175,61 @@ pub fn refused(name: &str) -> Option<&'static str> {
     })
 }
 
+/// The network path the operator declares for the tools (issue 28), from `fleetc apply`'s
+/// flags: nothing by default.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolPath {
+    /// `--provider-mirror`: where tofu installs providers from instead of the registry: an
+    /// `https://` URL (a network mirror, OpenTofu's provider network mirror protocol) or a
+    /// directory (a filesystem mirror, laid out as `tofu providers mirror` writes it).
+    pub provider_mirror: Option<String>,
+    /// `--ca-bundle`: a PEM file of the CA certificates that sign the TLS of the operator's
+    /// network path (a proxy that intercepts TLS, a private registry or S3 endpoint).
+    pub ca_bundle: Option<PathBuf>,
+}
+
+/// The OpenTofu CLI configuration that installs every provider from `mirror` only
+/// (opentofu/opentofu v1.10 `internal/command/cliconfig/provider_installation.go`:
+/// `provider_installation` with one `network_mirror { url }` or `filesystem_mirror { path }`
+/// and no `direct`, so nothing is fetched from the registry). `base` makes a relative
+/// directory absolute (tofu runs in the working copy, not where the operator typed it).
+pub fn tofu_cli_config(mirror: &str, base: &Path) -> String {
+    let quoted = |v: &str| serde_json::to_string(v).unwrap_or_default();
+    if mirror.starts_with("https://") {
+        let url = if mirror.ends_with('/') { mirror.to_owned() } else { format!("{mirror}/") };
+        format!("provider_installation {{\n  network_mirror {{\n    url = {}\n  }}\n}}\n", quoted(&url))
+    } else {
+        let dir = if Path::new(mirror).is_absolute() { PathBuf::from(mirror) } else { base.join(mirror) };
+        format!(
+            "provider_installation {{\n  filesystem_mirror {{\n    path = {}\n  }}\n}}\n",
+            quoted(&dir.to_string_lossy())
+        )
+    }
+}
+
+/// Why `mirror` is no provider mirror fleetc can pass on, or `None`: a network mirror is
+/// `https://` only (OpenTofu refuses another scheme for it), a directory must exist.
+pub fn mirror_problem(mirror: &str, base: &Path) -> Option<String> {
+    if mirror.contains("://") {
+        return (!mirror.starts_with("https://")).then(|| {
+            format!(
+                "--provider-mirror `{mirror}`: a network mirror is an `https://` URL (OpenTofu takes no other scheme)"
+            )
+        });
+    }
+    let dir = if Path::new(mirror).is_absolute() { PathBuf::from(mirror) } else { base.join(mirror) };
+    (!dir.is_dir()).then(|| format!("--provider-mirror `{mirror}` is neither an `https://` URL nor a directory"))
+}
+
+/// The flag that declares what a refused variable would have steered, for its refusal.
+fn declared_instead(name: &str) -> Option<&'static str> {
+    match name {
+        "TF_CLI_CONFIG_FILE" | "TF_CLI_CONFIG" | "TERRAFORM_CONFIG" => Some("--provider-mirror"),
+        "AWS_CA_BUNDLE" => Some("--ca-bundle"),
+        _ => None,
+    }
+}
+
 /// Refuses, before anything runs, an environment holding any variable that steers a tool
 /// against the plan: every one of [`refused`], set or empty (the Scaleway SDK's, R9/F9, and
 /// the other tools'), then a credential under its old name (`refuse_old_credential_names`).
@@ -183,8 +246,13 @@ fn refuse_listed(env: &Env) -> Result<(), String> {
     }
     let listed: Vec<String> = found.iter().map(|(k, who)| format!("{k} (read by {who})")).collect();
     let names: Vec<&str> = found.iter().map(|(k, _)| *k).collect();
+    let instead: Vec<String> = found
+        .iter()
+        .filter_map(|(k, _)| declared_instead(k).map(|flag| format!("for what {k} does, pass `{flag}`")))
+        .collect();
+    let instead = if instead.is_empty() { String::new() } else { format!("; {}", instead.join(", ")) };
     Err(format!(
-        "the environment holds variables that would steer the tools away from what out/ describes: {}. A set or even empty one overrides the roots' own settings (F9), so the shell rather than fleet.kdl would decide the project, the state or the cluster (R9). Unset them (`unset {}`): fleetc hands each tool its credentials itself (docs/apply.md, \"The environment\")",
+        "the environment holds variables that would steer the tools away from what out/ describes: {}. A set or even empty one overrides the roots' own settings (F9), so the shell rather than fleet.kdl would decide the project, the state or the cluster (R9). Unset them (`unset {}`): fleetc hands each tool its credentials itself{instead} (docs/apply.md, \"The environment\")",
         listed.join(", "),
         names.join(" ")
     ))
@@ -307,6 +375,30 @@ mod tests {
             assert!(e.contains(name) && e.contains("unset"), "{e}");
         }
         refuse_steering_vars(&env(&[(ACCESS_KEY, "x"), (STATE_ACCESS_KEY, "x"), ("PATH", "/bin")])).unwrap();
+    }
+
+    #[test]
+    fn a_refused_mirror_or_ca_variable_names_the_flag_that_declares_it() {
+        let e = refuse_steering_vars(&env(&[("TF_CLI_CONFIG_FILE", "/etc/tofu.rc"), ("AWS_CA_BUNDLE", "/ca.pem")]))
+            .unwrap_err();
+        assert!(e.contains("`--provider-mirror`") && e.contains("`--ca-bundle`"), "{e}");
+    }
+
+    #[test]
+    fn a_provider_mirror_becomes_a_cli_config_with_that_one_mirror() {
+        let base = Path::new("/fleet");
+        assert_eq!(
+            tofu_cli_config("https://mirror.example/providers", base),
+            "provider_installation {\n  network_mirror {\n    url = \"https://mirror.example/providers/\"\n  }\n}\n"
+        );
+        assert_eq!(
+            tofu_cli_config("mirror", base),
+            "provider_installation {\n  filesystem_mirror {\n    path = \"/fleet/mirror\"\n  }\n}\n"
+        );
+        assert!(mirror_problem("http://mirror.example/", base).unwrap().contains("https://"));
+        assert!(mirror_problem("/nonexistent-mirror-dir", base).is_some());
+        assert_eq!(mirror_problem("https://mirror.example/", base), None);
+        assert_eq!(mirror_problem("/", base), None);
     }
 
     #[test]

@@ -64,6 +64,12 @@ pub struct ApplyOptions {
     /// Overrides the variables file's apply mode for this run (R19).
     pub mode: Option<ApplyMode>,
     pub identity: Option<PathBuf>,
+    /// `--allow-stand-ins`: install a stand-in manifest `fleetc init` wrote (a lab whose
+    /// clusters run Argo CD already); refused otherwise.
+    pub allow_stand_ins: bool,
+    /// `--provider-mirror`, `--ca-bundle`: what tofu uses instead of the registry and the
+    /// system's CA certificates ([`env::ToolPath`]).
+    pub tools: env::ToolPath,
 }
 
 /// `fleetc apply <env>`: the steps of [`order::of`], in that order.
@@ -76,7 +82,15 @@ pub fn apply(
     let mut s = Session::new(runner, opts.plan, opts.yes, sink);
     let order = order::of(inp.target);
     let clusters: Vec<String> = inp.target.built_clusters().map(|c| c.name.clone()).collect();
-    let ctx = preflight(&mut s, inp, opts.mode, opts.identity.as_deref(), &clusters)?;
+    let ctx = preflight(
+        &mut s,
+        inp,
+        opts.mode,
+        opts.identity.as_deref(),
+        &clusters,
+        &opts.tools,
+        Some(opts.allow_stand_ins),
+    )?;
     for stage in &order.stages {
         match stage {
             Stage::Schematics => {
@@ -110,6 +124,14 @@ pub fn apply(
                 argocd::bootstrap(&mut s, &ctx, clusters)?;
             }
         }
+    }
+    if s.plan && !ctx.plan_refusals.is_empty() {
+        let list: Vec<String> = ctx.plan_refusals.iter().map(|r| format!("- {r}")).collect();
+        s.note(&format!(
+            "apply refuses, until each is fixed ({} problems, noted above where found):\n{}",
+            list.len(),
+            list.join("\n")
+        ));
     }
     s.note("done");
     Ok(())

@@ -13,7 +13,7 @@ use super::session::{Session, Step, StepResult};
 use super::target::{self, ClusterTarget};
 use super::tofu;
 use super::work::{self, Work};
-use crate::layout::names::{SCALEWAY_API_KEY_INPUT, TALOS_SECRETS_INPUT};
+use crate::layout::names::{SCALEWAY_API_KEY_INPUT, STAND_IN_MARKER, TALOS_SECRETS_INPUT};
 use crate::model::{ApplyMode, Version};
 use crate::secrets::{self, Identity};
 
@@ -23,17 +23,66 @@ pub const TALOS_WITHOUT_REBOOT_MODE: Version = Version::new(1, 14, 0);
 /// Checks everything that can be checked before anything runs, and prepares the run. Every
 /// refusal is collected first and reported at once, each with its cause first (issue 15):
 /// one run tells the operator everything that stops it.
+///
+/// `--plan` runs nothing, so what only a real run refuses (a steering variable of the shell,
+/// a stand-in manifest) does not stop it: each is noted where it is found, listed again at
+/// the end of the plan ([`Ctx::plan_refusals`]), and the plan goes on (issue 28).
+/// `stand_ins` is `Some(allowed)` for a command that installs vendored manifests (`apply`).
+#[allow(clippy::too_many_arguments)]
 pub fn preflight<'a>(
     s: &mut Session<'_>,
     inp: &Inputs<'a>,
     mode: Option<ApplyMode>,
     identity: Option<&Path>,
     clusters: &[String],
+    tools: &env::ToolPath,
+    stand_ins: Option<bool>,
 ) -> StepResult<Ctx<'a>> {
     s.begin(Step::Preflight);
     let mut refusals: Vec<String> = Vec::new();
+    let mut plan_refusals: Vec<String> = Vec::new();
+    let mut refuse_unless_plan = |s: &mut Session<'_>, why: String, refusals: &mut Vec<String>| {
+        if s.plan {
+            s.note(&format!("apply refuses: {why}"));
+            plan_refusals.push(why);
+        } else {
+            refusals.push(why);
+        }
+    };
     if let Err(e) = env::refuse_steering_vars(inp.env) {
-        refusals.push(e);
+        refuse_unless_plan(s, e, &mut refusals);
+    }
+    if let Some(m) = &tools.provider_mirror
+        && let Some(why) = env::mirror_problem(m, &std::env::current_dir().unwrap_or_default())
+    {
+        refusals.push(why);
+    }
+    if let Some(ca) = &tools.ca_bundle
+        && !ca.is_file()
+    {
+        refusals.push(format!("--ca-bundle {}: no such file", ca.display()));
+    }
+    if let (Some(allowed), Some(argo)) = (stand_ins, &inp.target.argocd) {
+        let text = std::fs::read_to_string(inp.fleet_dir.join(&argo.manifest)).unwrap_or_default();
+        if text.starts_with(STAND_IN_MARKER) {
+            let what = format!(
+                "{} is the stand-in `fleetc init` wrote, not Argo CD {}'s install manifest: it holds one ConfigMap and no CRD, so a cluster without Argo CD would wait for `applications.argoproj.io` in vain",
+                argo.manifest, argo.version
+            );
+            if allowed {
+                s.note(&format!(
+                    "stand-in allowed (--allow-stand-ins): {what}; it is installed only where Argo CD is absent"
+                ));
+            } else {
+                refuse_unless_plan(
+                    s,
+                    format!(
+                        "{what}. Replace it with the real manifest (its first lines say how) and pin its sha256 in fleet.kdl, or pass `--allow-stand-ins` for a lab whose clusters run Argo CD already"
+                    ),
+                    &mut refusals,
+                );
+            }
+        }
     }
     match inp.build.check(inp.out_dir) {
         Ok(r) if r.is_fresh() => {}
@@ -99,7 +148,10 @@ pub fn preflight<'a>(
         bundles: BTreeMap::new(),
         cloud_vars: Vec::new(),
         tofu_copy: work::tofu_copy_root(inp.fleet_dir),
+        tools: Vec::new(),
+        plan_refusals,
     };
+    tool_path(s, &mut ctx, tools)?;
     let listed: Vec<String> = ctx
         .tofu_env()
         .iter()
@@ -130,6 +182,32 @@ pub fn preflight<'a>(
     ));
     ctx.cloud_vars = tofu::cloud_vars(s, &ctx)?;
     Ok(ctx)
+}
+
+/// What the operator declared for tofu's network path ([`env::ToolPath`]), as the variables
+/// tofu reads: the CLI config naming the one provider mirror (written into the private
+/// directory), the CA bundle for the S3 backend's SDK and Go's TLS.
+fn tool_path(s: &mut Session<'_>, ctx: &mut Ctx<'_>, tools: &env::ToolPath) -> StepResult {
+    if let Some(m) = &tools.provider_mirror {
+        let base = std::env::current_dir().unwrap_or_default();
+        let config = env::tofu_cli_config(m, &base);
+        let file = ctx
+            .work
+            .write("tofu-cli.tfrc", config.as_bytes())
+            .map_err(|e| s.failure(format!("cannot write a private file: {e}")))?;
+        ctx.tools.push(("TF_CLI_CONFIG_FILE".to_owned(), work::display(&file)));
+        s.note(&format!(
+            "tofu installs providers from {m} only (--provider-mirror): {} holds\n{config}",
+            work::display(&file)
+        ));
+    }
+    if let Some(ca) = &tools.ca_bundle {
+        let abs = std::path::absolute(ca).unwrap_or_else(|_| ca.clone());
+        let shown = abs.display().to_string();
+        ctx.tools.push(("AWS_CA_BUNDLE".to_owned(), shown.clone()));
+        ctx.tools.push(("SSL_CERT_FILE".to_owned(), shown));
+    }
+    Ok(())
 }
 
 /// What stops the sealed inputs from opening, all at once: a cluster that lists no bundle

@@ -106,7 +106,15 @@ pub fn upgrade(
             "cluster `{cluster_name}` is managed by Cluster API: its management cluster upgrades it (R26)"
         ));
     }
-    let ctx = preflight(&mut s, inp, None, opts.identity.as_deref(), std::slice::from_ref(&c.name))?;
+    let ctx = preflight(
+        &mut s,
+        inp,
+        None,
+        opts.identity.as_deref(),
+        std::slice::from_ref(&c.name),
+        &super::env::ToolPath::default(),
+        None,
+    )?;
     if s.plan {
         s.note("--plan cannot ask the nodes what they run: shown as if every node needed the upgrade");
     }

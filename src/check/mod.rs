@@ -13,7 +13,9 @@ mod discovery;
 pub mod disk;
 mod downgrades;
 mod extensions;
+mod identity;
 mod key_material;
+mod links;
 mod names;
 mod network;
 mod nodes;
@@ -50,6 +52,8 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     quorum::check(fleet, diags);
     network::check(fleet, diags);
     nodes::check(fleet, diags);
+    identity::check(fleet, diags);
+    links::check(fleet, diags);
     versions::check(fleet, diags);
     runtimes::check(fleet, diags);
     discovery::check(fleet, diags);

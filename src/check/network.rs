@@ -10,13 +10,13 @@ use crate::model::{Fleet, Provider};
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     for env in &fleet.environments {
         let net = env.network.value;
-        let mut seen: BTreeMap<Ipv4Addr, Span> = BTreeMap::new();
-        let mut claim = |ip: Ipv4Addr, span: Span, what: &str, diags: &mut Diagnostics| {
+        let mut seen: BTreeMap<Ipv4Addr, (Span, Owner)> = BTreeMap::new();
+        let mut claim = |ip: Ipv4Addr, span: Span, owner: Owner, diags: &mut Diagnostics| {
             if !net.contains(ip) || ip == net.addr || ip == net.broadcast() {
                 diags.push(
                     Diagnostic::new(
                         &codes::ADDRESS_OUTSIDE_NETWORK,
-                        format!("{what} `{ip}` is not a host address of the private network `{net}`"),
+                        format!("{} `{ip}` is not a host address of the private network `{net}`", owner.what()),
                     )
                     .at(span)
                     .label(format!("outside {net}"))
@@ -24,23 +24,17 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                 );
             }
             match seen.get(&ip) {
-                Some(first) if *first != span => diags.push(
-                    Diagnostic::new(
-                        &codes::DUPLICATE_ADDRESS,
-                        format!("address `{ip}` is used twice in environment `{}`", env.name),
-                    )
-                    .at(span)
-                    .label("used again here")
-                    .related(*first, "first used here"),
-                ),
+                Some((first, first_owner)) if *first != span => {
+                    diags.push(twice(ip, (span, &owner), (*first, first_owner)));
+                }
                 Some(_) => {}
                 None => {
-                    seen.insert(ip, span);
+                    seen.insert(ip, (span, owner));
                 }
             }
         };
         if let Provider::Proxmox(p) = &env.provider {
-            claim(p.gateway.value, p.gateway.span, "the router", diags);
+            claim(p.gateway.value, p.gateway.span, Owner::Router, diags);
             // The environment's `gateway` is the public address talosctl dials (R16), never
             // the LAN router the nodes route through.
             if let Some(gw) = &env.gateway
@@ -99,11 +93,16 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
             }
         }
         for cluster in &env.clusters {
-            claim(cluster.endpoint.address.value, cluster.endpoint.address.span, "the API endpoint", diags);
+            claim(
+                cluster.endpoint.address.value,
+                cluster.endpoint.address.span,
+                Owner::Endpoint(cluster.name.value.clone()),
+                diags,
+            );
             for pool in cluster.pools() {
                 for m in &pool.machines {
                     if let Some(a) = &m.address {
-                        claim(a.value, a.span, "node address", diags);
+                        claim(a.value, a.span, Owner::Node(m.hostname.clone()), diags);
                     }
                 }
             }
@@ -132,36 +131,112 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                 }
             }
             let (pods, services) = (&cluster.pod_cidr, &cluster.service_cidr);
-            for (cidr, what) in [(pods, "pod"), (services, "service")] {
-                if cidr.value.overlaps(&net) {
-                    diags.push(
-                        Diagnostic::new(
-                            &codes::CIDR_OVERLAP,
-                            format!(
-                                "the {what} CIDR `{}` of cluster `{}` overlaps the private network `{net}`",
-                                cidr.value, cluster.name
-                            ),
-                        )
-                        .at(cidr.span)
-                        .label("overlaps the nodes' network")
-                        .related(env.network.span, "the private network"),
-                    );
-                }
-            }
-            if pods.value.overlaps(&services.value) {
+            if pods.value.overlaps(&net) {
                 diags.push(
                     Diagnostic::new(
                         &codes::CIDR_OVERLAP,
                         format!(
-                            "the pod CIDR `{}` and the service CIDR `{}` of cluster `{}` overlap",
-                            pods.value, services.value, cluster.name
+                            "the pod CIDR `{}` of cluster `{}` overlaps the private network `{net}`",
+                            pods.value, cluster.name
                         ),
                     )
-                    .at(services.span)
-                    .label("overlaps the pod CIDR")
-                    .related(pods.span, "pod CIDR"),
+                    .at(pods.span)
+                    .label("overlaps the nodes' network")
+                    .related(env.network.span, "the private network"),
                 );
+            }
+            // One service CIDR that overlaps both the network and the pod CIDR is one
+            // mistake: one error at it, naming both (one cause, one error).
+            let on_net = services.value.overlaps(&net);
+            let on_pods = pods.value.overlaps(&services.value);
+            if on_net || on_pods {
+                let what: Vec<String> = [
+                    on_net.then(|| format!("the private network `{net}`")),
+                    on_pods.then(|| format!("the pod CIDR `{}`", pods.value)),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                let mut d = Diagnostic::new(
+                    &codes::CIDR_OVERLAP,
+                    format!(
+                        "the service CIDR `{}` of cluster `{}` overlaps {}",
+                        services.value,
+                        cluster.name,
+                        what.join(" and ")
+                    ),
+                )
+                .at(services.span)
+                .label(if on_net { "overlaps the nodes' network" } else { "overlaps the pod CIDR" });
+                if on_net {
+                    d = d.related(env.network.span, "the private network");
+                }
+                if on_pods {
+                    d = d.related(pods.span, "pod CIDR");
+                }
+                diags.push(d);
             }
         }
     }
+}
+
+/// Who an address of the private network belongs to, so that an address used twice names
+/// both owners in plain words (issue 28: "cluster `edge`'s endpoint is cluster `k8s`'s
+/// endpoint", "… is the environment's router").
+#[derive(Debug, Clone)]
+enum Owner {
+    /// The Proxmox environment's `router=`.
+    Router,
+    /// A cluster's API endpoint (the control plane's shared address).
+    Endpoint(String),
+    /// A node, by hostname.
+    Node(String),
+}
+
+impl Owner {
+    /// The address's role, as the start of a sentence about it.
+    fn what(&self) -> &'static str {
+        match self {
+            Owner::Router => "the router",
+            Owner::Endpoint(_) => "the API endpoint",
+            Owner::Node(_) => "node address",
+        }
+    }
+    /// The address's role after "is" (`… is cluster `k8s`'s endpoint`).
+    fn is(&self) -> String {
+        match self {
+            Owner::Router => "the environment's router (`router=`)".to_owned(),
+            Owner::Endpoint(c) => format!("cluster `{c}`'s endpoint"),
+            Owner::Node(h) => format!("node `{h}`'s address"),
+        }
+    }
+}
+
+/// `fleet::network::duplicate-address` for `ip`, claimed by `again` after `first`: the
+/// message says whose the address already is, and the help what to do for that pair.
+fn twice(ip: Ipv4Addr, again: (Span, &Owner), first: (Span, &Owner)) -> Diagnostic {
+    let (at, owner) = again;
+    let (first_at, first_owner) = first;
+    let subject = match owner {
+        Owner::Router => format!("the router `{ip}`"),
+        Owner::Endpoint(c) => format!("cluster `{c}`'s endpoint `{ip}`"),
+        Owner::Node(h) => format!("node `{h}`'s address `{ip}`"),
+    };
+    let help = match (owner, first_owner) {
+        (Owner::Endpoint(c), Owner::Endpoint(_)) => format!(
+            "each cluster's endpoint is a shared address its own control plane holds (R18): two clusters on one address answer for each other's API. Give cluster `{c}` a free address of the private network"
+        ),
+        (_, Owner::Router) | (Owner::Router, _) => "the router is the nodes' default route: no node or endpoint may take its address. Give this one a free address of the private network".to_owned(),
+        (_, Owner::Endpoint(c)) | (Owner::Endpoint(c), _) => format!(
+            "cluster `{c}`'s endpoint is the shared address its control plane holds (R18), never a node's own address. Give the node another address, or the endpoint a free one"
+        ),
+        (Owner::Node(_), Owner::Node(_)) => {
+            "two machines with one address both become unreachable in turn; give each node its own address".to_owned()
+        }
+    };
+    Diagnostic::new(&codes::DUPLICATE_ADDRESS, format!("{subject} is {}", first_owner.is()))
+        .at(at)
+        .label("used again here")
+        .related(first_at, first_owner.is())
+        .help(help)
 }

@@ -34,7 +34,9 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                                 .label("not a DNS label")
                                 .help("the node's hostname is `<cluster>-<name>`, the Kubernetes Node's name: lowercase letters, digits and `-`, starting with a letter"),
                             );
-                        } else if !is_dns_label(&m.hostname) {
+                        } else if is_dns_label(&cluster.name.value) && !is_dns_label(&m.hostname) {
+                            // A cluster name that is no label is reported once, at the
+                            // cluster (`names.rs`), not again at each hostname it makes.
                             diags.push(
                                 Diagnostic::new(
                                     &codes::INVALID_NAME,

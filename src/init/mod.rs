@@ -2,8 +2,10 @@
 //! cluster, Talos's default CNI (with the way to Cilium in a comment), an Argo CD pin with one
 //! app, the sealed input `fleetc apply` needs, and what to run next. Beside fleet.kdl it writes
 //! the files the fleet names: a stand-in for Argo CD's install manifest (pinned, saying how to
-//! replace it) and the app's directory. It never overwrites: when any of them exists, nothing
-//! is written and the first one is reported.
+//! replace it) and the app's directory, and a `.gitignore` that keeps the plaintext secrets
+//! bundle and apply's working copy (`.fleetc/`) out of git. It never overwrites: when any of
+//! them exists, nothing is written and the first one is reported; an existing `.gitignore`
+//! (a repository's own) is kept and gets the lines it lacks appended.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -27,6 +29,11 @@ pub const METAL_STARTER: &str = include_str!("metal.kdl");
 pub const ARGOCD_STAND_IN: &str = include_str!("argocd-install.yaml");
 /// Where the starters pin it.
 pub const ARGOCD_PATH: &str = "vendor/argocd-3.2.1-install.yaml";
+
+/// The `.gitignore` a starter writes (or whose missing lines it appends to an existing one).
+pub const GITIGNORE: &str = include_str!("gitignore");
+/// Where.
+pub const GITIGNORE_PATH: &str = ".gitignore";
 
 /// The starter of a platform.
 pub fn starter(platform: Platform) -> &'static str {
@@ -85,7 +92,35 @@ pub fn write(dir: &Path, platform: Platform) -> Result<PathBuf, InitError> {
         };
         file.write_all(content.as_bytes()).map_err(|e| InitError::Io(path.clone(), e))?;
     }
+    write_gitignore(&dir.join(GITIGNORE_PATH))?;
     Ok(dir.join("fleet.kdl"))
+}
+
+/// Writes [`GITIGNORE`] at `path`, or appends to the `.gitignore` already there the patterns
+/// it lacks (with the comment above each), never removing or reordering a line of it.
+fn write_gitignore(path: &Path) -> Result<(), InitError> {
+    let existing = match std::fs::read_to_string(path) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(InitError::Io(path.to_owned(), e)),
+    };
+    let text = match &existing {
+        None => GITIGNORE.to_owned(),
+        Some(t) => {
+            let have: std::collections::BTreeSet<&str> = t.lines().map(str::trim).collect();
+            let missing: Vec<&str> =
+                GITIGNORE.lines().filter(|l| !l.starts_with('#') && !have.contains(l.trim())).collect();
+            if missing.is_empty() {
+                return Ok(());
+            }
+            let sep = if t.is_empty() || t.ends_with('\n') { "" } else { "\n" };
+            format!(
+                "{t}{sep}# Added by `fleetc init` (plaintext secrets, apply's working copy):\n{}\n",
+                missing.join("\n")
+            )
+        }
+    };
+    std::fs::write(path, text).map_err(|e| InitError::Io(path.to_owned(), e))
 }
 
 #[cfg(test)]

@@ -105,3 +105,8 @@ pub const WORKLOAD_KINDS: [(&str, &str); 7] = [
     ("infrastructure.cluster.x-k8s.io", "ProxmoxCluster"),
     ("infrastructure.cluster.x-k8s.io", "ProxmoxMachineTemplate"),
 ];
+
+/// The first line of every stand-in manifest `fleetc init` writes (its Argo CD install
+/// manifest): `fleetc apply --plan` names a vendored file that starts with it as a stand-in,
+/// and `fleetc apply` refuses to install it unless `--allow-stand-ins` is given (issue 28).
+pub const STAND_IN_MARKER: &str = "# Stand-in written by `fleetc init`";

@@ -142,7 +142,13 @@ impl Fixture {
     }
 
     pub fn options(&self) -> fleetc::apply::ApplyOptions {
-        fleetc::apply::ApplyOptions { plan: false, yes: true, mode: None, identity: Some(self.identity.clone()) }
+        fleetc::apply::ApplyOptions {
+            plan: false,
+            yes: true,
+            mode: None,
+            identity: Some(self.identity.clone()),
+            ..Default::default()
+        }
     }
 }
 

@@ -179,6 +179,10 @@ pub static ALL: &[&Code] = &[
     &talos::PATCH_OWNED_FIELD,
     &talos::PATCH_DROPS_SELECTOR,
     &talos::PATCH_STALE_OVERRIDE,
+    &node::IDENTITY_TWICE,
+    &node::GATEWAY_OFF_LINK,
+    &metal::VIP_WITHOUT_LINK,
+    &secrets::SEALED_NOT_IMPORTED,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

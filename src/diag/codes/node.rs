@@ -125,4 +125,56 @@ they are its whole network configuration: an address none of them carries is nev
         link \"eno1\" { address \"10.30.0.11/24\"; route gateway=\"10.30.0.1\" }
     }
 ";
+
+    IDENTITY_TWICE = "fleet::node::identity-twice", Error, Some("R15"),
+    Some("a MAC address, a disk serial and a WWID each name one piece of hardware: write each machine's own, as `talosctl get links --insecure` and `talosctl get disks --insecure` report them in maintenance mode"),
+"## What it does
+Reports a MAC address, an `install-disk serial=` or an `install-disk wwid=` that two machines
+of one environment declare, or that a pool's `install-disk` gives to all its machines.
+
+## Why (R15)
+`fleetc apply` recognises a bare-metal machine in maintenance mode by its declared MAC and
+install disk before it sends the config (siderolabs/talos v1.13.9
+`pkg/machinery/resources/network/link_status.go`, `HardwareAddr`; `pkg/machinery/resources/block/disk.go`,
+`Serial`, `WWID`): with one MAC declared twice, the second machine is refused, or receives the
+first one's config. Talos installs to the one disk its selector matches
+(`pkg/machinery/config/types/v1alpha1/v1alpha1_types.go`, `InstallDiskSelector`): a serial
+copied to a second machine matches no disk there, and the install stops.
+
+## Example
+    node \"m1\" { address \"10.30.0.11\"; mac \"3c:ec:ef:10:00:11\" }
+    node \"m2\" { address \"10.30.0.12\"; mac \"3c:ec:ef:10:00:11\" }
+
+## Instead
+    node \"m1\" { address \"10.30.0.11\"; mac \"3c:ec:ef:10:00:11\" }
+    node \"m2\" { address \"10.30.0.12\"; mac \"3c:ec:ef:10:00:12\" }
+";
+
+    GATEWAY_OFF_LINK = "fleet::node::gateway-off-link", Error, None,
+    Some("a route's gateway must be reachable on its link: give an address of one of the link's subnets (usually the subnet's router), or add the link address that makes it reachable"),
+"## What it does
+Reports a `route gateway=` of a `link`, `bond` or `vlan` that lies outside the subnets of that
+link's addresses.
+
+## Why
+Talos adds each route of a `LinkConfig` through netlink with no `onlink` flag
+(siderolabs/talos v1.13.9 `internal/app/machined/pkg/controllers/network/route_spec.go`,
+`conn.Route.Add`), and its config validation only checks that the gateway is an address
+(`pkg/machinery/config/types/network/link.go`, `Validate`). The Linux kernel refuses a
+gateway it cannot reach on the link (torvalds/linux `net/ipv4/fib_semantics.c`,
+`fib_check_nh_v4_gw`: \"Nexthop has invalid gateway\"), so the route is never installed: a
+default route lost this way leaves the node without a way out, and Talos retries it forever.
+
+## Example
+    link \"eno1\" {
+        address \"10.30.0.11/24\"
+        route gateway=\"10.31.0.1\"
+    }
+
+## Instead
+    link \"eno1\" {
+        address \"10.30.0.11/24\"
+        route gateway=\"10.30.0.1\"
+    }
+";
 }

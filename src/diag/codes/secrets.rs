@@ -51,4 +51,24 @@ keys to production. Stating them in the environment, even the same ones, is the 
         recipients \"age1…production key…\"
     }
 ";
+
+    SEALED_NOT_IMPORTED = "fleet::secrets::not-imported", Warning, Some("R14"), None,
+"## What it does
+Warns about a `sealed` input of a cluster whose sealed directory (`secrets/<env>/<cluster>/`)
+exists, holding other inputs, but not this one (`secrets/<env>/<cluster>/<name>.age`).
+
+## Why (R14)
+`fleetc apply` decrypts every sealed input a cluster lists before anything runs, and refuses
+to start while one is missing. The check looks only at whether the file exists, never at its
+content: nothing secret is read. Before a cluster's first import its directory does not
+exist and nothing is said (a starter's first `fleetc check` stays clean); `fleetc apply
+--plan` lists each input as present or missing.
+
+## Example
+    sealed \"talos-secrets\" \"argocd-repo\"
+with only `secrets/home/k8s/talos-secrets.age` committed.
+
+## Instead
+    fleetc secrets import home/k8s argocd-repo repo-credentials.yaml
+";
 }

@@ -73,8 +73,13 @@ fn app_source(node: &Node, r: &Reader<'_>, loader: &dyn Loader, d: &mut Diagnost
                     );
                 }
             }
-            refuse_outside(&p, "`path` is a directory of the fleet's repository, relative to fleet.kdl's directory", d);
-            let exists = check_relative(&p.value).is_ok() && loader.exists(&p.value);
+            refuse_outside(
+                &p,
+                "Argo CD reads the app from the fleet's own repository (`gitops repo=`) only: `path` is a directory of it, relative to fleet.kdl's directory. Move or copy the app into the repository",
+                d,
+            );
+            // A path refused above is not also reported missing (one cause, one error).
+            let exists = check_relative(&p.value).is_err() || loader.exists(&p.value);
             let nearest =
                 if exists || check_relative(&p.value).is_err() { None } else { nearest_path(loader, &p.value) };
             Some(AppSource::Path { path: p, exists, nearest })
@@ -97,14 +102,17 @@ fn app_source(node: &Node, r: &Reader<'_>, loader: &dyn Loader, d: &mut Diagnost
                 }),
             })
         }
-        (Some(p), Some(_)) => {
+        (Some(p), Some(chart)) => {
             d.push(
                 Diagnostic::new(&codes::INVALID_VALUE, "an app comes from a `path` or a `chart`, not both")
                     .at(p.span)
                     .label("path here")
-                    .help("keep one source"),
+                    .related(chart.span, "chart here")
+                    .help("keep one source: `path=` for a directory of the fleet's repository, or `chart=` with `repo=` for a Helm chart"),
             );
-            None
+            // The app is kept (as its `path`), so that an `after` naming it is not also
+            // reported as naming no app (one cause, one error).
+            Some(AppSource::Path { path: p, exists: true, nearest: None })
         }
         (None, None) => {
             d.push(missing(node, "a source: `path=` (a directory of the fleet's repo) or `chart=` with `repo=`"));

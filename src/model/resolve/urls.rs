@@ -25,6 +25,23 @@ pub(super) fn parse_ip(s: &Spanned<String>, d: &mut Diagnostics) -> Option<Spann
         );
         return None;
     }
+    // `10.30.0.11/24`: an interface address where a bare address is expected. The cause is
+    // the prefix; the address itself is kept, so that nothing downstream reports the node
+    // as having none (issue 28, one cause one error).
+    if let Some((a, p)) = s.value.split_once('/')
+        && let Ok(ip) = values::parse_ipv4(a)
+        && p.parse::<u8>().is_ok_and(|p| p <= 32)
+    {
+        d.push(
+            Diagnostic::new(&codes::INVALID_VALUE, format!("drop `/{p}`: `{}` is an address with a prefix", s.value))
+                .at(s.span)
+                .label("a single address, no prefix")
+                .help(format!(
+                    "write `\"{a}\"`: the prefix comes from the environment's `network` (R18); only a `link`'s `address` takes one"
+                )),
+        );
+        return Some(Spanned::new(ip, s.span));
+    }
     match values::parse_ipv4(&s.value) {
         Ok(ip) => Some(Spanned::new(ip, s.span)),
         Err(e) => {

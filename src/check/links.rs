@@ -1,0 +1,83 @@
+//! The links a machine declares can carry what it needs (issue 28): each route's gateway is
+//! on the subnet of an address of its link (the kernel adds no route through a gateway it
+//! cannot reach on that link), and on bare metal every control-plane node declares the link
+//! that carries its address, since the cluster's endpoint is a shared address
+//! (`Layer2VIPConfig`) that the control-plane nodes hold in turn on that link
+//! (docs/metal.md).
+
+use std::net::Ipv4Addr;
+
+use crate::diag::{Diagnostic, Diagnostics, codes};
+use crate::model::{Fleet, HostAddress, Provider, Role};
+
+/// Whether `ip` is on the subnet of the interface address `a` (host bits allowed in `a`).
+fn on_subnet(a: &HostAddress, ip: Ipv4Addr) -> bool {
+    let mask = if a.prefix == 0 { 0 } else { u32::MAX << (32 - u32::from(a.prefix.min(32))) };
+    u32::from(a.addr) & mask == u32::from(ip) & mask
+}
+
+pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
+    for env in &fleet.environments {
+        let metal = matches!(env.provider, Provider::Metal(_));
+        for cluster in env.clusters.iter().filter(|c| !c.is_managed()) {
+            for pool in cluster.pools() {
+                // A pool-level link reaches every machine: judge it once.
+                let mut judged: Vec<crate::diag::Span> = Vec::new();
+                for m in &pool.machines {
+                    for link in &m.settings.links {
+                        if judged.contains(&link.span) || link.addresses.is_empty() {
+                            continue;
+                        }
+                        judged.push(link.span);
+                        for r in &link.routes {
+                            let gw = r.gateway.value;
+                            if link.addresses.iter().any(|a| on_subnet(&a.value, gw)) {
+                                continue;
+                            }
+                            let subnets: Vec<String> = link
+                                .addresses
+                                .iter()
+                                .map(|a| {
+                                    let p = a.value.prefix.min(32);
+                                    let mask = if p == 0 { 0 } else { u32::MAX << (32 - u32::from(p)) };
+                                    format!("`{}/{p}`", Ipv4Addr::from(u32::from(a.value.addr) & mask))
+                                })
+                                .collect();
+                            diags.push(
+                                Diagnostic::new(
+                                    &codes::GATEWAY_OFF_LINK,
+                                    format!(
+                                        "the gateway `{gw}` of link `{}` is not on the link's subnet ({})",
+                                        link.name.value,
+                                        subnets.join(", ")
+                                    ),
+                                )
+                                .at(r.gateway.span)
+                                .label("not reachable on this link")
+                                .related(link.addresses[0].span, "the link's address"),
+                            );
+                        }
+                    }
+                    if metal
+                        && pool.role == Role::ControlPlane
+                        && m.settings.links.is_empty()
+                        && let (Some(name), Some(_)) = (&m.name, &m.address)
+                    {
+                        diags.push(
+                            Diagnostic::new(
+                                &codes::VIP_WITHOUT_LINK,
+                                format!(
+                                    "control-plane node `{}` declares no link: it cannot hold the endpoint `{}`",
+                                    name.value, cluster.endpoint.address.value
+                                ),
+                            )
+                            .at(name.span)
+                            .label("no `link`")
+                            .related(cluster.endpoint.address.span, "the shared endpoint address"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -176,6 +176,12 @@ pub static ALL: &[&Code] = &[
     &node::NODE_MANAGED,
     &metal::METAL_UNDECLARED_MACHINE,
     &node::ADDRESS_NOT_ON_LINK,
+    &talos::PATCH_DEPRECATED,
+    &talos::PATCH_DEPRECATED_CONFLICT,
+    &talos::PATCH_EMPTY,
+    &talos::PATCH_TWICE,
+    &talos::PATCH_DUPLICATE_DOCUMENT,
+    &talos::PATCH_LINK_MTU,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::patch_decode::{coerce, pointers, remove};
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
 use crate::model::patch::PatchDocument;
-use crate::model::{Cluster, Fleet, Machine, Patch, Version};
+use crate::model::{Cluster, Environment, Fleet, Machine, Patch, Provider, Version};
 use crate::upstream::key_material::{self, Key};
 use crate::upstream::schemas::{DecodedField, TalosSchema};
 
@@ -38,7 +38,7 @@ const SECRET_FIELDS: &[&str] = &[
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     let mut schemas: BTreeMap<(u32, u32), Option<TalosSchema>> = BTreeMap::new();
     let mut reported: Vec<Span> = Vec::new();
-    for (_, cluster) in fleet.clusters() {
+    for (env, cluster) in fleet.clusters() {
         // The patch merges into the document model fleetc writes for this Talos (the 1.13
         // model on 1.14 nodes, versions/talos.kdl): that model's schema judges it, and the
         // node's machinery judges the merged config in the harness (oracles/talos).
@@ -61,7 +61,7 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                     check_credentials(patch, doc, diags);
                     check_link_mtu(patch, doc, diags);
                     if let Some(schema) = schema.as_mut() {
-                        check_schema(patch, doc, talos, schema, &reach, diags);
+                        check_schema(patch, doc, talos, schema, env, &reach, diags);
                     }
                     check_rules(patch, doc, cluster, diags);
                 }
@@ -76,13 +76,20 @@ fn dotted(pointer: &str) -> String {
 }
 
 /// The document without the `$patch` directives Talos's loader accepts in a patch
-/// (`configloader.WithAllowPatchDelete`), which are no config fields.
+/// (`configloader.WithAllowPatchDelete`), which are no config fields: a field or list item that
+/// is a `$patch: delete` is taken out whole (it deletes what is there, whatever its type,
+/// siderolabs/talos v1.13.9 `configloader/internal/decoder/delete.go`), the directive itself
+/// elsewhere.
 fn without_directives(v: &Value) -> Value {
+    let deletes = |v: &Value| v.get("$patch").and_then(Value::as_str) == Some("delete");
     match v {
         Value::Object(m) => Value::Object(
-            m.iter().filter(|(k, _)| *k != "$patch").map(|(k, v)| (k.clone(), without_directives(v))).collect(),
+            m.iter()
+                .filter(|(k, v)| *k != "$patch" && !deletes(v))
+                .map(|(k, v)| (k.clone(), without_directives(v)))
+                .collect(),
         ),
-        Value::Array(a) => Value::Array(a.iter().map(without_directives).collect()),
+        Value::Array(a) => Value::Array(a.iter().filter(|v| !deletes(v)).map(without_directives).collect()),
         other => other.clone(),
     }
 }
@@ -94,6 +101,7 @@ fn check_schema(
     doc: &PatchDocument,
     talos: Version,
     schema: &mut TalosSchema,
+    env: &Environment,
     reach: &[&Machine],
     diags: &mut Diagnostics,
 ) {
@@ -138,7 +146,7 @@ fn check_schema(
                         );
                     }
                 }
-                deprecated_fields(patch, doc, &version, &decoded, top, &p, reach, diags);
+                deprecated_fields(patch, doc, &version, &decoded, top, &p, env, reach, diags);
                 remove(&mut value, &p);
             }
         }
@@ -174,13 +182,11 @@ fn check_schema(
 /// The deprecated v1alpha1 fields that configure what fleetc writes its own document for:
 /// (path, the document, what to write in fleet.kdl instead, Talos's refusal when both are
 /// present, whether a machine gets fleetc's document).
-type Conflict = (&'static str, &'static str, &'static str, Option<&'static str>, fn(&Machine) -> bool);
+type Conflict = (&'static str, &'static str, &'static str, Option<&'static str>, fn(&Environment, &Machine) -> bool);
 const FLEETC_WRITES: &[Conflict] = &[
     // fleetc writes a LinkConfig per declared link (emit::talos node_docs); LinkConfig has no
     // V1Alpha1ConflictValidate, so Talos configures the link from both.
-    ("machine.network.interfaces", "LinkConfig", "the node's `address` and `link` in fleet.kdl", None, |m| {
-        !m.settings.links.is_empty()
-    }),
+    ("machine.network.interfaces", "LinkConfig", "the node's `address` and `link` in fleet.kdl", None, writes_link),
     // siderolabs/talos v1.13.9 pkg/machinery/config/types/network/hostname.go l.151-160
     // (HostnameConfigV1Alpha1.V1Alpha1ConflictValidate), run by config/container/container.go
     // l.617; fleetc writes a HostnameConfig for every machine it names (node_docs).
@@ -189,7 +195,7 @@ const FLEETC_WRITES: &[Conflict] = &[
         "HostnameConfig",
         "the node's name in fleet.kdl",
         Some("static hostname is already set in v1alpha1 config"),
-        |_| true,
+        |_, _| true,
     ),
     // config/types/network/resolver.go l.146-158 (ResolverConfigV1Alpha1.V1Alpha1ConflictValidate).
     (
@@ -197,23 +203,36 @@ const FLEETC_WRITES: &[Conflict] = &[
         "ResolverConfig",
         "the node's `nameservers` in fleet.kdl",
         Some(".machine.network.nameservers is already set in v1alpha1 config"),
-        |m| !m.settings.nameservers.is_empty(),
+        writes_resolver,
     ),
     (
         "machine.network.searchDomains",
         "ResolverConfig",
         "a `ResolverConfig` patch",
         Some(".machine.network.searchDomains is already set in v1alpha1 config"),
-        |m| !m.settings.nameservers.is_empty(),
+        writes_resolver,
     ),
     (
         "machine.network.disableSearchDomain",
         "ResolverConfig",
         "a `ResolverConfig` patch",
         Some(".machine.network.disableSearchDomain is already set in v1alpha1 config"),
-        |m| !m.settings.nameservers.is_empty(),
+        writes_resolver,
     ),
 ];
+
+/// Whether fleetc writes a `LinkConfig` for the machine (emit::talos `node_docs`): its declared
+/// links, or on Proxmox the default link with its address.
+fn writes_link(env: &Environment, m: &Machine) -> bool {
+    !m.settings.links.is_empty() || (matches!(env.provider, Provider::Proxmox(_)) && m.address.is_some())
+}
+
+/// Whether fleetc writes a `ResolverConfig` for the machine: its `nameservers`, or on Proxmox
+/// (with no links of its own) the environment's `dns`.
+fn writes_resolver(env: &Environment, m: &Machine) -> bool {
+    !m.settings.nameservers.is_empty()
+        || matches!(&env.provider, Provider::Proxmox(p) if m.settings.links.is_empty() && m.address.is_some() && !p.dns.is_empty())
+}
 
 /// Warns on the deprecated fields of the top undocumented field `top` found at `at`: the most
 /// specific ones with a deprecation text, naming the document that replaces each; an error
@@ -226,6 +245,7 @@ fn deprecated_fields(
     decoded: &[DecodedField],
     top: &DecodedField,
     at: &str,
+    env: &Environment,
     reach: &[&Machine],
     diags: &mut Diagnostics,
 ) {
@@ -242,7 +262,7 @@ fn deprecated_fields(
     for (p, f) in found {
         let field = dotted(&p);
         let conflict = FLEETC_WRITES.iter().find(|c| c.0 == f.path);
-        let hit = conflict.and_then(|c| reach.iter().find(|m| (c.4)(m)).map(|m| (c, *m)));
+        let hit = conflict.and_then(|c| reach.iter().find(|m| (c.4)(env, m)).map(|m| (c, *m)));
         let replacement = match (conflict, f.replacements.as_slice()) {
             (Some(c), _) => format!("write {} instead (fleetc writes it as a `{}` document)", c.2, c.1),
             (None, []) => "remove it when the machine config no longer needs it".to_owned(),
@@ -261,7 +281,7 @@ fn deprecated_fields(
             .help(format!("{replacement}; the field is deprecated{text}")),
             Some(((_, kind, _, None, _), m)) => Diagnostic::new(
                 &codes::PATCH_DEPRECATED,
-                format!("`{field}` is deprecated in Talos {version}, which still reads it{text}; fleetc also writes a `{kind}` for `{}`, and both configure it", m.hostname),
+                format!("`{field}` is deprecated in Talos {version}, which still reads it{text}; fleetc also writes a `{kind}` for `{}`, and both configure the node's network", m.hostname),
             )
             .label("deprecated")
             .help(replacement),
@@ -287,6 +307,11 @@ fn twice(patches: &[Patch], node: Option<&str>, reported: &mut Vec<Span>, diags:
             continue;
         }
         reported.push(p.span);
+        let levels = if first.level == p.level {
+            format!("at the {} level", p.level.as_str())
+        } else {
+            format!("at the {} and the {} level", first.level.as_str(), p.level.as_str())
+        };
         let reach = match node {
             Some(n) if first.level != p.level => format!(", and both reach node `{n}`"),
             _ => String::new(),
@@ -294,7 +319,7 @@ fn twice(patches: &[Patch], node: Option<&str>, reported: &mut Vec<Span>, diags:
         diags.push(
             Diagnostic::new(
                 &codes::PATCH_TWICE,
-                format!("`{}` is listed twice (at the {} and the {} level{reach})", p.path.value, first.level.as_str(), p.level.as_str()),
+                format!("`{}` is listed twice ({levels}{reach})", p.path.value),
             )
             .at(p.path.span)
             .label("again")

@@ -35,6 +35,7 @@ mod injection;
 mod layering;
 mod noop_build;
 mod patches;
+mod patches_decode;
 mod reliability_apply;
 mod reliability_fuzz;
 mod reliability_inputs;

@@ -221,6 +221,16 @@ const FLEETC_WRITES: &[Conflict] = &[
     ),
 ];
 
+/// The machines a conflict is about: the node of a node patch, else those the patch reaches
+/// (one diagnostic for every pool of a cluster patch).
+fn whom(patch: &Patch, m: &Machine) -> String {
+    if patch.level == crate::model::PatchLevel::Node {
+        format!("`{}`", m.hostname)
+    } else {
+        "machines this patch reaches".to_owned()
+    }
+}
+
 /// Whether fleetc writes a `LinkConfig` for the machine (emit::talos `node_docs`): its declared
 /// links, or on Proxmox the default link with its address.
 fn writes_link(env: &Environment, m: &Machine) -> bool {
@@ -275,13 +285,13 @@ fn deprecated_fields(
         let d = match hit {
             Some(((_, kind, _, Some(refusal), _), m)) => Diagnostic::new(
                 &codes::PATCH_DEPRECATED_CONFLICT,
-                format!("`{field}` conflicts with the `{kind}` fleetc writes for `{}`: Talos {version} refuses the two together (\"{refusal}\")", m.hostname),
+                format!("`{field}` conflicts with the `{kind}` fleetc writes for {}: Talos {version} refuses the two together (\"{refusal}\")", whom(patch, m)),
             )
             .label(format!("beside fleetc's {kind}"))
             .help(format!("{replacement}; the field is deprecated{text}")),
             Some(((_, kind, _, None, _), m)) => Diagnostic::new(
                 &codes::PATCH_DEPRECATED,
-                format!("`{field}` is deprecated in Talos {version}, which still reads it{text}; fleetc also writes a `{kind}` for `{}`, and both configure the node's network", m.hostname),
+                format!("`{field}` is deprecated in Talos {version}, which still reads it{text}; fleetc also writes a `{kind}` for {}, and both configure the node's network", whom(patch, m)),
             )
             .label("deprecated")
             .help(replacement),

@@ -143,3 +143,32 @@ fn an_mtu_above_what_linux_takes_is_refused() {
     let jumbo = "apiVersion: v1alpha1\nkind: LinkConfig\nname: eth0\nmtu: 9000\n";
     assert_eq!(codes(&[("m.yaml", jumbo)]), Vec::<String>::new());
 }
+
+#[test]
+fn the_deprecated_field_table_of_the_language_doc_is_talos_s_list() {
+    let list: serde_json::Value = serde_json::from_str(include_str!("../schemas/talos/v1.13/deprecated.json")).unwrap();
+    let doc = include_str!("../docs/fleet-language.md");
+    let section = &doc[doc.find("**Deprecated fields (Talos 1.13).**").expect("the section")..];
+    let rows: Vec<&str> = section
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .filter(|l| l.starts_with("| `"))
+        .collect();
+    let mut listed = Vec::new();
+    for f in list["fields"].as_array().unwrap() {
+        let text = f["deprecated"].as_str().unwrap();
+        if text.is_empty() {
+            continue;
+        }
+        let path = f["path"].as_str().unwrap();
+        listed.push(path);
+        let row = rows.iter().find(|r| r.starts_with(&format!("| `{path}` |"))).unwrap_or_else(|| {
+            panic!("docs/fleet-language.md has no row for `{path}` (schemas/talos/v1.13/deprecated.json)")
+        });
+        assert!(row.contains(text), "the row of `{path}` does not quote Talos's text {text:?}");
+    }
+    for r in &rows {
+        assert!(listed.iter().any(|p| r.starts_with(&format!("| `{p}` |"))), "{r} is not in Talos's list");
+    }
+}

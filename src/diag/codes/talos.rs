@@ -49,26 +49,32 @@ failure would come at apply time, on one node.
 ";
 
     PATCH_JSON6902 = "fleet::talos::patch-json6902", Error, None,
-    Some("Talos applies RFC 6902 JSON patches to a single-document v1alpha1 config only, and fleetc's configs are multi-document: write the change as a strategic-merge patch (the YAML it should merge into), with `$patch: delete` to remove"),
+    Some("Talos applies RFC 6902 JSON patches to a single-document config only, so fleetc converts one to a strategic merge; this operation has none: write the change as a strategic-merge patch (the YAML it should merge into), with `$patch: delete` to remove"),
 "## What it does
-Reports a `patch` file that is a list of `op:` entries (an RFC 6902 JSON patch).
+Reports an RFC 6902 JSON patch (a list of `op:` entries) with an operation fleetc cannot
+convert to the equivalent strategic merge: `test`, `move`, `copy`, a list index (`/0`), the
+whole document, a `replace` whose value is a list or a mapping, two operations on one path.
+Every other JSON patch is converted (docs/talos.md, \"Patches\"): `add`/`replace` of a key,
+`remove` (`$patch: delete`), `add` to `…/-` (an append).
 
 ## Why
-Talos refuses a JSON patch on a multi-document config (siderolabs/talos v1.13.0,
-`pkg/machinery/config/configpatcher/apply.go`: JSON patches need the config as one v1alpha1
-document), and every config fleetc hands to Talos is multi-document (common, role, node
-documents). CABPT's README says the same for Talos 1.12 and later.
+Talos refuses a JSON patch on a multi-document config (siderolabs/talos v1.13.9
+`pkg/machinery/config/configpatcher/json6902.go` l.27-29, from `apply.go` l.81-93), and
+every config fleetc hands to Talos is multi-document. A strategic merge cannot say \"the
+first item\" or \"only if equal\", and Talos's merge appends to a list and merges into a
+mapping (`pkg/machinery/config/merge/merge.go` l.15-25), so replacing one whole has no
+equivalent.
 
 ## Example
-    - op: add
-      path: /machine/kubelet/extraArgs
-      value: {max-pods: \"150\"}
+    - op: replace
+      path: /cluster/apiServer/certSANs/0
+      value: api.example.org
 
 ## Instead
-    machine:
-      kubelet:
-        extraArgs:
-          max-pods: \"150\"
+    cluster:
+      apiServer:
+        certSANs:
+          - api.example.org
 ";
 
     PATCH_SCHEMA = "fleet::talos::patch-schema", Error, None,

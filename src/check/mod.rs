@@ -17,7 +17,6 @@ mod key_material;
 mod names;
 mod network;
 mod nodes;
-mod patch_decode;
 mod patches;
 mod quorum;
 mod references;

@@ -12,12 +12,12 @@ use std::collections::BTreeMap;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
-use super::patch_decode::{coerce, pointers, remove};
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
 use crate::model::patch::PatchDocument;
 use crate::model::{Cluster, Environment, Fleet, Machine, Patch, Provider, Version};
 use crate::upstream::key_material::{self, Key};
 use crate::upstream::schemas::{DecodedField, TalosSchema};
+use crate::upstream::talos_decode::{coerce, pointers, remove, without_directives};
 
 /// The v1alpha1 fields that hold the cluster's identity or a credential (R14): they come
 /// from the sealed secrets bundle at apply time.
@@ -73,25 +73,6 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
 /// `/machine/install/image` → `machine.install.image`
 fn dotted(pointer: &str) -> String {
     pointer.trim_start_matches('/').replace('/', ".").replace("~1", "/").replace("~0", "~")
-}
-
-/// The document without the `$patch` directives Talos's loader accepts in a patch
-/// (`configloader.WithAllowPatchDelete`), which are no config fields: a field or list item that
-/// is a `$patch: delete` is taken out whole (it deletes what is there, whatever its type,
-/// siderolabs/talos v1.13.9 `configloader/internal/decoder/delete.go`), the directive itself
-/// elsewhere.
-fn without_directives(v: &Value) -> Value {
-    let deletes = |v: &Value| v.get("$patch").and_then(Value::as_str) == Some("delete");
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, v)| *k != "$patch" && !deletes(v))
-                .map(|(k, v)| (k.clone(), without_directives(v)))
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().filter(|v| !deletes(v)).map(without_directives).collect()),
-        other => other.clone(),
-    }
 }
 
 /// `talos` is the document model's minor (its patch number is not used); `reach` the

@@ -14,9 +14,53 @@
 //! No other conversion happens: a string never becomes an integer, a number never a boolean.
 //! [`coerce`] applies exactly these to a patch document, guided by the schema, so that the
 //! schema judges what the decoder produces. It also finds the v1alpha1 fields the machinery
-//! decodes but its schema leaves out ([`pointers`], from `schemas/talos/<minor>/deprecated.json`).
+//! decodes but its schema leaves out ([`pointers`], from `schemas/talos/<minor>/deprecated.json`),
+//! and gives the whole view `check::patches` judges ([`decoder_view`]).
 
 use serde_json::Value;
+
+use super::schemas::TalosSchema;
+
+/// A document as Talos's decoder reads it, for judging it with the minor's schema: without the
+/// `$patch` directives, without the undocumented fields the decoder takes (judged on their own
+/// by `check::patches`), its scalars converted as the decoder converts them (`coerce`, with
+/// each scalar's text as serialized). `tests/talos_conformance.rs` judges the user's patch files
+/// in out/ this way, as `check::patches` does.
+pub fn decoder_view(minor: (u32, u32), doc: &Value) -> Value {
+    let mut v = without_directives(doc);
+    let Some(schema) = TalosSchema::load(minor) else { return v };
+    let kind = doc.get("kind").and_then(Value::as_str).unwrap_or("v1alpha1");
+    if kind == "v1alpha1" {
+        for top in schema.decoded().iter().filter(|f| f.within.is_none()) {
+            for p in pointers(&v, &top.path) {
+                remove(&mut v, &p);
+            }
+        }
+    }
+    if let Some(root) = schema.root(kind) {
+        coerce(&mut v, root, schema.defs(), &|_| None, "");
+    }
+    v
+}
+
+/// The document without the `$patch` directives Talos's loader accepts in a patch
+/// (`configloader.WithAllowPatchDelete`), which are no config fields: a field or list item that
+/// is a `$patch: delete` is taken out whole (it deletes what is there, whatever its type,
+/// siderolabs/talos v1.13.9 `configloader/internal/decoder/delete.go`), the directive itself
+/// elsewhere.
+pub fn without_directives(v: &Value) -> Value {
+    let deletes = |v: &Value| v.get("$patch").and_then(Value::as_str) == Some("delete");
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, v)| *k != "$patch" && !deletes(v))
+                .map(|(k, v)| (k.clone(), without_directives(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().filter(|v| !deletes(v)).map(without_directives).collect()),
+        other => other.clone(),
+    }
+}
 
 /// The subschemas a value must fit at this place: the schema itself with `$ref`s followed,
 /// or each branch of its `oneOf`/`anyOf`.
@@ -67,7 +111,7 @@ fn child<'a>(alts: &[&'a Value], key: &str) -> Option<&'a Value> {
 
 /// Converts `v` (at JSON pointer `at`) as the decoder would for `schema`; `raw` gives the
 /// text of the scalar written at a pointer (a string field gets that text).
-pub(super) fn coerce(v: &mut Value, schema: &Value, defs: &Value, raw: &dyn Fn(&str) -> Option<String>, at: &str) {
+pub fn coerce(v: &mut Value, schema: &Value, defs: &Value, raw: &dyn Fn(&str) -> Option<String>, at: &str) {
     let alts = alternatives(schema, defs);
     if alts.is_empty() {
         return;
@@ -116,7 +160,7 @@ pub(super) fn coerce(v: &mut Value, schema: &Value, defs: &Value, raw: &dyn Fn(&
 
 /// The JSON pointers in `v` of a dotted field path (`machine.network.interfaces[].vip`: `[]`
 /// is every item of a list or value of a map).
-pub(super) fn pointers(v: &Value, path: &str) -> Vec<String> {
+pub fn pointers(v: &Value, path: &str) -> Vec<String> {
     let mut at = vec![(String::new(), v)];
     for part in path.split('.') {
         let name = part.trim_end_matches("[]");
@@ -148,7 +192,7 @@ pub(super) fn pointers(v: &Value, path: &str) -> Vec<String> {
 }
 
 /// Removes the value at a JSON pointer.
-pub(super) fn remove(v: &mut Value, pointer: &str) {
+pub fn remove(v: &mut Value, pointer: &str) {
     let Some((parent, last)) = pointer.rsplit_once('/') else { return };
     let key = last.replace("~1", "/").replace("~0", "~");
     match v.pointer_mut(parent) {

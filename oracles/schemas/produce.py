@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Produces fleetc's committed conformance schemas (`schemas/` at the repository root).
 
+`talos/<minor>/deprecated.json` lists the v1alpha1 fields the machinery decodes that its
+config.schema.json leaves out (`docgen:nodoc`), from oracles/schemas/decoded (Go, reflection over
+the machinery's types and their doc comments).
+
 Every source file is read from an upstream Go module, downloaded through the Go module proxy
 with `go mod download -json MODULE@VERSION` and checked against the module hash pinned below.
 Talos config schemas are stripped to their structure; CRDs are converted from each served

@@ -172,3 +172,24 @@ fn the_deprecated_field_table_of_the_language_doc_is_talos_s_list() {
         assert!(listed.iter().any(|p| r.starts_with(&format!("| `{p}` |"))), "{r} is not in Talos's list");
     }
 }
+
+#[test]
+fn legacy_system_disk_encryption_beside_fleetcs_volume_config_is_refused() {
+    let fleet = FLEET.replace("PATCHES", "patch \"p/e.yaml\"").replace(
+        "control-plane count=3",
+        "control-plane count=3 {\n                encrypt \"state\" key=\"nodeid\"\n            }",
+    );
+    let mut l = MapLoader::default();
+    l.files.insert(
+        "p/e.yaml".into(),
+        "machine:\n  systemDiskEncryption:\n    state:\n      provider: luks2\n      keys:\n        - nodeID: {}\n          slot: 0\n".into(),
+    );
+    let c = compile("fleet.kdl", &fleet, &l);
+    let codes: Vec<&str> = c.diags.iter().map(|d| d.code.name).collect();
+    assert_eq!(codes.first(), Some(&"fleet::talos::patch-deprecated-conflict"), "{codes:?}");
+    // Without fleetc's encryption of STATE, it is only deprecated.
+    let plain = FLEET.replace("PATCHES", "patch \"p/e.yaml\"");
+    let c = compile("fleet.kdl", &plain, &l);
+    let codes: Vec<&str> = c.diags.iter().map(|d| d.code.name).collect();
+    assert_eq!(codes, ["fleet::talos::patch-deprecated"]);
+}

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
 use crate::model::patch::PatchDocument;
-use crate::model::{Cluster, Environment, Fleet, Machine, Patch, Provider, Version};
+use crate::model::{Cluster, DiskSecurity, Environment, Fleet, Machine, Patch, Provider, SystemVolume, Version};
 use crate::upstream::key_material::{self, Key};
 use crate::upstream::schemas::{DecodedField, TalosSchema};
 use crate::upstream::talos_decode::{coerce, pointers, remove, without_directives};
@@ -59,6 +59,7 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                 check_outside_values(patch, diags);
                 for doc in &patch.file.documents {
                     check_credentials(patch, doc, diags);
+                    check_legacy_encryption(patch, doc, &pool.disk, diags);
                     check_link_mtu(patch, doc, diags);
                     if let Some(schema) = schema.as_mut() {
                         check_schema(patch, doc, talos, schema, env, &reach, diags);
@@ -316,6 +317,34 @@ fn twice(patches: &[Patch], node: Option<&str>, reported: &mut Vec<Span>, diags:
             .label("again")
             .related(first.path.span, "first here")
             .help("a patch applies once per machine; a second application merges its lists again (Talos appends list items): list it once, at the level that reaches every machine it is for"),
+        );
+    }
+}
+
+/// The deprecated `machine.systemDiskEncryption.<volume>` for a volume fleetc encrypts with a
+/// `VolumeConfig` (`encrypt`): Talos refuses the two ("system disk encryption for %q is
+/// configured in both v1alpha1.Config and VolumeConfig", siderolabs/talos v1.13.9
+/// pkg/machinery/config/types/block/volume_config.go l.282-299, run by
+/// config/container/container.go l.617).
+fn check_legacy_encryption(patch: &Patch, doc: &PatchDocument, disk: &DiskSecurity, diags: &mut Diagnostics) {
+    if doc.kind() != "v1alpha1" {
+        return;
+    }
+    for (key, volume, label) in
+        [("state", SystemVolume::State, "STATE"), ("ephemeral", SystemVolume::Ephemeral, "EPHEMERAL")]
+    {
+        let p = format!("/machine/systemDiskEncryption/{key}");
+        let (Some(_), Some(e)) = (doc.value.pointer(&p), disk.volume(volume)) else { continue };
+        diags.push(
+            Diagnostic::new(
+                &codes::PATCH_DEPRECATED_CONFLICT,
+                format!("`{}` conflicts with the encrypted `VolumeConfig` {label} fleetc writes for `encrypt`: Talos refuses the two together (\"system disk encryption for \\\"{label}\\\" is configured in both v1alpha1.Config and VolumeConfig\")", dotted(&p)),
+            )
+            .at(doc.key_place(&p))
+            .label("beside fleetc's VolumeConfig")
+            .related(e.volume.span, "encrypted here")
+            .related(patch.span, "patch used here")
+            .help("remove it: `encrypt` in fleet.kdl is where the volume's encryption is set (the field is deprecated: \"Use `VolumeConfig` instead.\")"),
         );
     }
 }

@@ -348,7 +348,9 @@ a document for the same setting (a node's `link` is a `LinkConfig`), both config
 Reports a deprecated v1alpha1 field in a patch that Talos refuses beside a document fleetc
 writes for a machine the patch reaches: `machine.network.hostname` beside fleetc's
 `HostnameConfig` (every named machine), `machine.network.nameservers`, `searchDomains` or
-`disableSearchDomain` beside its `ResolverConfig` (a node with `nameservers`).
+`disableSearchDomain` beside its `ResolverConfig` (a node with `nameservers`),
+`machine.systemDiskEncryption.state` or `ephemeral` beside the encrypted `VolumeConfig` it
+writes for `encrypt` (`config/types/block/volume_config.go` l.282-299).
 
 ## Why
 Talos validates each new-style document against the v1alpha1 config

@@ -248,7 +248,7 @@ fn every_consumer_reads_a_pools_patches_where_the_talos_family_writes_them() {
             let files: Vec<&str> = set.paths().filter(|p| p.starts_with(&dir)).collect();
             assert_eq!(files.len(), pool.patches.len(), "{dir}: one file per patch of the pool");
             for (file, patch) in files.iter().zip(&pool.patches) {
-                assert!(text(&set, file).ends_with(&patch.file.text), "{file} carries {}", patch.path.value);
+                assert!(text(&set, file).ends_with(patch.file.emitted()), "{file} carries {}", patch.path.value);
                 seen += 1;
             }
             if cluster.is_managed() {

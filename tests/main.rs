@@ -37,6 +37,7 @@ mod layering;
 mod noop_build;
 mod owned;
 mod patches;
+mod patches_decode;
 mod reliability_apply;
 mod reliability_fuzz;
 mod reliability_inputs;

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Produces fleetc's committed conformance schemas (`schemas/` at the repository root).
 
+`talos/<minor>/deprecated.json` lists the v1alpha1 fields the machinery decodes that its
+config.schema.json leaves out (`docgen:nodoc`), from oracles/schemas/decoded (Go, reflection over
+the machinery's types and their doc comments).
+
 Every source file is read from an upstream Go module, downloaded through the Go module proxy
 with `go mod download -json MODULE@VERSION` and checked against the module hash pinned below.
 Talos config schemas are stripped to their structure; CRDs are converted from each served
@@ -107,6 +111,12 @@ NOSUMDB = {"github.com/siderolabs/cluster-api-bootstrap-provider-talos"}
 # Talos: output dir (per minor, as tests/talos_conformance.rs picks them) -> module version.
 TALOS = [("v1.12", "v1.12.6"), ("v1.13", "v1.13.9"), ("v1.14", "v1.14.1")]
 TALOS_PATH = "config/schemas/config.schema.json"
+# The v1alpha1 fields Talos decodes but leaves out of config.schema.json (`docgen:nodoc`, mostly
+# deprecated): read from the module by oracles/schemas/decoded (Go, reflection over
+# v1alpha1.Config and the doc comments of TALOS_TYPES), built in a copy of
+# oracles/talos/<minor>/ (its go.mod pins the same machinery version).
+TALOS_TYPES = "config/types/v1alpha1"
+DECODED = REPO / "oracles" / "schemas" / "decoded" / "main.go"
 
 # CRDs: (module key, path in module, kind). Every served version of every module version
 # becomes one file, `crds/<group>/<module version>/<Kind>_<apiVersion>.json`, stored under the
@@ -422,6 +432,11 @@ def produce():
         rel = f"talos/{out_dir}/config.schema.json"
         files[rel] = data
         stored[rel] = {"key": "talos", "path": TALOS_PATH, "src": [sha256(src)], "flags": "-", "versions": [ver]}
+        types_src = (d / TALOS_TYPES / "v1alpha1_types.go").read_bytes()
+        rel = f"talos/{out_dir}/deprecated.json"
+        files[rel] = dump(deprecated(out_dir, ver, d, json.loads(data)))
+        stored[rel] = {"key": "talos", "path": TALOS_TYPES + "/v1alpha1_types.go", "src": [sha256(types_src)],
+                       "flags": "-", "versions": [ver]}
 
     for key, path, kind in CRDS:
         for ver, _ in MODULES[key][1]:
@@ -537,6 +552,78 @@ def produce():
     rs += ["];", ""]
     files["index.rs"] = "\n".join(rs).encode("utf-8")
     return files
+
+
+def decoded(out_dir, mod_dir):
+    """Runs oracles/schemas/decoded against the machinery of oracles/talos/<out_dir>/go.mod."""
+    import shutil
+    src = REPO / "oracles" / "talos" / out_dir
+    with tempfile.TemporaryDirectory() as tmp:
+        for p in src.iterdir():
+            if p.name == "main.go":
+                continue
+            (shutil.copytree if p.is_dir() else shutil.copy)(p, Path(tmp) / p.name)
+        shutil.copy(DECODED, Path(tmp) / "main.go")
+        env = dict(os.environ, GOFLAGS="-mod=mod -buildvcs=false", GOTOOLCHAIN="local")
+        env.setdefault("GOPROXY", "https://proxy.golang.org")
+        r = subprocess.run(["nice", "go", "run", ".", str(mod_dir / TALOS_TYPES)], cwd=tmp, env=env,
+                           capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"oracles/schemas/decoded for {out_dir}: {r.stderr.strip()[-2000:]}")
+    return json.loads(r.stdout)
+
+
+def schema_has(schema, path):
+    """Whether a dotted path (`machine.network`, `a[].b`) is a field of config.schema.json's v1alpha1.Config."""
+    defs = schema["$defs"]
+    node = defs["v1alpha1.Config"]
+
+    def deref(n):
+        while isinstance(n, dict) and "$ref" in n:
+            n = defs[n["$ref"].rsplit("/", 1)[1]]
+        return n
+
+    for part in path.split("."):
+        name, items = part.rstrip("[]"), part.count("[]")
+        node = deref(node)
+        props = node.get("properties", {}) if isinstance(node, dict) else {}
+        if name not in props:
+            return False
+        node = props[name]
+        for _ in range(items):
+            node = deref(node)
+            node = node.get("items") or node.get("additionalProperties") or {}
+    return True
+
+
+def deprecated(out_dir, ver, mod_dir, schema):
+    """schemas/talos/<minor>/deprecated.json: the decoded fields config.schema.json leaves out."""
+    kinds = sorted({k for d in schema["$defs"].values() for k in (d.get("properties", {}).get("kind", {}).get("enum") or [])})
+    fields = []
+    kept = set()
+    for e in decoded(out_dir, mod_dir):
+        if not e.get("within"):
+            if schema_has(schema, e["path"]):
+                continue  # documented after all: the schema judges it
+            kept.add(e["path"])
+        elif e["within"] not in kept:
+            continue
+        names = re.findall(r"\b[A-Z][A-Za-z0-9*]*Config\b", e["deprecated"])
+        repl = []
+        for n in names:
+            rx = re.compile("^" + re.escape(n).replace("\\*", "[A-Za-z0-9]*") + "$")
+            repl += [k for k in kinds if rx.match(k) and k not in repl]
+        f = {"path": e["path"], "go_type": e["go_type"], "deprecated": e["deprecated"], "replacements": repl}
+        if e.get("within"):
+            f["within"] = e["within"]
+        else:
+            f["schema"] = e["schema"]
+        fields.append(f)
+    return {
+        "machinery": f"{MODULES['talos'][0]}@{ver}",
+        "source": f"{TALOS_TYPES}: fields marked `docgen:nodoc`, which {TALOS_PATH} leaves out but the decoder reads",
+        "fields": fields,
+    }
 
 
 def existing(out):

@@ -13,9 +13,10 @@ use serde_json::Value;
 
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
 use crate::model::patch::PatchDocument;
-use crate::model::{Cluster, Fleet, Patch, Version};
+use crate::model::{Cluster, DiskSecurity, Environment, Fleet, Machine, Patch, Provider, SystemVolume, Version};
 use crate::upstream::key_material::{self, Key};
-use crate::upstream::schemas::TalosSchema;
+use crate::upstream::schemas::{DecodedField, TalosSchema};
+use crate::upstream::talos_decode::{coerce, pointers, remove, without_directives};
 
 /// The v1alpha1 fields that hold the cluster's identity or a credential (R14): they come
 /// from the sealed secrets bundle at apply time.
@@ -35,7 +36,8 @@ const SECRET_FIELDS: &[&str] = &[
 
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     let mut schemas: BTreeMap<(u32, u32), Option<TalosSchema>> = BTreeMap::new();
-    for (_, cluster) in fleet.clusters() {
+    let mut reported: Vec<Span> = Vec::new();
+    for (env, cluster) in fleet.clusters() {
         // The patch merges into the document model fleetc writes for this Talos (the 1.13
         // model on 1.14 nodes, versions/talos.kdl): that model's schema judges it, and the
         // node's machinery judges the merged config in the harness (oracles/talos).
@@ -43,12 +45,23 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
         let talos = Version::new(model.0, model.1, 0);
         let schema = schemas.entry(model).or_insert_with(|| TalosSchema::load(model));
         for pool in cluster.pools() {
-            let node_patches = pool.machines.iter().flat_map(|m| &m.settings.patches);
-            for patch in pool.patches.iter().chain(node_patches) {
+            twice(&pool.patches, None, &mut reported, diags);
+            for m in &pool.machines {
+                let all: Vec<Patch> = pool.patches.iter().chain(&m.settings.patches).cloned().collect();
+                twice(&all, Some(&m.hostname), &mut reported, diags);
+            }
+            // The machines each patch reaches, for what fleetc writes them (`Reach`).
+            let named: Vec<&Machine> = if cluster.is_managed() { Vec::new() } else { pool.machines.iter().collect() };
+            let pool_patches = pool.patches.iter().map(|p| (p, named.clone()));
+            let node_patches = named.iter().flat_map(|m| m.settings.patches.iter().map(move |p| (p, vec![*m])));
+            for (patch, reach) in pool_patches.chain(node_patches) {
                 check_outside_values(patch, diags);
                 for doc in &patch.file.documents {
+                    check_credentials(patch, doc, diags);
+                    check_legacy_encryption(patch, doc, &pool.disk, diags);
+                    check_link_mtu(patch, doc, diags);
                     if let Some(schema) = schema.as_mut() {
-                        check_schema(patch, doc, talos, schema, diags);
+                        check_schema(patch, doc, talos, schema, env, &reach, diags);
                     }
                     check_rules(patch, doc, cluster, diags);
                 }
@@ -62,23 +75,20 @@ fn dotted(pointer: &str) -> String {
     pointer.trim_start_matches('/').replace('/', ".").replace("~1", "/").replace("~0", "~")
 }
 
-/// The document without the `$patch` directives Talos's loader accepts in a patch
-/// (`configloader.WithAllowPatchDelete`), which are no config fields.
-fn without_directives(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter().filter(|(k, _)| *k != "$patch").map(|(k, v)| (k.clone(), without_directives(v))).collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(without_directives).collect()),
-        other => other.clone(),
-    }
-}
-
-/// `talos` is the document model's minor (its patch number is not used).
-fn check_schema(patch: &Patch, doc: &PatchDocument, talos: Version, schema: &mut TalosSchema, diags: &mut Diagnostics) {
+/// `talos` is the document model's minor (its patch number is not used); `reach` the
+/// machines fleetc writes node documents for that the patch reaches.
+fn check_schema(
+    patch: &Patch,
+    doc: &PatchDocument,
+    talos: Version,
+    schema: &mut TalosSchema,
+    env: &Environment,
+    reach: &[&Machine],
+    diags: &mut Diagnostics,
+) {
     let version = format!("v{}.{}", talos.major, talos.minor);
     let kind = doc.kind().to_owned();
-    let Some(validator) = schema.validator(&kind) else {
+    if schema.validator(&kind).is_none() {
         diags.push(
             Diagnostic::new(&codes::PATCH_SCHEMA, format!("Talos {version} has no config document `{kind}`"))
                 .at(doc.place("/kind"))
@@ -86,12 +96,46 @@ fn check_schema(patch: &Patch, doc: &PatchDocument, talos: Version, schema: &mut
                 .related(patch.span, "patch used here"),
         );
         return;
-    };
+    }
     // A named document deleted as a whole carries only what names it.
     if doc.value.get("$patch").and_then(Value::as_str) == Some("delete") && kind != "v1alpha1" {
         return;
     }
-    let value = without_directives(&doc.value);
+    let mut value = without_directives(&doc.value);
+    let raw = |p: &str| doc.places.get(p).and_then(|s| patch.file.text.get(s.start..s.end())).map(str::to_owned);
+    if kind == "v1alpha1" {
+        // Fields the machinery decodes that its schema leaves out (deprecated.json): each is
+        // judged by its own subtree's schema, then taken out of what the main schema sees.
+        let decoded = schema.decoded().to_vec();
+        for top in decoded.iter().filter(|f| f.within.is_none()) {
+            for p in pointers(&value, &top.path) {
+                let Some(mut sub) = value.pointer(&p).cloned() else { continue };
+                if let Some(s) = &top.schema {
+                    coerce(&mut sub, s, &Value::Null, &|q: &str| raw(&format!("{p}{q}")), "");
+                }
+                if let Some(v) = schema.decoded_validator(&top.path) {
+                    for e in v.iter_errors(&sub) {
+                        let at = format!("{p}{}", e.instance_path());
+                        diags.push(
+                            Diagnostic::new(
+                                &codes::PATCH_SCHEMA,
+                                format!("`{}` is not valid for Talos {version}: {e}", dotted(&at)),
+                            )
+                            .at(doc.place(&at))
+                            .label("invalid here")
+                            .related(patch.span, "patch used here"),
+                        );
+                    }
+                }
+                deprecated_fields(patch, doc, &version, &decoded, top, &p, env, reach, diags);
+                remove(&mut value, &p);
+            }
+        }
+    }
+    if let Some(root) = schema.root(&kind).cloned() {
+        coerce(&mut value, &root, schema.defs(), &raw, "");
+    }
+    let Some(validator) = schema.validator(&kind) else { return };
     for e in validator.iter_errors(&value) {
         let at = e.instance_path().to_string();
         let (span, message, label) = match e.kind() {
@@ -116,6 +160,285 @@ fn check_schema(patch: &Patch, doc: &PatchDocument, talos: Version, schema: &mut
     }
 }
 
+/// The deprecated v1alpha1 fields that configure what fleetc writes its own document for:
+/// (path, the document, what to write in fleet.kdl instead, Talos's refusal when both are
+/// present, whether a machine gets fleetc's document).
+type Conflict = (&'static str, &'static str, &'static str, Option<&'static str>, fn(&Environment, &Machine) -> bool);
+const FLEETC_WRITES: &[Conflict] = &[
+    // fleetc writes a LinkConfig per declared link (emit::talos node_docs); LinkConfig has no
+    // V1Alpha1ConflictValidate, so Talos configures the link from both.
+    ("machine.network.interfaces", "LinkConfig", "the node's `address` and `link` in fleet.kdl", None, writes_link),
+    // siderolabs/talos v1.13.9 pkg/machinery/config/types/network/hostname.go l.151-160
+    // (HostnameConfigV1Alpha1.V1Alpha1ConflictValidate), run by config/container/container.go
+    // l.617; fleetc writes a HostnameConfig for every machine it names (node_docs).
+    (
+        "machine.network.hostname",
+        "HostnameConfig",
+        "the node's name in fleet.kdl",
+        Some("static hostname is already set in v1alpha1 config"),
+        |_, _| true,
+    ),
+    // config/types/network/resolver.go l.146-158 (ResolverConfigV1Alpha1.V1Alpha1ConflictValidate).
+    (
+        "machine.network.nameservers",
+        "ResolverConfig",
+        "the node's `nameservers` in fleet.kdl",
+        Some(".machine.network.nameservers is already set in v1alpha1 config"),
+        writes_resolver,
+    ),
+    (
+        "machine.network.searchDomains",
+        "ResolverConfig",
+        "a `ResolverConfig` patch",
+        Some(".machine.network.searchDomains is already set in v1alpha1 config"),
+        writes_resolver,
+    ),
+    (
+        "machine.network.disableSearchDomain",
+        "ResolverConfig",
+        "a `ResolverConfig` patch",
+        Some(".machine.network.disableSearchDomain is already set in v1alpha1 config"),
+        writes_resolver,
+    ),
+];
+
+/// The machines a conflict is about: the node of a node patch, else those the patch reaches
+/// (one diagnostic for every pool of a cluster patch).
+fn whom(patch: &Patch, m: &Machine) -> String {
+    if patch.level == crate::model::PatchLevel::Node {
+        format!("`{}`", m.hostname)
+    } else {
+        "machines this patch reaches".to_owned()
+    }
+}
+
+/// Whether fleetc writes a `LinkConfig` for the machine (emit::talos `node_docs`): its declared
+/// links, or on Proxmox the default link with its address.
+fn writes_link(env: &Environment, m: &Machine) -> bool {
+    !m.settings.links.is_empty() || (matches!(env.provider, Provider::Proxmox(_)) && m.address.is_some())
+}
+
+/// Whether fleetc writes a `ResolverConfig` for the machine: its `nameservers`, or on Proxmox
+/// (with no links of its own) the environment's `dns`.
+fn writes_resolver(env: &Environment, m: &Machine) -> bool {
+    !m.settings.nameservers.is_empty()
+        || matches!(&env.provider, Provider::Proxmox(p) if m.settings.links.is_empty() && m.address.is_some() && !p.dns.is_empty())
+}
+
+/// Warns on the deprecated fields of the top undocumented field `top` found at `at`: the most
+/// specific ones with a deprecation text, naming the document that replaces each; an error
+/// where Talos refuses the field beside a document fleetc writes for a machine it reaches.
+#[allow(clippy::too_many_arguments)]
+fn deprecated_fields(
+    patch: &Patch,
+    doc: &PatchDocument,
+    version: &str,
+    decoded: &[DecodedField],
+    top: &DecodedField,
+    at: &str,
+    env: &Environment,
+    reach: &[&Machine],
+    diags: &mut Diagnostics,
+) {
+    let mut found: Vec<(String, &DecodedField)> = decoded
+        .iter()
+        .filter(|f| f.within.as_deref() == Some(top.path.as_str()) && !f.deprecated.is_empty())
+        .flat_map(|f| pointers(&doc.value, &f.path).into_iter().filter(|p| p.starts_with(at)).map(move |p| (p, f)))
+        .collect();
+    let all = found.clone();
+    found.retain(|(p, _)| !all.iter().any(|(q, _)| p != q && p.starts_with(&format!("{q}/"))));
+    if found.is_empty() {
+        found.push((at.to_owned(), top));
+    }
+    for (p, f) in found {
+        let field = dotted(&p);
+        let conflict = FLEETC_WRITES.iter().find(|c| c.0 == f.path);
+        let hit = conflict.and_then(|c| reach.iter().find(|m| (c.4)(env, m)).map(|m| (c, *m)));
+        let replacement = match (conflict, f.replacements.as_slice()) {
+            (Some(c), _) => format!("write {} instead (fleetc writes it as a `{}` document)", c.2, c.1),
+            (None, []) => "remove it when the machine config no longer needs it".to_owned(),
+            (None, r) => format!(
+                "write {} instead",
+                r.iter().map(|k| format!("a `{k}` document")).collect::<Vec<_>>().join(" or ")
+            ),
+        };
+        let text = if f.deprecated.is_empty() { String::new() } else { format!(": \"{}\"", f.deprecated) };
+        let d = match hit {
+            Some(((_, kind, _, Some(refusal), _), m)) => Diagnostic::new(
+                &codes::PATCH_DEPRECATED_CONFLICT,
+                format!("`{field}` conflicts with the `{kind}` fleetc writes for {}: Talos {version} refuses the two together (\"{refusal}\")", whom(patch, m)),
+            )
+            .label(format!("beside fleetc's {kind}"))
+            .help(format!("{replacement}; the field is deprecated{text}")),
+            Some(((_, kind, _, None, _), m)) => Diagnostic::new(
+                &codes::PATCH_DEPRECATED,
+                format!("`{field}` is deprecated in Talos {version}, which still reads it{text}; fleetc also writes a `{kind}` for {}, and both configure the node's network", whom(patch, m)),
+            )
+            .label("deprecated")
+            .help(replacement),
+            None => Diagnostic::new(
+                &codes::PATCH_DEPRECATED,
+                format!("`{field}` is deprecated in Talos {version}, which still reads it{text}"),
+            )
+            .label("deprecated")
+            .help(replacement),
+        };
+        diags.push(d.at(doc.key_place(&p)).related(patch.span, "patch used here"));
+    }
+}
+
+/// A patch file listed twice at one level, or reaching one machine twice (`patches` in apply
+/// order; `node` the machine when they are its pool's and its own): the second application
+/// merges the file's lists again (Talos's merge appends, siderolabs/talos v1.13.9
+/// pkg/machinery/config/merge/merge.go l.15-25). Each second `patch` line once.
+fn twice(patches: &[Patch], node: Option<&str>, reported: &mut Vec<Span>, diags: &mut Diagnostics) {
+    for (i, p) in patches.iter().enumerate() {
+        let Some(first) = patches[..i].iter().find(|f| f.path.value == p.path.value) else { continue };
+        if reported.contains(&p.span) {
+            continue;
+        }
+        reported.push(p.span);
+        let levels = if first.level == p.level {
+            format!("at the {} level", p.level.as_str())
+        } else {
+            format!("at the {} and the {} level", first.level.as_str(), p.level.as_str())
+        };
+        let reach = match node {
+            Some(n) if first.level != p.level => format!(", and both reach node `{n}`"),
+            _ => String::new(),
+        };
+        diags.push(
+            Diagnostic::new(
+                &codes::PATCH_TWICE,
+                format!("`{}` is listed twice ({levels}{reach})", p.path.value),
+            )
+            .at(p.path.span)
+            .label("again")
+            .related(first.path.span, "first here")
+            .help("a patch applies once per machine; a second application merges its lists again (Talos appends list items): list it once, at the level that reaches every machine it is for"),
+        );
+    }
+}
+
+/// The deprecated `machine.systemDiskEncryption.<volume>` for a volume fleetc encrypts with a
+/// `VolumeConfig` (`encrypt`): Talos refuses the two ("system disk encryption for %q is
+/// configured in both v1alpha1.Config and VolumeConfig", siderolabs/talos v1.13.9
+/// pkg/machinery/config/types/block/volume_config.go l.282-299, run by
+/// config/container/container.go l.617).
+fn check_legacy_encryption(patch: &Patch, doc: &PatchDocument, disk: &DiskSecurity, diags: &mut Diagnostics) {
+    if doc.kind() != "v1alpha1" {
+        return;
+    }
+    for (key, volume, label) in
+        [("state", SystemVolume::State, "STATE"), ("ephemeral", SystemVolume::Ephemeral, "EPHEMERAL")]
+    {
+        let p = format!("/machine/systemDiskEncryption/{key}");
+        let (Some(_), Some(e)) = (doc.value.pointer(&p), disk.volume(volume)) else { continue };
+        diags.push(
+            Diagnostic::new(
+                &codes::PATCH_DEPRECATED_CONFLICT,
+                format!("`{}` conflicts with the encrypted `VolumeConfig` {label} fleetc writes for `encrypt`: Talos refuses the two together (\"system disk encryption for \\\"{label}\\\" is configured in both v1alpha1.Config and VolumeConfig\")", dotted(&p)),
+            )
+            .at(doc.key_place(&p))
+            .label("beside fleetc's VolumeConfig")
+            .related(e.volume.span, "encrypted here")
+            .related(patch.span, "patch used here")
+            .help("remove it: `encrypt` in fleet.kdl is where the volume's encryption is set (the field is deprecated: \"Use `VolumeConfig` instead.\")"),
+        );
+    }
+}
+
+/// Environment variables of an `ExtensionServiceConfig` whose name says they hold a
+/// credential (`TS_AUTHKEY`, `…_TOKEN`, `…_PASSWORD`, …).
+const CREDENTIAL_NAMES: &[&str] =
+    &["AUTHKEY", "AUTH_KEY", "TOKEN", "PASSWORD", "PASSWD", "PASSPHRASE", "SECRET", "API_KEY", "APIKEY", "PRIVATE_KEY"];
+
+/// Credentials in a patch (talos-3 M3): a static LUKS passphrase (`encryption.keys[].static`,
+/// what `fleet::disk::static-key-persisted` refuses for `encrypt key="static"`), a registry's
+/// `password`, `auth` or `identityToken` (RegistryAuthConfig, and the deprecated
+/// `machine.registries.config`), and an extension service's environment variable named as a
+/// credential. The patch is committed and copied into out/ (R14, F11).
+fn check_credentials(patch: &Patch, doc: &PatchDocument, diags: &mut Diagnostics) {
+    let v = &doc.value;
+    let mut found: Vec<(String, &str)> = Vec::new();
+    let keys = |enc: &str| -> Vec<String> {
+        let Some(Value::Array(keys)) = v.pointer(&format!("{enc}/keys")) else { return Vec::new() };
+        (0..keys.len())
+            .map(|i| format!("{enc}/keys/{i}/static/passphrase"))
+            .filter(|p| v.pointer(p).is_some())
+            .collect()
+    };
+    for p in keys("/encryption") {
+        found.push((p, "holds a static disk-encryption passphrase"));
+    }
+    for volume in ["state", "ephemeral"] {
+        for p in keys(&format!("/machine/systemDiskEncryption/{volume}")) {
+            found.push((p, "holds a static disk-encryption passphrase"));
+        }
+    }
+    if doc.kind() == "RegistryAuthConfig" {
+        for f in ["password", "auth", "identityToken"] {
+            if v.get(f).is_some() {
+                found.push((format!("/{f}"), "holds a registry credential"));
+            }
+        }
+    }
+    if let Some(Value::Object(registries)) = v.pointer("/machine/registries/config") {
+        for host in registries.keys() {
+            for f in ["password", "auth", "identityToken"] {
+                let p = format!("/machine/registries/config/{}/auth/{f}", host.replace('~', "~0").replace('/', "~1"));
+                if v.pointer(&p).is_some() {
+                    found.push((p, "holds a registry credential"));
+                }
+            }
+        }
+    }
+    if doc.kind() == "ExtensionServiceConfig"
+        && let Some(Value::Array(env)) = v.get("environment")
+    {
+        for (i, e) in env.iter().enumerate() {
+            let Some((name, value)) = e.as_str().and_then(|e| e.split_once('=')) else { continue };
+            let upper = name.to_ascii_uppercase();
+            if !value.is_empty() && CREDENTIAL_NAMES.iter().any(|c| upper.contains(c)) {
+                found.push((format!("/environment/{i}"), "holds a credential in an extension service's environment"));
+            }
+        }
+    }
+    for (p, what) in found {
+        diags.push(
+            Diagnostic::new(&codes::PATCH_SECRET, format!("`{}` {what} (`{}`)", patch.path.value, dotted(&p)))
+                .at(doc.place(&p))
+                .label("a credential")
+                .related(patch.span, "patch used here")
+                .help("a patch is committed and copied into out/, so a credential in it is in git and in every consumer's state; fleetc never writes one there (R14, F11): use a key that is not stored (`encrypt key=\"tpm\"` or `\"nodeid\"`), or keep the credential in a sealed input"),
+        );
+    }
+}
+
+/// The link documents whose `mtu` Linux bounds at `ETH_MAX_MTU` (65535): Ethernet links and the
+/// bonds, VLANs and bridges over them. Talos accepts any uint32 (siderolabs/talos v1.13.9
+/// pkg/machinery/config/types/network/link.go l.95, no bound in `CommonLinkConfig.Validate`).
+const MTU_BOUNDED: &[&str] = &["LinkConfig", "BondConfig", "VLANConfig", "BridgeConfig"];
+
+fn check_link_mtu(patch: &Patch, doc: &PatchDocument, diags: &mut Diagnostics) {
+    let mut at: Vec<String> = Vec::new();
+    if MTU_BOUNDED.contains(&doc.kind()) {
+        at.push("/mtu".into());
+    }
+    if let Some(Value::Array(ifaces)) = doc.value.pointer("/machine/network/interfaces") {
+        at.extend((0..ifaces.len()).map(|i| format!("/machine/network/interfaces/{i}/mtu")));
+    }
+    for p in at {
+        let Some(mtu) = doc.value.pointer(&p).and_then(Value::as_u64).filter(|m| *m > 65535) else { continue };
+        diags.push(
+            Diagnostic::new(&codes::PATCH_LINK_MTU, format!("MTU {mtu} is above 65535, the largest Linux sets on a link"))
+                .at(doc.place(&p))
+                .label("above 65535")
+                .related(patch.span, "patch used here")
+                .help("every Ethernet driver's maximum MTU is at most ETH_MAX_MTU (65535), and Linux refuses more when Talos configures the link; Talos's config check does not bound it (jumbo frames are 9000)"),
+        );
+    }
+}
 fn check_rules(patch: &Patch, doc: &PatchDocument, _cluster: &Cluster, diags: &mut Diagnostics) {
     // What a patch changes of fleetc's own fields and rules (R15, R17, R21, …) is judged
     // against the emitted documents, in `emit::talos::owned`; here only key material.

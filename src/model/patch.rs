@@ -71,12 +71,22 @@ impl Patch {
     }
 }
 
-/// A patch file as read: its text (the exact bytes the consumers get) and its documents.
+/// A patch file as read: its text (what diagnostics point into) and its documents. An RFC 6902
+/// JSON patch is held converted ([`convert_json6902`]): `documents` is the equivalent strategic
+/// merge and `converted` the YAML the consumers get instead of `text`.
 #[derive(Debug)]
 pub struct PatchFile {
     pub id: FileId,
     pub text: String,
     pub documents: Vec<PatchDocument>,
+    pub converted: Option<String>,
+}
+
+impl PatchFile {
+    /// The bytes the consumers get: the file's own, or its conversion to a strategic merge.
+    pub fn emitted(&self) -> &str {
+        self.converted.as_deref().unwrap_or(&self.text)
+    }
 }
 
 /// One YAML document of a patch file, as JSON, with the place of every value.
@@ -120,10 +130,156 @@ impl PatchDocument {
 pub enum PatchError {
     /// Not YAML at all.
     Yaml { span: Span, message: String },
-    /// A list of `op:` entries: an RFC 6902 JSON patch.
-    Json6902 { span: Span },
+    /// A list of `op:` entries: an RFC 6902 JSON patch with an operation that has no
+    /// strategic-merge equivalent (`why` says which and why).
+    Json6902 { span: Span, why: String },
     /// A document that is not a mapping, or a mapping that is no Talos document.
     NotADocument { span: Span, message: String },
+}
+
+/// A parsed patch file: its documents, and for an RFC 6902 JSON patch the YAML of its
+/// strategic-merge conversion.
+#[derive(Debug)]
+pub struct Parsed {
+    pub documents: Vec<PatchDocument>,
+    pub converted: Option<String>,
+}
+
+/// Parses a patch file (`file` is its id in the run's sources); an RFC 6902 JSON patch is
+/// converted ([`convert_json6902`]).
+pub fn parse_file(file: FileId, text: &str, name: &str) -> Result<Parsed, PatchError> {
+    match parse(file, text) {
+        Err(PatchError::Json6902 { .. }) => {
+            let nodes: Vec<YNode> = serde_saphyr::from_multiple_with_options(
+                text,
+                serde_saphyr::options! { strict_booleans: true, legacy_octal_numbers: false },
+            )
+            .unwrap_or_default();
+            let Some(list) = nodes.into_iter().find(|n| matches!(n.0.value, Tree::Seq(_))) else {
+                return Err(PatchError::Json6902 { span: Span::new(file, 0, 0), why: "no operations".into() });
+            };
+            let doc = convert_json6902(file, text, &list)?;
+            let yaml = serde_saphyr::to_string(&doc.value).unwrap_or_default();
+            let converted = format!(
+                "# Converted by fleetc from the RFC 6902 JSON patch {name} into the equivalent strategic merge\n# (docs/talos.md, \"Patches\"): Talos applies JSON patches to single-document configs only.\n{yaml}"
+            );
+            Ok(Parsed { documents: vec![doc], converted: Some(converted) })
+        }
+        other => other.map(|documents| Parsed { documents, converted: None }),
+    }
+}
+
+/// One JSON pointer's segments (`~1` is `/`, `~0` is `~`).
+fn segments(path: &str) -> Vec<String> {
+    path.split('/').skip(1).map(|s| s.replace("~1", "/").replace("~0", "~")).collect()
+}
+
+/// The strategic-merge document equivalent to an RFC 6902 patch on the v1alpha1 document, where
+/// every operation maps: `add`/`replace` of a mapping key (`/machine/kubelet/extraArgs/a`) is
+/// that key in nested mappings; `remove` of one is `$patch: delete` there (Talos's decoder
+/// deletes the key at that path, siderolabs/talos v1.13.9
+/// `pkg/machinery/config/configloader/internal/decoder/delete.go`); `add` to `…/-` appends to
+/// the list, which is what Talos's merge does with a list (`pkg/machinery/config/merge/merge.go`
+/// l.15-25). Refused, naming the operation: `test`, `move`, `copy`, a list index (`/0`), the
+/// whole document (`""`), `replace` with a list or a mapping (the merge would append or merge,
+/// not replace), and two operations on one path.
+fn convert_json6902(file: FileId, text: &str, list: &YNode) -> Result<PatchDocument, PatchError> {
+    let Tree::Seq(items) = &list.0.value else {
+        return Err(PatchError::Json6902 { span: list.span(file, text), why: "not a list of operations".into() });
+    };
+    let mut places = BTreeMap::new();
+    let all = list.to_json(file, text, String::new(), &mut places);
+    let mut out = Value::Object(serde_json::Map::new());
+    let mut out_places = BTreeMap::new();
+    let mut seen: Vec<String> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let span = item.span(file, text);
+        let op = &all[i];
+        let refuse = |why: String| PatchError::Json6902 { span, why };
+        let name = op.get("op").and_then(Value::as_str).unwrap_or("");
+        let Some(path) = op.get("path").and_then(Value::as_str) else {
+            return Err(refuse(format!("operation {} has no `path`", i + 1)));
+        };
+        let what = format!("`{name} {path}`");
+        if !matches!(name, "add" | "replace" | "remove") {
+            return Err(refuse(format!(
+                "{what}: a `{name}` operation has no strategic-merge equivalent (only `add`, `replace` and `remove` map)"
+            )));
+        }
+        let mut segs = segments(path);
+        let append = name == "add" && segs.last().is_some_and(|s| s == "-");
+        if append {
+            segs.pop();
+        }
+        if segs.is_empty() {
+            return Err(refuse(format!(
+                "{what}: an operation on the whole document has no strategic-merge equivalent"
+            )));
+        }
+        if let Some(s) = segs.iter().find(|s| *s == "-" || (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))) {
+            return Err(refuse(format!(
+                "{what}: `{s}` is a list index, and a strategic merge cannot address a list item by position"
+            )));
+        }
+        let value = op.get("value").cloned();
+        if name != "remove" && value.is_none() {
+            return Err(refuse(format!("{what} has no `value`")));
+        }
+        if name == "replace" && value.as_ref().is_some_and(|v| v.is_array() || v.is_object()) {
+            return Err(refuse(format!(
+                "{what}: Talos's merge appends to a list and merges into a mapping, so replacing one has no strategic-merge equivalent (delete it in one patch and set it in the next)"
+            )));
+        }
+        let pointer: String = segs.iter().map(|s| format!("/{}", s.replace('~', "~0").replace('/', "~1"))).collect();
+        if seen
+            .iter()
+            .any(|p| p == &pointer || p.starts_with(&format!("{pointer}/")) || pointer.starts_with(&format!("{p}/")))
+        {
+            return Err(refuse(format!("{what}: a second operation on `{path}` (or inside it)")));
+        }
+        seen.push(pointer.clone());
+        let leaf = match name {
+            "remove" => serde_json::json!({"$patch": "delete"}),
+            _ if append => Value::Array(vec![value.unwrap_or(Value::Null)]),
+            _ => value.unwrap_or(Value::Null),
+        };
+        // Nest it.
+        let mut at = &mut out;
+        for s in &segs[..segs.len() - 1] {
+            let m = at.as_object_mut().expect("a mapping");
+            at = m.entry(s.clone()).or_insert_with(|| Value::Object(serde_json::Map::new()));
+            if !at.is_object() {
+                return Err(refuse(format!("{what}: `{s}` is set by an earlier operation")));
+            }
+        }
+        at.as_object_mut().expect("a mapping").insert(segs[segs.len() - 1].clone(), leaf);
+        // Places: the converted value's pointer → where the operation wrote it.
+        let path_span = places.get(&format!("/{i}/path")).copied().unwrap_or(span);
+        let mut prefix = String::new();
+        for s in &segs {
+            prefix.push('/');
+            prefix.push_str(&s.replace('~', "~0").replace('/', "~1"));
+            out_places.entry(prefix.clone()).or_insert(path_span);
+            out_places.entry(format!("{prefix}/@key")).or_insert(path_span);
+        }
+        let from = format!("/{i}/value");
+        let to = if append { format!("{pointer}/0") } else { pointer.clone() };
+        for (p, sp) in places.range(from.clone()..) {
+            let Some(rest) = p.strip_prefix(&from) else { break };
+            if rest.is_empty() || rest.starts_with('/') {
+                out_places.insert(format!("{to}{rest}"), *sp);
+            }
+        }
+        out_places.insert(pointer.clone(), places.get(&from).copied().unwrap_or(path_span));
+    }
+    let is_v1alpha1 = out.get("machine").is_some() || out.get("cluster").is_some();
+    if !is_v1alpha1 {
+        return Err(PatchError::Json6902 {
+            span: list.span(file, text),
+            why: "its operations address neither `/machine` nor `/cluster` of the v1alpha1 document".into(),
+        });
+    }
+    Ok(PatchDocument { value: out, places: out_places, span: list.span(file, text) })
 }
 
 /// Parses a patch file (`file` is its id in the run's sources).
@@ -143,7 +299,7 @@ pub fn parse(file: FileId, text: &str) -> Result<Vec<PatchDocument>, PatchError>
                     .iter()
                     .any(|i| matches!(&i.0.value, Tree::Map(m) if m.iter().any(|(k, _)| k.as_str() == Some("op"))));
                 return Err(if ops {
-                    PatchError::Json6902 { span }
+                    PatchError::Json6902 { span, why: String::new() }
                 } else {
                     PatchError::NotADocument { span, message: "a list, not a Talos config document".into() }
                 });

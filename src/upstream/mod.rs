@@ -1,7 +1,8 @@
 //! Upstream: what fleetc knows of the upstreams it pins, as data with its sources. The
 //! versions tables (Talos ↔ Kubernetes, the Talos consumers' machinery, the Cluster API
 //! providers' support, the official system extensions), one index of every schema fleetc
-//! embeds, the reading of vendored manifests, and the one recognizer of private-key material.
+//! embeds, the reading of vendored manifests, how Talos's decoder reads a patch (`talos_decode`),
+//! and the one recognizer of private-key material.
 //! It sits between [`model`](crate::model) and the two stages that consult it side by side,
 //! [`check`](crate::check) (which refuses what these tables say fleetc cannot emit) and
 //! [`emit`](crate::emit) (which writes what they say each consumer speaks); `plan` and `apply`
@@ -13,6 +14,7 @@ pub mod key_material;
 pub mod manifests;
 pub mod schemas;
 pub mod talos;
+pub mod talos_decode;
 
 /// A `(major, minor)` pair.
 pub type Minor = (u32, u32);

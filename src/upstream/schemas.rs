@@ -30,6 +30,45 @@ pub(crate) const TALOS_SCHEMAS: &[((u32, u32), &str)] = &[
     ((1, 14), include_str!("../../schemas/talos/v1.14/config.schema.json")),
 ];
 
+/// The v1alpha1 fields each minor's machinery decodes but its schema leaves out (`docgen:nodoc`,
+/// mostly deprecated), with the deprecation text and the schema of the subtree as the decoder
+/// reads it: produced from the machinery by `oracles/schemas/produce` (oracles/schemas/decoded).
+pub(crate) const TALOS_DECODED: &[((u32, u32), &str)] = &[
+    ((1, 12), include_str!("../../schemas/talos/v1.12/deprecated.json")),
+    ((1, 13), include_str!("../../schemas/talos/v1.13/deprecated.json")),
+    ((1, 14), include_str!("../../schemas/talos/v1.14/deprecated.json")),
+];
+
+/// One field of `schemas/talos/<minor>/deprecated.json`.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct DecodedField {
+    /// Dotted, `[]` for the items of a list or the values of a map: `machine.network.interfaces`.
+    pub path: String,
+    pub go_type: String,
+    /// The field's `Deprecated:` doc text in the machinery, empty when it has none.
+    pub deprecated: String,
+    /// The config documents the text names that the minor has.
+    pub replacements: Vec<String>,
+    /// The top undocumented field this one is inside of (`None` for a top one).
+    pub within: Option<String>,
+    /// A top field's subtree as the decoder reads it (from the Go types).
+    pub schema: Option<Value>,
+}
+
+#[derive(serde::Deserialize)]
+struct DecodedFile {
+    fields: Vec<DecodedField>,
+}
+
+/// The undocumented fields of a minor's v1alpha1 config (empty when fleetc has no list for it).
+pub fn talos_decoded(minor: (u32, u32)) -> Vec<DecodedField> {
+    TALOS_DECODED
+        .iter()
+        .find(|(m, _)| *m == minor)
+        .and_then(|(_, t)| serde_json::from_str::<DecodedFile>(t).ok())
+        .map_or_else(Vec::new, |f| f.fields)
+}
+
 /// Whether fleetc carries the config schema of this Talos minor.
 pub fn has_talos_schema(minor: (u32, u32)) -> bool {
     TALOS_SCHEMAS.iter().any(|(m, _)| *m == minor)
@@ -40,13 +79,48 @@ pub fn has_talos_schema(minor: (u32, u32)) -> bool {
 pub(crate) struct TalosSchema {
     defs: Value,
     by_kind: BTreeMap<String, Option<jsonschema::Validator>>,
+    decoded: Vec<DecodedField>,
+    by_decoded: BTreeMap<String, Option<jsonschema::Validator>>,
 }
 
 impl TalosSchema {
     pub(crate) fn load(minor: (u32, u32)) -> Option<TalosSchema> {
         let text = TALOS_SCHEMAS.iter().find(|(m, _)| *m == minor)?.1;
         let schema: Value = serde_json::from_str(text).ok()?;
-        Some(TalosSchema { defs: schema.get("$defs")?.clone(), by_kind: BTreeMap::new() })
+        Some(TalosSchema {
+            defs: schema.get("$defs")?.clone(),
+            by_kind: BTreeMap::new(),
+            decoded: talos_decoded(minor),
+            by_decoded: BTreeMap::new(),
+        })
+    }
+    /// The schema's definitions (`$defs`).
+    pub(crate) fn defs(&self) -> &Value {
+        &self.defs
+    }
+    /// The definition of a document kind (`v1alpha1` for the machine config).
+    pub(crate) fn root(&self, kind: &str) -> Option<&Value> {
+        if kind == "v1alpha1" {
+            return self.defs.get("v1alpha1.Config");
+        }
+        self.defs.as_object()?.values().find(|d| {
+            d.pointer("/properties/kind/enum").and_then(Value::as_array).is_some_and(|ks| ks.iter().any(|k| k == kind))
+        })
+    }
+    /// The v1alpha1 fields the machinery decodes that the schema leaves out.
+    pub(crate) fn decoded(&self) -> &[DecodedField] {
+        &self.decoded
+    }
+    /// The validator of a top undocumented field's subtree (`machine.network`).
+    pub(crate) fn decoded_validator(&mut self, path: &str) -> Option<&jsonschema::Validator> {
+        let decoded = &self.decoded;
+        self.by_decoded
+            .entry(path.to_owned())
+            .or_insert_with(|| {
+                let schema = decoded.iter().find(|f| f.path == path)?.schema.as_ref()?;
+                jsonschema::validator_for(schema).ok()
+            })
+            .as_ref()
     }
     /// The validator of a document kind (`v1alpha1` for the machine config), `None` when
     /// this Talos version has no such document.

@@ -183,6 +183,12 @@ pub static ALL: &[&Code] = &[
     &node::GATEWAY_OFF_LINK,
     &metal::VIP_WITHOUT_LINK,
     &secrets::SEALED_NOT_IMPORTED,
+    &talos::PATCH_DEPRECATED,
+    &talos::PATCH_DEPRECATED_CONFLICT,
+    &talos::PATCH_EMPTY,
+    &talos::PATCH_TWICE,
+    &talos::PATCH_DUPLICATE_DOCUMENT,
+    &talos::PATCH_LINK_MTU,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

@@ -49,26 +49,32 @@ failure would come at apply time, on one node.
 ";
 
     PATCH_JSON6902 = "fleet::talos::patch-json6902", Error, None,
-    Some("Talos applies RFC 6902 JSON patches to a single-document v1alpha1 config only, and fleetc's configs are multi-document: write the change as a strategic-merge patch (the YAML it should merge into), with `$patch: delete` to remove"),
+    Some("Talos applies RFC 6902 JSON patches to a single-document config only, so fleetc converts one to a strategic merge; this operation has none: write the change as a strategic-merge patch (the YAML it should merge into), with `$patch: delete` to remove"),
 "## What it does
-Reports a `patch` file that is a list of `op:` entries (an RFC 6902 JSON patch).
+Reports an RFC 6902 JSON patch (a list of `op:` entries) with an operation fleetc cannot
+convert to the equivalent strategic merge: `test`, `move`, `copy`, a list index (`/0`), the
+whole document, a `replace` whose value is a list or a mapping, two operations on one path.
+Every other JSON patch is converted (docs/talos.md, \"Patches\"): `add`/`replace` of a key,
+`remove` (`$patch: delete`), `add` to `…/-` (an append).
 
 ## Why
-Talos refuses a JSON patch on a multi-document config (siderolabs/talos v1.13.0,
-`pkg/machinery/config/configpatcher/apply.go`: JSON patches need the config as one v1alpha1
-document), and every config fleetc hands to Talos is multi-document (common, role, node
-documents). CABPT's README says the same for Talos 1.12 and later.
+Talos refuses a JSON patch on a multi-document config (siderolabs/talos v1.13.9
+`pkg/machinery/config/configpatcher/json6902.go` l.27-29, from `apply.go` l.81-93), and
+every config fleetc hands to Talos is multi-document. A strategic merge cannot say \"the
+first item\" or \"only if equal\", and Talos's merge appends to a list and merges into a
+mapping (`pkg/machinery/config/merge/merge.go` l.15-25), so replacing one whole has no
+equivalent.
 
 ## Example
-    - op: add
-      path: /machine/kubelet/extraArgs
-      value: {max-pods: \"150\"}
+    - op: replace
+      path: /cluster/apiServer/certSANs/0
+      value: api.example.org
 
 ## Instead
-    machine:
-      kubelet:
-        extraArgs:
-          max-pods: \"150\"
+    cluster:
+      apiServer:
+        certSANs:
+          - api.example.org
 ";
 
     PATCH_SCHEMA = "fleet::talos::patch-schema", Error, None,
@@ -385,5 +391,145 @@ would pass with a warning only, without review of the `patch` line.
 
 ## Instead
     patch \"patches/time.yaml\"
+";
+
+    PATCH_DEPRECATED = "fleet::talos::patch-deprecated", Warning, None,
+    Some("Talos still reads this deprecated v1alpha1 field, but its replacement document is what Talos maintains (schemas/talos/<version>/deprecated.json, from the machinery's `Deprecated:` doc comments)"),
+"## What it does
+Warns on a v1alpha1 field of a patch that the Talos machinery still decodes but marks
+deprecated (`machine.network`, `machine.time`, `machine.install.extraKernelArgs`,
+`machine.registries`, …), naming the document that replaces it. The field's own subtree is
+still judged as Talos's decoder reads it (unknown fields and wrong types are errors).
+
+## Why
+Talos's config schema leaves such fields out (`docgen:nodoc`, siderolabs/talos v1.13.9
+`pkg/machinery/config/types/v1alpha1/v1alpha1_types.go`), but its decoder reads them, so a
+talhelper-era patch still works. fleetc lists them per Talos minor from the machinery itself
+(`oracles/schemas/produce` writes `schemas/talos/<minor>/deprecated.json`). Where fleetc writes
+a document for the same setting (a node's `link` is a `LinkConfig`), both configure it.
+
+## Example
+    machine:
+      time:
+        servers: [time.cloudflare.com]
+
+## Instead
+    apiVersion: v1alpha1
+    kind: TimeSyncConfig
+    ntp:
+      servers: [time.cloudflare.com]
+";
+
+    PATCH_DEPRECATED_CONFLICT = "fleet::talos::patch-deprecated-conflict", Error, None,
+    Some("Talos refuses a config that sets this deprecated v1alpha1 field beside the document fleetc writes for the same setting (V1Alpha1ConflictValidate): set it in fleet.kdl instead"),
+"## What it does
+Reports a deprecated v1alpha1 field in a patch that Talos refuses beside a document fleetc
+writes for a machine the patch reaches: `machine.network.hostname` beside fleetc's
+`HostnameConfig` (every named machine), `machine.network.nameservers`, `searchDomains` or
+`disableSearchDomain` beside its `ResolverConfig` (a node with `nameservers`),
+`machine.systemDiskEncryption.state` or `ephemeral` beside the encrypted `VolumeConfig` it
+writes for `encrypt` (`config/types/block/volume_config.go` l.282-299).
+
+## Why
+Talos validates each new-style document against the v1alpha1 config
+(`pkg/machinery/config/container/container.go` l.617, `V1Alpha1ConflictValidate`):
+siderolabs/talos v1.13.9 `config/types/network/hostname.go` l.151-160 refuses with \"static
+hostname is already set in v1alpha1 config\", `resolver.go` l.146-158 with
+\".machine.network.nameservers is already set in v1alpha1 config\". The node's config then
+fails to load.
+
+## Example
+    machine:
+      network:
+        hostname: cp-1
+
+## Instead
+Name the node in fleet.kdl (`node \"cp-1\"`), and its DNS servers with `nameservers`.
+";
+
+    PATCH_EMPTY = "fleet::talos::patch-empty", Error, None,
+    Some("Talos reads a patch with no document as an empty RFC 6902 JSON patch, which it refuses on fleetc's multi-document configs: remove the `patch` line or write the change"),
+"## What it does
+Reports a `patch` file with no document: empty, only comments, or only `---`.
+
+## Why
+Talos's `configpatcher.LoadPatch` (siderolabs/talos v1.13.9
+`pkg/machinery/config/configpatcher/load.go` l.22-68) first loads the file as config
+documents; with none, it takes the input as a JSON 6902 patch (YAML `null` is an empty list of
+operations), and `configpatcher.Apply` (`apply.go`) refuses a JSON patch on a multi-document
+config, which every config fleetc hands to Talos is.
+
+## Example
+    # patches/time.yaml
+    # TODO
+
+## Instead
+Remove the `patch` line until the file holds a document.
+";
+
+    PATCH_TWICE = "fleet::talos::patch-twice", Error, None,
+    Some("each patch file applies once per machine: a second application merges its lists again (Talos appends list items), so list it once, at the level that reaches every machine it is for"),
+"## What it does
+Reports a patch file listed twice at one level, or reaching the same machine twice (once
+at the cluster and again at a pool, say).
+
+## Why
+Patches apply in order, each merged into the result of the one before. Talos's strategic
+merge appends list items (`configpatcher` merge of slices), so a second application doubles
+every list the patch sets (`certSANs`, `extraMounts`, `files`), and the out/ copies hide it.
+
+## Example
+    cluster \"main\" {
+        patch \"patches/time.yaml\"
+        patch \"patches/time.yaml\"
+    }
+
+## Instead
+    cluster \"main\" {
+        patch \"patches/time.yaml\"
+    }
+";
+
+    PATCH_DUPLICATE_DOCUMENT = "fleet::talos::patch-duplicate-document", Error, None,
+    Some("Talos refuses a patch with two documents of the same kind and name: merge them into one"),
+"## What it does
+Reports a multi-document patch with two documents of the same `apiVersion`, `kind` and
+`name` (two machine-config documents, two `LinkConfig eth0`).
+
+## Why
+Talos's decoder refuses it while loading the patch: \"duplicate document %s/%s/%s is not
+allowed\" (siderolabs/talos v1.13.9
+`pkg/machinery/config/configloader/internal/decoder/decoder.go` l.121-129).
+
+## Example
+    machine: {sysctls: {a: \"1\"}}
+    ---
+    machine: {sysctls: {b: \"1\"}}
+
+## Instead
+    machine: {sysctls: {a: \"1\", b: \"1\"}}
+";
+
+    PATCH_LINK_MTU = "fleet::talos::patch-link-mtu", Error, None,
+    Some("Linux takes an MTU of at most 65535 on an Ethernet, bond, VLAN or bridge link (ETH_MAX_MTU); Talos's config takes any 32-bit value and the link then never gets it"),
+"## What it does
+Reports an `mtu` above 65535 in a link document of a patch (`LinkConfig`, `BondConfig`,
+`VLANConfig`, `BridgeConfig`, …) or on one of its routes.
+
+## Why
+Talos's machinery accepts it: the field is a `uint32` and `CommonLinkConfig.Validate` has no
+bound (siderolabs/talos v1.13.9 `pkg/machinery/config/types/network/link.go` l.95, l.247-300).
+Linux refuses it when Talos sets the link: every Ethernet driver's `max_mtu` is at most
+`ETH_MAX_MTU` (65535, torvalds/linux v6.12 `include/uapi/linux/if_ether.h`), and
+`dev_validate_mtu` (`net/core/dev.c`) returns EINVAL above it. The node comes up with the
+link's old MTU and the controller retries forever.
+
+## Example
+    kind: LinkConfig
+    name: net0
+    mtu: 100000
+
+## Instead
+    mtu: 9000
 ";
 }

@@ -1,5 +1,6 @@
 //! The user's Talos patches, passed through: each pool's patches (fleet → environment →
-//! cluster → role → pool, model order) are copied, byte for byte under fleetc's header, to
+//! cluster → role → pool, model order) are copied, byte for byte under fleetc's header (an
+//! RFC 6902 JSON patch as its strategic-merge conversion, `model::patch::PatchFile::emitted`), to
 //! `talos/<env>/<cluster>/patches/controlplane/` or `…/patches/workers/<pool>/`
 //! (`layout::paths::pool_patches`, a named node's `layout::paths::node_patches`), named
 //! `<NN>-<file name>` so that the file-name order is the apply order. Every consumer applies
@@ -38,7 +39,7 @@ pub fn pool_patches(dir: &str, pool: &Pool) -> Result<Vec<DocSet>, EmitError> {
                 "# {HEADER}\n# From {} (`patch` at the {} level).\n{}",
                 p.path.value,
                 p.level.as_str(),
-                p.file.text
+                p.file.emitted()
             );
             DocSet { path, docs: Vec::new(), text }
         })
@@ -61,7 +62,7 @@ pub fn node_patches(dir: &str, pool: &Pool, m: &Machine) -> Result<Vec<DocSet>, 
                 "# {HEADER}\n# From {} (`patch` at the {} level).\n{}",
                 p.path.value,
                 p.level.as_str(),
-                p.file.text
+                p.file.emitted()
             );
             DocSet { path, docs: Vec::new(), text }
         })

@@ -97,11 +97,11 @@ fn a_deprecated_field_talos_still_decodes_is_a_warning_and_its_subtree_is_judged
 #[test]
 fn an_rfc6902_patch_is_converted_where_every_operation_maps() {
     let out = converted(
-        "- op: remove\n  path: /cluster/apiServer/admissionControl\n- op: add\n  path: /cluster/apiServer/certSANs/-\n  value: api.example\n",
+        "- op: remove\n  path: /cluster/apiServer/admissionControl\n- op: add\n  path: /machine/kernel/modules/-\n  value: {name: br_netfilter}\n",
     );
     assert!(out.starts_with("# Converted by fleetc from the RFC 6902 JSON patch p/a.yaml"), "{out}");
     assert!(out.contains("admissionControl:\n      $patch: delete\n"), "{out}");
-    assert!(out.contains("certSANs:\n    - api.example\n"), "{out}");
+    assert!(out.contains("modules:\n    - name: br_netfilter\n"), "{out}");
     for op in [
         "- op: test\n  path: /machine/type\n  value: worker\n",
         "- op: move\n  from: /machine/a\n  path: /machine/b\n",

@@ -45,5 +45,6 @@ mod sovereignty;
 mod talos_conformance;
 mod threads;
 mod tofu;
+mod values;
 mod versions_table;
 mod yaml_resolver;

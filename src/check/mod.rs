@@ -13,7 +13,9 @@ mod discovery;
 pub mod disk;
 mod downgrades;
 mod extensions;
+mod install_disk;
 mod key_material;
+mod machines;
 mod names;
 mod network;
 mod nodes;
@@ -61,6 +63,8 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     capi::check(fleet, diags);
     tofu::check(fleet, diags);
     disk::check(fleet, diags);
+    install_disk::check(fleet, diags);
+    machines::check(fleet, diags);
 }
 
 #[cfg(test)]

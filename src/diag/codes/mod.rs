@@ -176,6 +176,13 @@ pub static ALL: &[&Code] = &[
     &node::NODE_MANAGED,
     &metal::METAL_UNDECLARED_MACHINE,
     &node::ADDRESS_NOT_ON_LINK,
+    &versions::TALOS_RELEASE_UNKNOWN,
+    &versions::KUBERNETES_RELEASE_UNKNOWN,
+    &node::INSTALL_DISK_SIZE,
+    &node::INSTALL_DISK_SELECTOR,
+    &talos::MACHINE_BELOW_MINIMUM,
+    &names::NODE_RESTRICTED_LABEL,
+    &argocd::APP_VALUES_MISSING,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

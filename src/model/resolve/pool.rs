@@ -6,7 +6,9 @@
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
-use super::labels::{ANNOTATIONS_MAX_BYTES, annotation_not_reserved, kubernetes_key, kubernetes_value};
+use super::labels::{
+    ANNOTATIONS_MAX_BYTES, annotation_not_reserved, kubelet_may_set, kubernetes_key, kubernetes_value,
+};
 use super::nodes::NamedNode;
 use super::reader::{Reader, missing, unknown_child};
 use super::settings::PoolDefaults;
@@ -72,6 +74,7 @@ impl Resolver<'_> {
         inherited: &PoolDefaults,
         inherited_patches: &[Patch],
     ) -> Option<Pool> {
+        self.role = role;
         let props = self.pool_props(node, role, inherited);
         let block = self.pool_block(node, role, inherited_patches);
         let d = &mut *self.diags;
@@ -208,7 +211,7 @@ impl Resolver<'_> {
             }
             let d = &mut *self.diags;
             match child.name.value.as_str() {
-                "label" => b.label(child, node, d),
+                "label" => b.label(child, node, role, d),
                 "annotation" => b.annotation(child, node, d),
                 "taint" => b.taint(child, node, d),
                 "addresses" => {
@@ -242,13 +245,14 @@ impl Resolver<'_> {
 
 impl PoolBlock {
     /// `label "<key>" "<value>"` of the pool `pool`.
-    fn label(&mut self, child: &Node, pool: &Node, d: &mut Diagnostics) {
+    fn label(&mut self, child: &Node, pool: &Node, role: Role, d: &mut Diagnostics) {
         let mut r = Reader::new(child, &[], d);
         let k = r.arg_str(d, "a label key");
         let v = r.arg_str(d, "a label value");
         r.finish(false, d);
         if let (Some(k), Some(v)) = (k, v) {
-            let valid = kubernetes_key(&k, "label", d) & kubernetes_value(&v, "label", d);
+            let valid = (kubernetes_key(&k, "label", d) & kubernetes_value(&v, "label", d))
+                && (role == Role::ControlPlane || kubelet_may_set(&k, d));
             if let Some(first) = self.label_keys.get(&k.value) {
                 d.push(
                     Diagnostic::new(

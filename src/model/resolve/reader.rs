@@ -91,6 +91,19 @@ impl<'n> Reader<'n> {
         parse_at(&s, diags)
     }
 
+    /// A size property (`"100GB"`): like [`Reader::prop_parsed`], and a number written without
+    /// quotes gets the size to write, with its unit (`data-disk-size=50`).
+    pub fn prop_bytes(&self, name: &str, diags: &mut Diagnostics) -> Option<Spanned<crate::model::Bytes>> {
+        let v = self.prop_value(name)?;
+        if let ValueKind::Integer(n) = v.kind {
+            diags.push(wrong_type(v, &format!("`{name}`"), "a string").help(format!(
+                "a size is a string with its unit: `{name}=\"{n}GB\"` (powers of ten) or `{name}=\"{n}GiB\"` (powers of two)"
+            )));
+            return None;
+        }
+        self.prop_parsed(name, diags)
+    }
+
     /// A required string property.
     pub fn require_str(&self, name: &str, diags: &mut Diagnostics) -> Option<Spanned<String>> {
         if !self.has_prop(name) {
@@ -222,9 +235,20 @@ pub(crate) fn parse_at<T: FromStr<Err = String>>(s: &Spanned<String>, diags: &mu
     match s.value.parse::<T>() {
         Ok(v) => Some(Spanned::new(v, s.span)),
         Err(e) => {
-            diags.push(Diagnostic::new(&codes::INVALID_VALUE, e).at(s.span).label("invalid value"));
+            diags.push(invalid_value(&e, s.span, "invalid value"));
             None
         }
+    }
+}
+
+/// `fleet::model::invalid-value` from a parser's error: its first line is the message, the
+/// rest (after a line break) the help (`model::values`).
+pub(crate) fn invalid_value(e: &str, span: Span, label: &str) -> Diagnostic {
+    let (message, help) = e.split_once('\n').map_or((e, None), |(m, h)| (m, Some(h)));
+    let d = Diagnostic::new(&codes::INVALID_VALUE, message).at(span).label(label);
+    match help {
+        Some(h) => d.help(h),
+        None => d,
     }
 }
 

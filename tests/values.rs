@@ -36,8 +36,24 @@ const HOSTILE: &[&str] = &[
 /// control characters, surrounding spaces.
 const NOT_A_DISK_FIELD: &[&str] = &["", " ", "a\nb", "a\rb", "a\tb", "a\u{0}b", "a\u{2028}b", " S6PN", "S6PN "];
 
+/// `s` as a KDL v2 string, with escapes for what a quoted string cannot hold as it is.
 fn kdl_quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap()
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn loader() -> MapLoader {

@@ -70,6 +70,11 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
 /// `count=4` with 3 named nodes wrote `address = ""` for the 4th VM): the first machine
 /// without one, with the count and what gives the others theirs.
 fn unaddressed(pool: &crate::model::Pool) -> Option<Diagnostic> {
+    // A pool with `addresses` (an unnamed machine has one) that are not one per node is the
+    // resolver's count mismatch, reported there: one cause, one error.
+    if pool.machines.iter().any(|m| m.name.is_none() && m.address.is_some()) {
+        return None;
+    }
     let m = pool.machines.iter().find(|m| m.address.is_none())?;
     let given = pool.machines.iter().filter(|m| m.address.is_some()).count();
     let count = pool.count.value;

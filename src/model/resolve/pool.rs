@@ -57,6 +57,9 @@ struct PoolBlock {
     taint_keys: BTreeMap<(String, TaintEffect), Span>,
     taints: Vec<Taint>,
     addresses: Option<Vec<Spanned<Ipv4Addr>>>,
+    /// How many `addresses` were written, read or not: an address refused at its value is
+    /// not also a count mismatch.
+    addresses_written: usize,
     /// The levels' patches, then the pool's own.
     patches: Vec<Patch>,
     /// The per-machine settings written on the pool, for each of its machines.
@@ -188,6 +191,7 @@ impl Resolver<'_> {
             taint_keys: BTreeMap::new(),
             taints: Vec::new(),
             addresses: None,
+            addresses_written: 0,
             patches: inherited_patches.to_vec(),
             node: NodeSettings::default(),
             disks: Vec::new(),
@@ -216,7 +220,9 @@ impl Resolver<'_> {
                 "taint" => b.taint(child, node, d),
                 "addresses" => {
                     let mut r = Reader::new(child, &[], d);
-                    b.addresses = Some(r.rest_str(d, "node addresses").iter().filter_map(|s| parse_ip(s, d)).collect());
+                    let written = r.rest_str(d, "node addresses");
+                    b.addresses_written = written.len();
+                    b.addresses = Some(written.iter().filter_map(|s| parse_ip(s, d)).collect());
                     r.finish(false, d);
                 }
                 "encrypt" => b.encrypt(child, node, d),
@@ -375,11 +381,12 @@ fn counts_agree(node: &Node, name: &Spanned<String>, count: &Spanned<u32>, b: &P
     let head = node.head_span();
     if let Some(addrs) = &b.addresses
         && addrs.len() != count.value as usize
+        && b.addresses_written != count.value as usize
     {
         d.push(
             Diagnostic::new(
                 &codes::INVALID_VALUE,
-                format!("pool `{}` has {} nodes and {} addresses", name.value, count.value, addrs.len()),
+                format!("pool `{}` has {} nodes and {} addresses", name.value, count.value, b.addresses_written),
             )
             .at(count.span)
             .label("node count")

@@ -92,12 +92,16 @@ fn refused_at(c: &Compilation, at: usize, codes: &[&str]) -> bool {
     })
 }
 
+/// What is edited, in which fleet text, the needle and its replacement (`{}` the value), the
+/// codes that may refuse it, and the values sent.
+type Position<'a> = (&'a str, &'a str, &'a str, &'a str, &'a [&'a str], &'a [&'a str]);
+
 #[test]
 fn hostile_strings_are_refused_in_every_name_version_and_disk_selector() {
     let reference = std::fs::read_to_string(common::root().join("fleet.kdl")).unwrap();
     let metal = std::fs::read_to_string(common::root().join("golden/node-install-disk-selector/fleet.kdl")).unwrap();
     let l = loader();
-    let positions: [(&str, &str, &str, &str, &[&str], &[&str]); 6] = [
+    let positions: [Position; 6] = [
         (
             "add-on version",
             &reference,

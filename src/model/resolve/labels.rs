@@ -93,7 +93,7 @@ pub const KUBELET_LABEL_NAMESPACES: [&str; 2] = ["kubelet.kubernetes.io", "node.
 
 /// Why NodeRestriction refuses a node to set the label `key` on itself, or `None`.
 pub fn node_restricted(key: &str) -> Option<&'static str> {
-    let Some((ns, _)) = key.split_once('/') else { return None };
+    let (ns, _) = key.split_once('/')?;
     let within = |ns: &str, d: &str| ns == d || ns.ends_with(&format!(".{d}"));
     if within(ns, "node-restriction.kubernetes.io") {
         return Some(

@@ -26,6 +26,9 @@ impl<'n> Reader<'n> {
                 .at(p.name.span)
                 .label("unknown property");
                 d.help = Some(match did_you_mean(&p.name.value, props.iter().copied()) {
+                    _ if property_hint(node, &p.name.value).is_some() => {
+                        property_hint(node, &p.name.value).unwrap_or_default()
+                    }
                     Some(s) => format!("did you mean `{s}`?"),
                     None if props.is_empty() => format!("`{}` takes no properties", node.name.value),
                     None => format!("`{}` takes: {}", node.name.value, list(props)),
@@ -194,6 +197,25 @@ impl<'n> Reader<'n> {
                 .help("remove the braces and what they hold"),
             );
         }
+    }
+}
+
+/// Where a property a newcomer writes on a node that does not take it lives instead
+/// (newcomer-3.md m15b, m24).
+fn property_hint(node: &Node, prop: &str) -> Option<String> {
+    let name = node.args.first().and_then(|a| match &a.kind {
+        ValueKind::String(s) => Some(s.as_str()),
+        _ => None,
+    });
+    match (node.name.value.as_str(), prop) {
+        ("link" | "bond" | "vlan", "mtu") => Some(format!(
+            "fleetc does not model the MTU: set it in a node patch, a `LinkConfig` document (`apiVersion: v1alpha1`, `kind: LinkConfig`, `name: {}`, `mtu: …`; siderolabs/talos v1.13.9 `pkg/machinery/config/types/network/link.go`)",
+            name.unwrap_or("<link>")
+        )),
+        ("node", "secure-boot" | "count" | "size" | "schematic" | "kubernetes") => {
+            Some(format!("`{prop}` is set per pool, for all its machines: give this node a pool of its own"))
+        }
+        _ => None,
     }
 }
 

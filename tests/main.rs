@@ -49,5 +49,6 @@ mod talos_conformance;
 mod threads;
 mod tofu;
 mod upgrade_plan_cli;
+mod values;
 mod versions_table;
 mod yaml_resolver;

@@ -65,6 +65,21 @@ fn is_exact_version(v: &str) -> bool {
 }
 
 fn source(app: &App, found: &mut Vec<Diagnostic>) {
+    if let AppSource::Chart { values: Some(v), values_exists: false, values_nearest, .. } = &app.source {
+        let near = values_nearest.as_ref().map(|n| format!("did you mean `{n}`? ")).unwrap_or_default();
+        found.push(
+                Diagnostic::new(
+                    &codes::APP_VALUES_MISSING,
+                    format!("chart app `{}` reads values from `{}`, which does not exist beside fleet.kdl", app.name.value, v.value),
+                )
+                .at(v.span)
+                .label("no such file")
+                .help(format!(
+                    "{near}Argo CD reads the values file from the fleet's repository (`$values/{}`), and a file it cannot open fails the app's manifest generation (R23): commit the file, or correct the path",
+                    v.value
+                )),
+            );
+    }
     match &app.source {
         AppSource::Path { path, exists: false, nearest } => {
             let mut d = Diagnostic::new(

@@ -14,8 +14,10 @@ pub mod disk;
 mod downgrades;
 mod extensions;
 mod identity;
+mod install_disk;
 mod key_material;
 mod links;
+mod machines;
 mod names;
 mod network;
 mod nodes;
@@ -65,6 +67,8 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     capi::check(fleet, diags);
     tofu::check(fleet, diags);
     disk::check(fleet, diags);
+    install_disk::check(fleet, diags);
+    machines::check(fleet, diags);
 }
 
 #[cfg(test)]

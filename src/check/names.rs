@@ -81,6 +81,12 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
         for cluster in &env.clusters {
             label(&cluster.name, "cluster", diags);
             repeated("sealed input", &cluster.sealed, diags);
+            // A sealed input's name becomes a file name (`secrets/<env>/<cluster>/<name>.age`)
+            // and a Secret's key at apply time: a DNS label has no quote, line break, `/` or
+            // template marker in it.
+            for s in &cluster.sealed {
+                label(s, "sealed input", diags);
+            }
             repeated("add-on", &cluster.addons, diags);
             for app in &cluster.apps {
                 repeated("app", &app.after, diags);
@@ -184,6 +190,15 @@ pub fn is_git_ref(s: &str) -> bool {
         && s.split('/').all(|c| !c.is_empty() && !c.starts_with('.') && !c.ends_with(".lock"))
 }
 
+/// A release version as projects tag them (semver and its `v` form, `1.18.4`, `v0.36.2`,
+/// `1.0.0-rc.1+build.5`): an ASCII letter or digit first, then letters, digits, `.`, `-`, `+`
+/// and `_`, at most 128 characters (a container image tag's length, the longest reader).
+pub fn is_release(s: &str) -> bool {
+    s.len() <= 128
+        && s.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || ".-+_".contains(c))
+}
+
 /// proxmox/pve-common `src/PVE/JSONSchema.pm` `pve_verify_node_name`:
 /// `^([a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?)$`.
 pub fn is_pve_node(s: &str) -> bool {
@@ -256,6 +271,15 @@ fn identifiers(fleet: &Fleet, diags: &mut Diagnostics) {
             is_git_ref(&g.revision.value),
             "the gitops revision | is not a git ref name",
             "Argo CD resolves `targetRevision` as a git branch, tag or commit, and git refuses this as a ref name (no space, `~^:?*[\\`, `..`, `@{`, no `.lock` component, no trailing `/` or `.`: git-check-ref-format(1)); every Application would stay Unknown",
+            diags,
+        );
+    }
+    for a in fleet.addons.values() {
+        identifier(
+            &a.version,
+            is_release(&a.version.value),
+            "the add-on version | is not a release version",
+            "an add-on's version names the release its vendored manifest renders, and fleetc compares it with the add-on's tested Kubernetes range (`fleet::addons::kubernetes-untested`): write the release as its project tags it, letters, digits, `.`, `-`, `+` and `_` only (`1.18.4`, `v0.36.2`), with no quote, space, line break or template marker",
             diags,
         );
     }
@@ -334,5 +358,8 @@ mod identifier_tests {
         assert!(is_region("fr-par") && is_region("eu-west-1") && !is_region("FR-PAR") && !is_region("fr par"));
         assert!(is_san("10.0.0.1") && is_san("api.example.com") && is_san("*.example.com") && is_san("::1"));
         assert!(!is_san("api example") && !is_san("-api.example") && !is_san("https://api") && !is_san(""));
+        assert!(is_release("1.18.4") && is_release("v0.36.2") && is_release("1.0.0-rc.1+build.5"));
+        assert!(!is_release("") && !is_release("1.0\"") && !is_release("1.0\n") && !is_release("${x}"));
+        assert!(!is_release("{{ .Version }}") && !is_release(" 1.0") && !is_release("-1.0"));
     }
 }

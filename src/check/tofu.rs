@@ -56,12 +56,60 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                                 .at(pool.span)
                                 .label("give one address per node"),
                             );
+                        } else if let Some(d) = unaddressed(pool) {
+                            diags.push(d);
                         }
                     }
                 }
             }
         }
     }
+}
+
+/// A pool whose machines have static addresses but not all of them (newcomer-3.md m04:
+/// `count=4` with 3 named nodes wrote `address = ""` for the 4th VM): the first machine
+/// without one, with the count and what gives the others theirs.
+fn unaddressed(pool: &crate::model::Pool) -> Option<Diagnostic> {
+    // A pool with `addresses` (an unnamed machine has one) that are not one per node is the
+    // resolver's count mismatch, reported there: one cause, one error.
+    if pool.machines.iter().any(|m| m.name.is_none() && m.address.is_some()) {
+        return None;
+    }
+    let m = pool.machines.iter().find(|m| m.address.is_none())?;
+    let given = pool.machines.iter().filter(|m| m.address.is_some()).count();
+    let count = pool.count.value;
+    let named = pool.machines.iter().filter(|m| m.name.is_some()).count();
+    let (label, help) = match &m.name {
+        None if named > 0 => (
+            format!("machine {} of {count}, and {named} named node(s)", m.index),
+            format!(
+                "Proxmox gives each VM its static address in the NoCloud `initialization` block, and this one has none (its tfvars would say `address = \"\"`): name node {} with its `address`, or lower `count` to {named}",
+                m.index
+            ),
+        ),
+        None => (
+            format!("machine {} has no address", m.index),
+            "Proxmox gives each VM its static address in the NoCloud `initialization` block: list one per node in `addresses`".to_owned(),
+        ),
+        Some(n) => (
+            format!("node `{}` has no `address`", n.value),
+            format!("Proxmox gives each VM its static address in the NoCloud `initialization` block: give node `{}` its `address`", n.value),
+        ),
+    };
+    let at = m.name.as_ref().map_or(pool.count.span, |n| n.span);
+    Some(
+        Diagnostic::new(
+            &codes::TOFU_NO_ADDRESS,
+            format!(
+                "pool `{}` has {count} machines and {given} static address(es): `{}` has none",
+                pool.name.value, m.hostname
+            ),
+        )
+        .at(at)
+        .label(label)
+        .related(pool.span, "the pool")
+        .help(help),
+    )
 }
 
 /// One state per cluster: an environment's cloud and cluster roots each hold every cluster the

@@ -6,7 +6,7 @@
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
 use crate::model::{AppSource, Cluster, Fleet, Spanned, Version};
 use crate::upstream::schemas::has_talos_schema;
-use crate::upstream::talos::{Table, addon_kubernetes, kubernetes_range, table};
+use crate::upstream::talos::{Table, addon_kubernetes, kubernetes_published, kubernetes_range, table, talos_newest};
 
 /// `fleet::addons::kubernetes-untested` when `cluster`'s Kubernetes is outside the tested
 /// range of `component` at `release` (pinned at `at`).
@@ -98,8 +98,65 @@ fn unknown_talos(table: &Table, talos: &Spanned<Version>, schema: bool) -> Diagn
     })
 }
 
+/// A patch release newer than the newest one the table knows of its minor (m03: `v1.13.99`):
+/// Talos's for `talos`, Kubernetes' for the cluster's and each worker pool's `kubernetes`.
+/// A minor the table has no newest patch for is judged elsewhere (or not at all).
+fn releases(fleet: &Fleet, diags: &mut Diagnostics) {
+    // One place is reported once: an inherited version is one place for every cluster.
+    let mut seen = std::collections::BTreeSet::new();
+    for (_, cluster) in fleet.clusters() {
+        let t = &cluster.talos;
+        if let Some(newest) = talos_newest(t.value.minor_version())
+            && t.value > newest
+            && seen.insert(t.span)
+        {
+            diags.push(
+                Diagnostic::new(
+                    &codes::TALOS_RELEASE_UNKNOWN,
+                    format!(
+                        "Talos {} is newer than the newest {}.{} release fleetc knows ({})",
+                        t.value.v(),
+                        t.value.major,
+                        t.value.minor,
+                        newest.v()
+                    ),
+                )
+                .at(t.span)
+                .label(format!("newest known: {}", newest.v()))
+                .help(format!(
+                    "the Image Factory has no installer or disk image for a release Talos never published, so the machines would never install (R17): write `talos \"{}\"` (the versions table, versions/talos.kdl; docs/talos.md \"Versions\")",
+                    newest.v()
+                )),
+            );
+        }
+        let pools = cluster.workers.iter().filter_map(|p| p.kubernetes.as_ref());
+        for k in std::iter::once(&cluster.kubernetes).chain(pools) {
+            if let Some(newest) = kubernetes_published(k.value.minor_version())
+                && k.value > newest
+                && seen.insert(k.span)
+            {
+                diags.push(
+                    Diagnostic::new(
+                        &codes::KUBERNETES_RELEASE_UNKNOWN,
+                        format!(
+                            "Kubernetes {} is newer than the newest {}.{} release fleetc knows ({newest})",
+                            k.value, k.value.major, k.value.minor
+                        ),
+                    )
+                    .at(k.span)
+                    .label(format!("newest known: {newest}"))
+                    .help(format!(
+                        "Talos pulls the kubelet and control-plane images at exactly this tag, and a release never published has none (R17): write `kubernetes \"{newest}\"`"
+                    )),
+                );
+            }
+        }
+    }
+}
+
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     addons(fleet, diags);
+    releases(fleet, diags);
     for (_, cluster) in fleet.clusters() {
         let (talos, k8s) = (&cluster.talos, &cluster.kubernetes);
         let Some((lo, hi)) = kubernetes_range(talos.value) else {

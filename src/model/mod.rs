@@ -831,6 +831,11 @@ pub enum AppSource {
         version: Option<Spanned<String>>,
         /// A values file in the fleet's repository.
         values: Option<Spanned<String>>,
+        /// Whether the values file exists beside fleet.kdl (as the [`Loader`] saw it); true
+        /// without one.
+        values_exists: bool,
+        /// When it does not: the existing path nearest to it, for a "did you mean".
+        values_nearest: Option<String>,
     },
 }
 

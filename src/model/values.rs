@@ -1,6 +1,8 @@
 //! Value types the model parses once, so that every emitter reads the same, valid value:
 //! IPv4 networks and ranges, versions, byte sizes, and the enumerated words of the language.
-//! Parsers return `Result<T, String>`; the caller attaches the span.
+//! Parsers return `Result<T, String>`; the caller attaches the span. An error's first line is
+//! the message; what follows a line break is the help (how to fix it), which the resolver's
+//! `parse_at` shows as the diagnostic's help.
 
 use std::fmt;
 use std::net::Ipv4Addr;
@@ -65,7 +67,15 @@ impl fmt::Display for Ipv4Net {
 }
 
 pub fn parse_ipv4(s: &str) -> Result<Ipv4Addr, String> {
-    s.parse().map_err(|_| format!("`{s}` is not an IPv4 address"))
+    s.parse().map_err(|_| {
+        if s.parse::<std::net::Ipv6Addr>().is_ok() {
+            format!(
+                "`{s}` is an IPv6 address; fleetc takes IPv4 addresses here\nfleetc supports IPv4 node addresses only: the kubelet's node IP is chosen from the private IPv4 network (R18); give the node's IPv4 address"
+            )
+        } else {
+            format!("`{s}` is not an IPv4 address")
+        }
+    })
 }
 
 /// An inclusive range of IPv4 addresses, written `10.20.0.100-10.20.0.150`.
@@ -173,29 +183,131 @@ impl Bytes {
 
 impl FromStr for Bytes {
     type Err = String;
+    /// fleetc's own sizes: digits, then a case-sensitive unit, no space (`100GB`, `8GiB`).
+    /// A near miss (`30 gb`, `50`, `8G`) is refused with the spelling to write.
     fn from_str(s: &str) -> Result<Self, String> {
         let digits = s.bytes().take_while(u8::is_ascii_digit).count();
         let (num, unit) = s.split_at(digits);
-        let err = || match unit {
-            "G" | "M" | "T" | "Gi" | "Mi" | "Ti" | "g" | "m" | "t" | "gb" | "mb" | "tb" | "gib" | "mib" | "tib" => {
-                let base = unit.trim_end_matches(['i', 'b', 'B']).to_ascii_uppercase();
-                format!(
-                    "`{s}` has no unit fleetc reads: write `{num}{base}iB` (powers of two, as memory is usually meant) or `{num}{base}B` (powers of ten)"
-                )
+        let mult = |u: &str| -> Option<u64> {
+            Some(match u {
+                "MB" => 1_000_000,
+                "GB" => 1_000_000_000,
+                "TB" => 1_000_000_000_000,
+                "MiB" => 1 << 20,
+                "GiB" => 1 << 30,
+                "TiB" => 1 << 40,
+                _ => return None,
+            })
+        };
+        let rules = "a size is digits and a unit, with no space between; the units are case-sensitive: `MB`, `GB`, `TB` (powers of ten) and `MiB`, `GiB`, `TiB` (powers of two)";
+        let err = || {
+            let spaced = unit.trim();
+            // The unit as fleetc spells it, when the one written is that one in another case.
+            let respelt = ["MB", "GB", "TB", "MiB", "GiB", "TiB"].into_iter().find(|u| u.eq_ignore_ascii_case(spaced));
+            if num.is_empty() {
+                return format!("`{s}` is not a size such as `100GB` or `8GiB`\n{rules}");
             }
-            _ => format!("`{s}` is not a size such as `100GB` or `8GiB`"),
+            if unit.is_empty() {
+                return format!(
+                    "`{s}` has no unit\na size takes a unit: `{num}GB` (powers of ten, as disks are sold) or `{num}GiB` (powers of two, as memory is usually meant)"
+                );
+            }
+            if let Some(u) = respelt {
+                return format!("`{s}` is not a size fleetc reads\ndid you mean `{num}{u}`? {rules}");
+            }
+            match spaced {
+                "G" | "M" | "T" | "Gi" | "Mi" | "Ti" | "g" | "m" | "t" | "gi" | "mi" | "ti" => {
+                    let base = spaced.trim_end_matches('i').to_ascii_uppercase();
+                    format!(
+                        "`{s}` has no unit fleetc reads\nwrite `{num}{base}iB` (powers of two, as memory is usually meant) or `{num}{base}B` (powers of ten)"
+                    )
+                }
+                _ => format!("`{s}` is not a size such as `100GB` or `8GiB`\n{rules}"),
+            }
         };
         let n: u64 = num.parse().map_err(|_| err())?;
-        let mult: u64 = match unit {
-            "MB" => 1_000_000,
-            "GB" => 1_000_000_000,
-            "TB" => 1_000_000_000_000,
-            "MiB" => 1 << 20,
-            "GiB" => 1 << 30,
-            "TiB" => 1 << 40,
-            _ => return Err(err()),
+        let m = mult(unit).ok_or_else(err)?;
+        n.checked_mul(m).map(Bytes).ok_or_else(|| format!("`{s}` is too large a size"))
+    }
+}
+
+/// The comparison of an install-disk `size` matcher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeOp {
+    /// No operator written: Talos compares with `==`.
+    Bare,
+    Eq,
+    Ge,
+    Le,
+    Gt,
+    Lt,
+}
+
+impl SizeOp {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SizeOp::Bare => "",
+            SizeOp::Eq => "==",
+            SizeOp::Ge => ">=",
+            SizeOp::Le => "<=",
+            SizeOp::Gt => ">",
+            SizeOp::Lt => "<",
+        }
+    }
+}
+
+/// An install-disk size matcher as Talos reads it (`machine.install.diskSelector.size`):
+/// siderolabs/talos v1.13.9 `pkg/machinery/config/types/v1alpha1/v1alpha1_types.go`
+/// `InstallDiskSizeMatcher.UnmarshalYAML` trims the text, takes an operator
+/// `(>=|<=|>|<|==)?` and parses the rest with go-humanize v1.0.1 `ParseBytes` (digits with `.`
+/// or `,`, then a unit, case-insensitive, a space allowed; no unit is bytes);
+/// `v1alpha1_provider.go` `DiskMatchExpression` compares with `==` when no operator is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SizeMatch {
+    pub op: SizeOp,
+    pub bytes: u64,
+    /// The size was written with no unit: Talos reads it as bytes.
+    pub unitless: bool,
+}
+
+impl FromStr for SizeMatch {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        let (op, rest) =
+            [(">=", SizeOp::Ge), ("<=", SizeOp::Le), ("==", SizeOp::Eq), (">", SizeOp::Gt), ("<", SizeOp::Lt)]
+                .into_iter()
+                .find_map(|(p, op)| t.strip_prefix(p).map(|r| (op, r)))
+                .unwrap_or((SizeOp::Bare, t));
+        let rest = rest.trim();
+        let digits = rest.bytes().take_while(|b| b.is_ascii_digit() || *b == b'.' || *b == b',').count();
+        let (num, unit) = rest.split_at(digits);
+        let bad = || {
+            format!(
+                "`{s}` is not a disk size Talos reads\nTalos reads `[>=|<=|>|<|==]<number><unit>`, e.g. `>= 480GB` or `< 2TiB` (units `KB`, `MB`, `GB`, `TB`, `KiB`, `MiB`, `GiB`, `TiB`)"
+            )
         };
-        n.checked_mul(mult).map(Bytes).ok_or_else(err)
+        let n: f64 = num.replace(',', "").parse().map_err(|_| bad())?;
+        let unit = unit.trim().to_ascii_lowercase();
+        let mult: u64 = match unit.as_str() {
+            "" | "b" => 1,
+            "k" | "kb" => 1_000,
+            "ki" | "kib" => 1 << 10,
+            "m" | "mb" => 1_000_000,
+            "mi" | "mib" => 1 << 20,
+            "g" | "gb" => 1_000_000_000,
+            "gi" | "gib" => 1 << 30,
+            "t" | "tb" => 1_000_000_000_000,
+            "ti" | "tib" => 1 << 40,
+            "p" | "pb" => 1_000_000_000_000_000,
+            "pi" | "pib" => 1 << 50,
+            _ => return Err(bad()),
+        };
+        let bytes = n * mult as f64;
+        if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+            return Err(bad());
+        }
+        Ok(SizeMatch { op, bytes: bytes as u64, unitless: unit.is_empty() })
     }
 }
 
@@ -332,6 +444,32 @@ mod tests {
         assert_eq!("8GiB".parse::<Bytes>().unwrap().to_string(), "8GiB");
         assert!("100 GB".parse::<Bytes>().is_err());
         assert!("100gb".parse::<Bytes>().is_err());
+        // Near misses name the spelling to write (newcomer-3.md m01, m02).
+        assert!("30 gb".parse::<Bytes>().unwrap_err().contains("did you mean `30GB`?"));
+        assert!("30gib".parse::<Bytes>().unwrap_err().contains("did you mean `30GiB`?"));
+        assert!("50".parse::<Bytes>().unwrap_err().contains("a size takes a unit: `50GB`"));
+        assert!("8G".parse::<Bytes>().unwrap_err().contains("`8GiB`"));
+        assert!("GB".parse::<Bytes>().unwrap_err().contains("is not a size"));
+    }
+
+    #[test]
+    fn install_disk_size_matchers_read_as_talos_reads_them() {
+        let m = |s: &str| s.parse::<SizeMatch>();
+        assert_eq!(m("500GB"), Ok(SizeMatch { op: SizeOp::Bare, bytes: 500_000_000_000, unitless: false }));
+        assert_eq!(m(" >= 480 gb ").unwrap().op, SizeOp::Ge);
+        assert_eq!(m(">=480GB").unwrap().bytes, 480_000_000_000);
+        assert_eq!(m("< 2TiB").unwrap(), SizeOp::Lt.with(2 << 40));
+        assert_eq!(m("==1.5TB").unwrap().bytes, 1_500_000_000_000);
+        assert!(m("500").unwrap().unitless);
+        assert!(m("= 500GB").is_err());
+        assert!(m("500 gbs").is_err());
+        assert!(m("").is_err());
+    }
+
+    impl SizeOp {
+        fn with(self, bytes: u64) -> SizeMatch {
+            SizeMatch { op: self, bytes, unitless: false }
+        }
     }
 
     #[test]

@@ -289,6 +289,31 @@ pub fn kubernetes_newest(m: Minor) -> Option<Version> {
     KUBERNETES_NEWEST.iter().find(|(n, _)| *n == m).map(|(n, p)| Version::new(n.0, n.1, *p))
 }
 
+/// The newest published Kubernetes release of each minor a Talos row accepts: the newest
+/// `k8s.io/api` v0.<minor>.x the Go module proxy served on 2026-12-03 (`go list -m -versions
+/// k8s.io/api`; k8s.io/api is tagged with every Kubernetes release). A release past it is
+/// one that does not exist (`fleet::versions::kubernetes-release-unknown`). Newer than
+/// [`KUBERNETES_NEWEST`], which is what `upgrade-plan` proposes and was checked against
+/// fleetc's output: that table's currency is the versions table's, this one only says what
+/// exists.
+const KUBERNETES_PUBLISHED: &[(Minor, u32)] = &[
+    ((1, 30), 14),
+    ((1, 31), 14),
+    ((1, 32), 13),
+    ((1, 33), 13),
+    ((1, 34), 13),
+    ((1, 35), 10),
+    ((1, 36), 6),
+    ((1, 37), 2),
+];
+
+/// The newest published Kubernetes release of a minor ([`KUBERNETES_PUBLISHED`]), never older
+/// than the one fleetc plans with.
+pub fn kubernetes_published(m: Minor) -> Option<Version> {
+    let published = KUBERNETES_PUBLISHED.iter().find(|(n, _)| *n == m).map(|(n, p)| Version::new(n.0, n.1, *p));
+    published.max(kubernetes_newest(m))
+}
+
 /// The Kubernetes minors each add-on release was tested against, as its project states it:
 /// `(component, release minor, first and last Kubernetes minor, source)`. Running outside is
 /// `fleet::addons::kubernetes-untested` (a warning: the project does not say it breaks, it

@@ -150,4 +150,27 @@ custom resources of External Secrets Operator. Without the operator they are nev
     app \"external-secrets\" chart=\"external-secrets\" repo=\"https://charts.external-secrets.io\" version=\"0.20.4\" namespace=\"external-secrets\"
     app \"platform\" path=\"apps/platform\" namespace=\"platform\" after=\"external-secrets\" { postgres \"app\" }
 ";
+
+    APP_VALUES_MISSING = "fleet::argocd::values-missing", Warning, Some("R23"),
+    Some("Argo CD reads a chart's values file from the fleet's repository (R23); until the file is committed there, the app's manifests cannot be generated"),
+"## What it does
+Warns when a chart app's `values=` names a file that does not exist beside fleet.kdl, as
+`fleet::argocd::path-missing` does for a path app.
+
+## Why (R23)
+fleetc writes the file as a value file of the chart source, `$values/<path>`, read from the
+fleet's repository (the Application's second source, `ref: values`). Argo CD's repo server
+drops a missing value file only when `ignoreMissingValueFiles` is set, which fleetc does not
+set, and otherwise hands it to `helm template`, which fails: the Application shows a
+manifest generation error instead of syncing (argoproj/argo-cd v3.2.1
+`reposerver/repository/repository.go`, `helmTemplate`, the `IgnoreMissingValueFiles` test on
+each value file). A typo shows only in the cluster, after the merge.
+
+## Example
+    app \"monitoring\" chart=\"kube-prometheus-stack\" repo=\"https://prometheus-community.github.io/helm-charts\" version=\"79.1.0\" values=\"values/monitoring.yaml\" namespace=\"monitoring\"
+    // and no values/monitoring.yaml beside fleet.kdl
+
+## Instead
+Commit `values/monitoring.yaml`, or correct the path.
+";
 }

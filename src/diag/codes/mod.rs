@@ -189,6 +189,13 @@ pub static ALL: &[&Code] = &[
     &talos::PATCH_TWICE,
     &talos::PATCH_DUPLICATE_DOCUMENT,
     &talos::PATCH_LINK_MTU,
+    &versions::TALOS_RELEASE_UNKNOWN,
+    &versions::KUBERNETES_RELEASE_UNKNOWN,
+    &node::INSTALL_DISK_SIZE,
+    &node::INSTALL_DISK_SELECTOR,
+    &talos::MACHINE_BELOW_MINIMUM,
+    &names::NODE_RESTRICTED_LABEL,
+    &argocd::APP_VALUES_MISSING,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

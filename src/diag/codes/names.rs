@@ -98,4 +98,40 @@ fleet.kdl, where it was written.
     gitops repo=\"https://git.example/fleet.git\" revision=\"release-1\"
     proxmox endpoint=\"https://pve:8006\" node=\"pve1\" router=\"192.168.1.1\" datastore=\"local-lvm\"
 ";
+
+    NODE_RESTRICTED_LABEL = "fleet::names::node-restricted-label", Error, None,
+    Some("a worker's labels are set with the kubelet's credentials, and NodeRestriction refuses a node the `node-role.kubernetes.io/`, `node-restriction.kubernetes.io/` and other `kubernetes.io`/`k8s.io` keys outside the kubelet's own: the update fails and none of the node's labels apply"),
+"## What it does
+Reports a label of a worker pool or of a worker's named node whose key the node may not set
+on itself under the NodeRestriction admission plugin: `node-restriction.kubernetes.io/…`,
+and any key in `kubernetes.io`, `k8s.io` or their subdomains (`node-role.kubernetes.io/worker`)
+other than the kubelet's own (`kubernetes.io/hostname`, `kubernetes.io/os`,
+`kubernetes.io/arch`, `topology.kubernetes.io/zone`, `topology.kubernetes.io/region`,
+`node.kubernetes.io/instance-type`, their `beta` forms, and the `kubelet.kubernetes.io/` and
+`node.kubernetes.io/` prefixes).
+
+## Why
+Talos runs the API server with NodeRestriction (siderolabs/talos v1.13.9
+`internal/app/machined/pkg/controllers/k8s/control_plane_static_pod.go` l.349) and applies a
+worker's `machine.nodeLabels` with the kubelet's own credentials, all labels and taints in one
+Node update (`internal/app/machined/pkg/controllers/k8s/node_apply.go`, `getK8sClient`,
+`syncOnce`). NodeRestriction refuses these keys from a node so that it cannot steer workloads
+to itself (kubernetes v1.35.0 `plugin/pkg/admission/noderestriction/admission.go`,
+`getForbiddenLabels`; the kubelet's own labels: k8s.io/kubelet v0.35.0
+`pkg/apis/well_known_labels.go`, `IsKubeletLabel`). The update fails, so none of the pool's
+labels apply (siderolabs/talos#10122, #6750). A control-plane node's labels are applied with
+an admin client, and are not refused.
+
+## Example
+    pool \"workers\" count=2 {
+        label \"node-role.kubernetes.io/worker\" \"\"
+    }
+
+## Instead
+    pool \"workers\" count=2 {
+        label \"node.example.com/role\" \"worker\"
+    }
+and, if the `ROLES` column of `kubectl get nodes` matters, set `node-role.kubernetes.io/worker`
+from outside the node (`kubectl label node …`, or an operator).
+";
 }

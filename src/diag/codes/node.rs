@@ -177,4 +177,51 @@ default route lost this way leaves the node without a way out, and Talos retries
         route gateway=\"10.30.0.1\"
     }
 ";
+
+    INSTALL_DISK_SIZE = "fleet::node::install-disk-size", Error, Some("R15"),
+    Some("Talos reads an install-disk size as `[>=|<=|>|<|==]<size><unit>` and compares with `==` when no operator is written: state the operator and the unit (R15)"),
+"## What it does
+Reports an `install-disk size=` matcher that does not select what it seems to: a size with
+no operator (an exact byte count), a size with no unit (bytes), or text Talos cannot parse.
+
+## Why (R15)
+fleetc writes the matcher as it is into `machine.install.diskSelector.size`. Talos trims
+it, takes an optional operator `>=`, `<=`, `>`, `<` or `==`, and parses the rest with
+go-humanize `ParseBytes`: digits, then a unit in any case, a space allowed, and no unit
+meaning bytes (siderolabs/talos v1.13.9
+`pkg/machinery/config/types/v1alpha1/v1alpha1_types.go`, `InstallDiskSizeMatcher.UnmarshalYAML`;
+dustin/go-humanize v1.0.1 `bytes.go`). With no operator it compares with `==`
+(`pkg/machinery/config/types/v1alpha1/v1alpha1_provider.go`, `DiskMatchExpression`): `500GB`
+matches a disk of exactly 500,000,000,000 bytes, and a real \"500 GB\" SSD has
+500,107,862,016. No disk matches, and the installation stops. Text it cannot parse makes
+Talos refuse the whole machine config.
+
+## Example
+    install-disk size=\"500GB\"
+
+## Instead
+    install-disk size=\">= 480GB\"
+";
+
+    INSTALL_DISK_SELECTOR = "fleet::node::install-disk-selector", Error, Some("R15"),
+    Some("Talos compares each stated selector field with what the kernel reports for the disk, and skips an empty one: state each field as `talosctl get disks` prints it (R15)"),
+"## What it does
+Reports an `install-disk` field (`serial`, `model`, `wwid`, `bus-path`, `device`) that is
+empty, holds a line break, a control character or surrounding spaces, a bus path that does
+not start with `/`, or a device path outside `/dev/`.
+
+## Why (R15)
+Talos turns each non-empty field into a condition on the disk it reads from the kernel
+(`disk.serial`, `disk.model`, `disk.wwid`: a glob) and **skips an empty one**
+(siderolabs/talos v1.13.9 `pkg/machinery/config/types/v1alpha1/v1alpha1_provider.go`,
+`DiskMatchExpression`: `if selector.Serial != \"\"`). So `serial=\"\"` selects by nothing, and
+the selector may pick another disk and install over it; a value with a line break or stray
+spaces matches no disk at all.
+
+## Example
+    install-disk serial=\"\"
+
+## Instead
+    install-disk serial=\"S6PNNS0T500123\"   // as `talosctl get disks` prints it
+";
 }

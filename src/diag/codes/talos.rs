@@ -532,4 +532,28 @@ link's old MTU and the controller retries forever.
 ## Instead
     mtu: 9000
 ";
+
+    MACHINE_BELOW_MINIMUM = "fleet::talos::machine-below-minimum", Error, Some("R27"),
+    Some("Talos documents a minimum of cores, memory and disk per role (control plane 2 cores, 2 GiB, 10 GiB; worker 1 core, 1 GiB, 10 GiB): below it the node does not boot Kubernetes (R27: the platform gives what the model says)"),
+"## What it does
+Reports a machine that is smaller than Talos's documented minimum for its role, or that the
+platform cannot create: a size class with `cores=0`, fewer cores or less memory than a
+control-plane (2 cores, 2 GiB) or worker (1 core, 1 GiB) node needs, or a system disk,
+data disk or EPHEMERAL minimum below 10 GiB.
+
+## Why (R27)
+The minimums are Talos's own (siderolabs/talos v1.11.6
+`website/content/v1.11/introduction/system-requirements.md`, \"Minimum Requirements\" and
+\"Storage\": the last tag whose repository holds the website, the same table since v1.0).
+Below them the node runs out of memory while it boots Kubernetes, or its EPHEMERAL volume
+(images, container data) fills at the first pulls. A VM with no core is refused by the
+Proxmox provider at `tofu plan` (bpg/terraform-provider-proxmox `cpu.cores`,
+`IntBetween(1, 2304)`).
+
+## Example
+    size \"cp\" cores=0 memory=\"512MiB\"
+
+## Instead
+    size \"cp\" cores=2 memory=\"4GiB\"   // Talos recommends 4 cores and 4 GiB for a control plane
+";
 }

@@ -81,7 +81,9 @@ Kubernetes API load balancer admits those ranges and the private network, nothin
     TOFU_NO_ADDRESS = "fleet::tofu::missing-address", Error, Some("R27"),
     Some("a Proxmox VM takes its static address from the NoCloud `initialization` block and its Talos API is reached there; moving a cluster between providers changes the provider block and the addresses (R27)"),
 "## What it does
-Reports a node of a Proxmox cluster built by OpenTofu that has no static address.
+Reports a node of a Proxmox cluster built by OpenTofu that has no static address: a pool
+that gives none, or one whose `count` is more than the nodes it names with an `address` and
+the `addresses` it lists (`count=4` with three named nodes: the fourth VM has none).
 
 ## Why
 On Proxmox the VMs take their address from the NoCloud `initialization` block, and the cluster
@@ -96,5 +98,7 @@ Moving a cluster between providers changes the provider block and the addresses 
     control-plane count=3 size=\"small\" {
         addresses \"10.10.0.11\" \"10.10.0.12\" \"10.10.0.13\"
     }
+or, for a pool of named nodes, one `node` with its `address` per machine (or no `count`:
+the pool has as many machines as it names).
 ";
 }

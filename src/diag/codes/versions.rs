@@ -62,4 +62,50 @@ is not checked against Talos's range. It is a warning, not a refusal.
 ## Instead
 Add the row (the checklist in docs/talos.md, \"Versions\"), or pin a minor of the table.
 ";
+
+    TALOS_RELEASE_UNKNOWN = "fleet::versions::talos-release-unknown", Error, Some("R17"),
+    Some("the installer and the disk image are built for this exact release (R17): a release Talos never published has no installer image, and the machines never install"),
+"## What it does
+Reports a Talos patch release newer than the newest release of its minor that fleetc's
+versions table knows (`versions/talos.kdl`, `newest`): `v1.13.99` when the table's newest
+1.13 release is `v1.13.9`.
+
+## Why (R17)
+fleetc writes the version as it is into the installer image
+(`factory.talos.dev/<platform>-installer/<schematic>:<version>`, `Fleet::installer`) and the
+disk image URL (`https://factory.talos.dev/image/<schematic>/<version>/…`,
+`Schematic::image_url`). Talos publishes each release as a tag of siderolabs/talos with its
+images; the table's `newest` is the newest tag fleetc was checked against, and a release past
+it is, as far as fleetc knows, one that was never published: the machine finds no image to
+boot or install. A table that is out of date is updated (docs/talos.md, \"Versions\").
+
+## Example
+    talos \"v1.13.99\"
+
+## Instead
+    talos \"v1.13.9\"
+";
+
+    KUBERNETES_RELEASE_UNKNOWN = "fleet::versions::kubernetes-release-unknown", Error, Some("R17"),
+    Some("the kubelet and control-plane images are pulled at this exact tag: a Kubernetes release that was never published has no images, and the nodes never start Kubernetes (R17)"),
+"## What it does
+Reports a Kubernetes patch release (the cluster's `kubernetes`, or a worker pool's own
+`kubernetes`) newer than the newest release of its minor fleetc knows
+(`src/upstream/talos.rs`, `KUBERNETES_PUBLISHED`: the newest `k8s.io/api` tag of each minor).
+
+## Why (R17)
+The version goes to Talos's config generator (the OpenTofu talos provider's
+`kubernetes_version`, the Cluster API bootstrap provider), which writes every image at
+`v<kubernetes>`: `ghcr.io/siderolabs/kubelet`, `registry.k8s.io/kube-apiserver`,
+`kube-controller-manager`, `kube-scheduler`, `kube-proxy` (siderolabs/talos v1.13.9
+`pkg/machinery/config/generate/init.go` l.28, l.149-160). A release that was never published
+has no images, and the node never starts Kubernetes. fleetc knows each minor's newest release
+from the tags of `k8s.io/api`, which is tagged with every Kubernetes release.
+
+## Example
+    kubernetes \"1.36.60\"
+
+## Instead
+    kubernetes \"1.36.6\"
+";
 }

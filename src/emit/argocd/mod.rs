@@ -266,7 +266,7 @@ impl Ctx<'_> {
     fn app_source(&self, app: &App) -> Result<(Option<Source>, Vec<Source>), EmitError> {
         Ok(match &app.source {
             AppSource::Path { path, .. } => (Some(self.fleet_source(&path.value)), Vec::new()),
-            AppSource::Chart { repo, chart, version, values } => {
+            AppSource::Chart { repo, chart, version, values, .. } => {
                 let version = version.as_ref().ok_or_else(|| {
                     EmitError(format!("app `{}` has no chart version (check refuses this)", app.name.value))
                 })?;

@@ -89,17 +89,22 @@ fn app_source(node: &Node, r: &Reader<'_>, loader: &dyn Loader, d: &mut Diagnost
             if let Some(repo) = &repo {
                 expect_url(repo, "the chart repository", UrlUse::ChartRepo, d);
             }
+            let values = r.prop_str("values", d).inspect(|v| {
+                refuse_outside(v, "`values` is a file of the fleet's repository, relative to fleet.kdl's directory", d);
+            });
+            let values_exists =
+                values.as_ref().is_none_or(|v| check_relative(&v.value).is_err() || loader.exists(&v.value));
+            let values_nearest = match &values {
+                Some(v) if !values_exists => nearest_path(loader, &v.value),
+                _ => None,
+            };
             repo.map(|repo| AppSource::Chart {
                 repo,
                 chart,
                 version: r.prop_str("version", d),
-                values: r.prop_str("values", d).inspect(|v| {
-                    refuse_outside(
-                        v,
-                        "`values` is a file of the fleet's repository, relative to fleet.kdl's directory",
-                        d,
-                    );
-                }),
+                values,
+                values_exists,
+                values_nearest,
             })
         }
         (Some(p), Some(chart)) => {

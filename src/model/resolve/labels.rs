@@ -65,3 +65,64 @@ pub(super) fn kubernetes_value(v: &Spanned<String>, what: &str, d: &mut Diagnost
     d.push(diag);
     false
 }
+
+/// The labels a kubelet may set on its own Node under the NodeRestriction admission plugin,
+/// which Talos enables (siderolabs/talos v1.13.9
+/// `internal/app/machined/pkg/controllers/k8s/control_plane_static_pod.go` l.349): kubernetes
+/// v1.35.0 `plugin/pkg/admission/noderestriction/admission.go` `getForbiddenLabels` refuses
+/// `node-restriction.kubernetes.io/` (and `*.node-restriction.kubernetes.io/`), and every other
+/// key in `kubernetes.io`, `k8s.io` or a subdomain of them outside k8s.io/kubelet v0.35.0
+/// `pkg/apis/well_known_labels.go` `IsKubeletLabel`: these keys, and the namespaces
+/// `kubelet.kubernetes.io` and `node.kubernetes.io` with their subdomains.
+pub const KUBELET_LABELS: [&str; 11] = [
+    "kubernetes.io/hostname",
+    "topology.kubernetes.io/zone",
+    "topology.kubernetes.io/region",
+    "failure-domain.beta.kubernetes.io/zone",
+    "failure-domain.beta.kubernetes.io/region",
+    "beta.kubernetes.io/instance-type",
+    "node.kubernetes.io/instance-type",
+    "kubernetes.io/os",
+    "kubernetes.io/arch",
+    "beta.kubernetes.io/os",
+    "beta.kubernetes.io/arch",
+];
+
+/// The label namespaces a kubelet may set (`IsKubeletLabel`, with their subdomains).
+pub const KUBELET_LABEL_NAMESPACES: [&str; 2] = ["kubelet.kubernetes.io", "node.kubernetes.io"];
+
+/// Why NodeRestriction refuses a node to set the label `key` on itself, or `None`.
+pub fn node_restricted(key: &str) -> Option<&'static str> {
+    let (ns, _) = key.split_once('/')?;
+    let within = |ns: &str, d: &str| ns == d || ns.ends_with(&format!(".{d}"));
+    if within(ns, "node-restriction.kubernetes.io") {
+        return Some(
+            "the `node-restriction.kubernetes.io/` prefix exists so that only an administrator sets it: NodeRestriction refuses it from a node",
+        );
+    }
+    let kubernetes = within(ns, "kubernetes.io") || within(ns, "k8s.io");
+    let kubelet = KUBELET_LABELS.contains(&key) || KUBELET_LABEL_NAMESPACES.iter().any(|d| within(ns, d));
+    (kubernetes && !kubelet).then_some(
+        "NodeRestriction lets a node set only the kubelet's own labels in the `kubernetes.io` and `k8s.io` namespaces (`kubernetes.io/hostname`, `kubernetes.io/os`, `kubernetes.io/arch`, `topology.kubernetes.io/zone|region`, `node.kubernetes.io/instance-type`, and the `kubelet.kubernetes.io/` and `node.kubernetes.io/` prefixes), so that a node cannot steer workloads to itself",
+    )
+}
+
+/// A worker's label is set on its Node with the kubelet's credentials (siderolabs/talos
+/// v1.13.9 `internal/app/machined/pkg/controllers/k8s/node_apply.go` `getK8sClient`: a worker
+/// uses the kubelet's kubeconfig, a control-plane node a temporary admin client), in one Node
+/// update with all its labels and taints (`syncOnce`): a key NodeRestriction refuses makes the
+/// whole update fail, and none of the node's labels apply. Reports such a key.
+pub(super) fn kubelet_may_set(k: &Spanned<String>, d: &mut Diagnostics) -> bool {
+    let Some(why) = node_restricted(&k.value) else { return true };
+    let ns = k.value.split_once('/').map_or("", |(n, _)| n);
+    d.push(
+        Diagnostic::new(&codes::NODE_RESTRICTED_LABEL, format!("a worker node may not set label `{}` on itself", k.value))
+            .at(k.span)
+            .label("NodeRestriction refuses this key from a node")
+            .help(format!(
+                "{why} (kubernetes v1.35 `plugin/pkg/admission/noderestriction`). Talos sets a worker's labels with the kubelet's credentials in one update, so the API server refuses it and none of the node's labels apply. Use a prefix of your own (`node.example.com/{}`), or set `{ns}/…` labels from outside the node (an operator, `kubectl label`)",
+                k.value.split_once('/').map_or(k.value.as_str(), |(_, n)| n)
+            )),
+    );
+    false
+}

@@ -115,6 +115,7 @@ pub fn resolve(nodes: &[Node], loader: &dyn Loader, sources: &mut Sources, diags
         sources,
         patch_files: BTreeMap::new(),
         patch_level: PatchLevel::Fleet,
+        role: super::Role::ControlPlane,
     }
     .fleet(node)
 }
@@ -129,6 +130,9 @@ struct Resolver<'a> {
     patch_files: BTreeMap<String, Option<std::sync::Arc<patch::PatchFile>>>,
     /// The level whose children are being read, for the `patch`es among them.
     patch_level: PatchLevel,
+    /// The role of the pool whose block is being read: a worker's labels are set with the
+    /// kubelet's credentials, which NodeRestriction limits (`labels::kubelet_may_set`).
+    role: super::Role,
 }
 
 /// The most nodes a cluster holds: Kubernetes is tested up to 5,000 nodes per cluster

@@ -4,14 +4,14 @@
 
 use std::net::Ipv4Addr;
 
-use super::labels::{kubernetes_key, kubernetes_value};
+use super::labels::{kubelet_may_set, kubernetes_key, kubernetes_value};
 use super::reader::{Reader, unknown_child};
 use super::urls::parse_ip;
 use super::{Resolver, one_of};
 use crate::diag::{Diagnostic, Diagnostics, codes};
 use crate::model::{
-    ARCHES, HostAddress, InstallDisk, Ipv4Net, LinkKind, NetLink, NetRoute, NodeSettings, Patch, PatchLevel, Spanned,
-    Taint, TaintEffect, values,
+    ARCHES, HostAddress, InstallDisk, Ipv4Net, LinkKind, NetLink, NetRoute, NodeSettings, Patch, PatchLevel, Role,
+    Spanned, Taint, TaintEffect, values,
 };
 use crate::syntax::Node;
 
@@ -95,7 +95,7 @@ impl Resolver<'_> {
                     s.links.push(l);
                 }
             }
-            "label" => label_child(child, owner, s, self.diags),
+            "label" => label_child(child, owner, self.role, s, self.diags),
             "taint" => taint_child(child, owner, s, self.diags),
             _ => return false,
         }
@@ -163,9 +163,7 @@ impl Resolver<'_> {
                     for a in r.rest_str(d, "addresses with their prefix (`10.0.0.5/24`)") {
                         match host_address(&a.value) {
                             Ok(h) => addresses.push(Spanned::new(h, a.span)),
-                            Err(e) => {
-                                d.push(Diagnostic::new(&codes::INVALID_VALUE, e).at(a.span).label("invalid address"))
-                            }
+                            Err(e) => d.push(super::reader::invalid_value(&e, a.span, "invalid address")),
                         }
                     }
                     r.finish(false, d);
@@ -270,13 +268,14 @@ fn is_mac(s: &str) -> bool {
 }
 
 /// `label "<key>" "<value>"` of a pool or node.
-pub(super) fn label_child(child: &Node, owner: &str, s: &mut NodeSettings, d: &mut Diagnostics) {
+pub(super) fn label_child(child: &Node, owner: &str, role: Role, s: &mut NodeSettings, d: &mut Diagnostics) {
     let mut r = Reader::new(child, &[], d);
     let k = r.arg_str(d, "a label key");
     let v = r.arg_str(d, "a label value");
     r.finish(false, d);
     if let (Some(k), Some(v)) = (k, v) {
-        let valid = kubernetes_key(&k, "label", d) & kubernetes_value(&v, "label", d);
+        let valid = (kubernetes_key(&k, "label", d) & kubernetes_value(&v, "label", d))
+            && (role == Role::ControlPlane || kubelet_may_set(&k, d));
         if let Some(first) = s.labels.get(&k.value) {
             let first = first.span;
             d.push(

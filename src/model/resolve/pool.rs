@@ -6,7 +6,9 @@
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
-use super::labels::{ANNOTATIONS_MAX_BYTES, annotation_not_reserved, kubernetes_key, kubernetes_value};
+use super::labels::{
+    ANNOTATIONS_MAX_BYTES, annotation_not_reserved, kubelet_may_set, kubernetes_key, kubernetes_value,
+};
 use super::nodes::NamedNode;
 use super::reader::{Reader, missing, unknown_child};
 use super::settings::PoolDefaults;
@@ -55,6 +57,9 @@ struct PoolBlock {
     taint_keys: BTreeMap<(String, TaintEffect), Span>,
     taints: Vec<Taint>,
     addresses: Option<Vec<Spanned<Ipv4Addr>>>,
+    /// How many `addresses` were written, read or not: an address refused at its value is
+    /// not also a count mismatch.
+    addresses_written: usize,
     /// The levels' patches, then the pool's own.
     patches: Vec<Patch>,
     /// The per-machine settings written on the pool, for each of its machines.
@@ -72,6 +77,7 @@ impl Resolver<'_> {
         inherited: &PoolDefaults,
         inherited_patches: &[Patch],
     ) -> Option<Pool> {
+        self.role = role;
         let props = self.pool_props(node, role, inherited);
         let block = self.pool_block(node, role, inherited_patches);
         let d = &mut *self.diags;
@@ -185,6 +191,7 @@ impl Resolver<'_> {
             taint_keys: BTreeMap::new(),
             taints: Vec::new(),
             addresses: None,
+            addresses_written: 0,
             patches: inherited_patches.to_vec(),
             node: NodeSettings::default(),
             disks: Vec::new(),
@@ -208,12 +215,14 @@ impl Resolver<'_> {
             }
             let d = &mut *self.diags;
             match child.name.value.as_str() {
-                "label" => b.label(child, node, d),
+                "label" => b.label(child, node, role, d),
                 "annotation" => b.annotation(child, node, d),
                 "taint" => b.taint(child, node, d),
                 "addresses" => {
                     let mut r = Reader::new(child, &[], d);
-                    b.addresses = Some(r.rest_str(d, "node addresses").iter().filter_map(|s| parse_ip(s, d)).collect());
+                    let written = r.rest_str(d, "node addresses");
+                    b.addresses_written = written.len();
+                    b.addresses = Some(written.iter().filter_map(|s| parse_ip(s, d)).collect());
                     r.finish(false, d);
                 }
                 "encrypt" => b.encrypt(child, node, d),
@@ -242,13 +251,14 @@ impl Resolver<'_> {
 
 impl PoolBlock {
     /// `label "<key>" "<value>"` of the pool `pool`.
-    fn label(&mut self, child: &Node, pool: &Node, d: &mut Diagnostics) {
+    fn label(&mut self, child: &Node, pool: &Node, role: Role, d: &mut Diagnostics) {
         let mut r = Reader::new(child, &[], d);
         let k = r.arg_str(d, "a label key");
         let v = r.arg_str(d, "a label value");
         r.finish(false, d);
         if let (Some(k), Some(v)) = (k, v) {
-            let valid = kubernetes_key(&k, "label", d) & kubernetes_value(&v, "label", d);
+            let valid = (kubernetes_key(&k, "label", d) & kubernetes_value(&v, "label", d))
+                && (role == Role::ControlPlane || kubelet_may_set(&k, d));
             if let Some(first) = self.label_keys.get(&k.value) {
                 d.push(
                     Diagnostic::new(
@@ -371,11 +381,12 @@ fn counts_agree(node: &Node, name: &Spanned<String>, count: &Spanned<u32>, b: &P
     let head = node.head_span();
     if let Some(addrs) = &b.addresses
         && addrs.len() != count.value as usize
+        && b.addresses_written != count.value as usize
     {
         d.push(
             Diagnostic::new(
                 &codes::INVALID_VALUE,
-                format!("pool `{}` has {} nodes and {} addresses", name.value, count.value, addrs.len()),
+                format!("pool `{}` has {} nodes and {} addresses", name.value, count.value, b.addresses_written),
             )
             .at(count.span)
             .label("node count")

@@ -10,7 +10,7 @@ use super::Resolver;
 use super::reader::{Reader, unknown_child};
 use super::urls::{UrlUse, expect_url, parse_ip};
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
-use crate::model::{Bytes, METAL_SIZE, Metal, Provider, Proxmox, Scaleway, Size, Spanned};
+use crate::model::{METAL_SIZE, Metal, Provider, Proxmox, Scaleway, Size, Spanned};
 use crate::syntax::Node;
 
 impl Resolver<'_> {
@@ -121,7 +121,13 @@ fn size(child: &Node, is_scaleway: bool, d: &mut Diagnostics) -> Option<Size> {
             r.report_missing("cores", d);
             None
         };
-        (None, cores, r.require_parsed::<Bytes>("memory", d))
+        let memory = if r.has_prop("memory") {
+            r.prop_bytes("memory", d)
+        } else {
+            r.report_missing("memory", d);
+            None
+        };
+        (None, cores, memory)
     };
     let kvm = r.prop_bool("kvm", d).is_some_and(|b| b.value);
     r.finish(false, d);

@@ -26,6 +26,9 @@ impl<'n> Reader<'n> {
                 .at(p.name.span)
                 .label("unknown property");
                 d.help = Some(match did_you_mean(&p.name.value, props.iter().copied()) {
+                    _ if property_hint(node, &p.name.value).is_some() => {
+                        property_hint(node, &p.name.value).unwrap_or_default()
+                    }
                     Some(s) => format!("did you mean `{s}`?"),
                     None if props.is_empty() => format!("`{}` takes no properties", node.name.value),
                     None => format!("`{}` takes: {}", node.name.value, list(props)),
@@ -89,6 +92,19 @@ impl<'n> Reader<'n> {
     pub fn prop_parsed<T: FromStr<Err = String>>(&self, name: &str, diags: &mut Diagnostics) -> Option<Spanned<T>> {
         let s = self.prop_str(name, diags)?;
         parse_at(&s, diags)
+    }
+
+    /// A size property (`"100GB"`): like [`Reader::prop_parsed`], and a number written without
+    /// quotes gets the size to write, with its unit (`data-disk-size=50`).
+    pub fn prop_bytes(&self, name: &str, diags: &mut Diagnostics) -> Option<Spanned<crate::model::Bytes>> {
+        let v = self.prop_value(name)?;
+        if let ValueKind::Integer(n) = v.kind {
+            diags.push(wrong_type(v, &format!("`{name}`"), "a string").help(format!(
+                "a size is a string with its unit: `{name}=\"{n}GB\"` (powers of ten) or `{name}=\"{n}GiB\"` (powers of two)"
+            )));
+            return None;
+        }
+        self.prop_parsed(name, diags)
     }
 
     /// A required string property.
@@ -184,6 +200,25 @@ impl<'n> Reader<'n> {
     }
 }
 
+/// Where a property a newcomer writes on a node that does not take it lives instead
+/// (newcomer-3.md m15b, m24).
+fn property_hint(node: &Node, prop: &str) -> Option<String> {
+    let name = node.args.first().and_then(|a| match &a.kind {
+        ValueKind::String(s) => Some(s.as_str()),
+        _ => None,
+    });
+    match (node.name.value.as_str(), prop) {
+        ("link" | "bond" | "vlan", "mtu") => Some(format!(
+            "fleetc does not model the MTU: set it in a node patch, a `LinkConfig` document (`apiVersion: v1alpha1`, `kind: LinkConfig`, `name: {}`, `mtu: …`; siderolabs/talos v1.13.9 `pkg/machinery/config/types/network/link.go`)",
+            name.unwrap_or("<link>")
+        )),
+        ("node", "secure-boot" | "count" | "size" | "schematic" | "kubernetes") => {
+            Some(format!("`{prop}` is set per pool, for all its machines: give this node a pool of its own"))
+        }
+        _ => None,
+    }
+}
+
 pub(crate) fn list(items: &[&str]) -> String {
     items.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
 }
@@ -222,9 +257,20 @@ pub(crate) fn parse_at<T: FromStr<Err = String>>(s: &Spanned<String>, diags: &mu
     match s.value.parse::<T>() {
         Ok(v) => Some(Spanned::new(v, s.span)),
         Err(e) => {
-            diags.push(Diagnostic::new(&codes::INVALID_VALUE, e).at(s.span).label("invalid value"));
+            diags.push(invalid_value(&e, s.span, "invalid value"));
             None
         }
+    }
+}
+
+/// `fleet::model::invalid-value` from a parser's error: its first line is the message, the
+/// rest (after a line break) the help (`model::values`).
+pub(crate) fn invalid_value(e: &str, span: Span, label: &str) -> Diagnostic {
+    let (message, help) = e.split_once('\n').map_or((e, None), |(m, h)| (m, Some(h)));
+    let d = Diagnostic::new(&codes::INVALID_VALUE, message).at(span).label(label);
+    match help {
+        Some(h) => d.help(h),
+        None => d,
     }
 }
 

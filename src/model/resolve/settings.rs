@@ -162,13 +162,13 @@ impl Resolver<'_> {
         if let Some(v) = r.prop_str("schematic", d) {
             p.schematic = Some(v);
         }
-        if let Some(v) = r.prop_parsed("ephemeral-min-size", d) {
+        if let Some(v) = r.prop_bytes("ephemeral-min-size", d) {
             p.ephemeral_min_size = Some(v);
         }
-        if let Some(v) = r.prop_parsed("data-disk-size", d) {
+        if let Some(v) = r.prop_bytes("data-disk-size", d) {
             p.data_disk_size = Some(v);
         }
-        if let Some(v) = r.prop_parsed("system-disk-size", d) {
+        if let Some(v) = r.prop_bytes("system-disk-size", d) {
             p.system_disk_size = Some(v);
         }
     }

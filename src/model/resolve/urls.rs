@@ -45,7 +45,7 @@ pub(super) fn parse_ip(s: &Spanned<String>, d: &mut Diagnostics) -> Option<Spann
     match values::parse_ipv4(&s.value) {
         Ok(ip) => Some(Spanned::new(ip, s.span)),
         Err(e) => {
-            d.push(Diagnostic::new(&codes::INVALID_VALUE, e).at(s.span).label("invalid address"));
+            d.push(super::reader::invalid_value(&e, s.span, "invalid address"));
             None
         }
     }

@@ -363,7 +363,7 @@ fn cluster_facts(f: &mut Facts, fleet: &Fleet, env: &Environment, c: &Cluster) {
         put(f, &a, EXISTS, "yes");
         let source = match &app.source {
             crate::model::AppSource::Path { path, .. } => format!("path {}", path.value),
-            crate::model::AppSource::Chart { repo, chart, version, values } => format!(
+            crate::model::AppSource::Chart { repo, chart, version, values, .. } => format!(
                 "chart {} from {}{}{}",
                 chart.value,
                 repo.value,

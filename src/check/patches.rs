@@ -60,6 +60,9 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                     check_credentials(patch, doc, diags);
                     check_legacy_encryption(patch, doc, &pool.disk, diags);
                     check_link_mtu(patch, doc, diags);
+                    if pool.role == crate::model::Role::Worker {
+                        check_worker_only(patch, doc, talos, &mut reported, diags);
+                    }
                     if let Some(schema) = schema.as_mut() {
                         check_schema(patch, doc, talos, schema, env, &reach, diags);
                     }
@@ -413,6 +416,41 @@ fn check_credentials(patch: &Patch, doc: &PatchDocument, diags: &mut Diagnostics
                 .help("a patch is committed and copied into out/, so a credential in it is in git and in every consumer's state; fleetc never writes one there (R14, F11): use a key that is not stored (`encrypt key=\"tpm\"` or `\"nodeid\"`), or keep the credential in a sealed input"),
         );
     }
+}
+
+/// What Talos's `Validate` refuses on a worker's config, for a patch that reaches a worker pool:
+/// the Talos API from Kubernetes ("feature Kubernetes Talos API Access can only be enabled on
+/// control plane machines", siderolabs/talos v1.13.9
+/// `pkg/machinery/config/types/v1alpha1/v1alpha1_validation.go` l.336-339). Once per document.
+fn check_worker_only(
+    patch: &Patch,
+    doc: &PatchDocument,
+    talos: Version,
+    reported: &mut Vec<Span>,
+    diags: &mut Diagnostics,
+) {
+    const AT: &str = "/machine/features/kubernetesTalosAPIAccess/enabled";
+    if doc.kind() != "v1alpha1" || doc.value.pointer(AT).and_then(Value::as_bool) != Some(true) {
+        return;
+    }
+    let span = doc.place(AT);
+    if reported.contains(&span) {
+        return;
+    }
+    reported.push(span);
+    diags.push(
+        Diagnostic::new(
+            &codes::PATCH_SCHEMA,
+            format!(
+                "`machine.features.kubernetesTalosAPIAccess` is not valid for Talos v{}.{} on a worker: \"feature Kubernetes Talos API Access can only be enabled on control plane machines\"",
+                talos.major, talos.minor
+            ),
+        )
+        .at(span)
+        .label("reaches a worker pool")
+        .related(patch.span, "patch used here")
+        .help("Talos's validation refuses the worker's config, so the node never takes it: write the patch in `control-plane { patch … }`"),
+    );
 }
 
 /// The link documents whose `mtu` Linux bounds at `ETH_MAX_MTU` (65535): Ethernet links and the

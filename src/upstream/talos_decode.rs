@@ -109,9 +109,21 @@ fn child<'a>(alts: &[&'a Value], key: &str) -> Option<&'a Value> {
     })
 }
 
+/// The machinery's types with their own `UnmarshalYAML` from a string, which the schema
+/// generator renders as an object with no properties: `v1alpha1.Endpoint` (a URL,
+/// siderolabs/talos v1.13.9 `pkg/machinery/config/types/v1alpha1/v1alpha1_types.go`
+/// l.1116-1135; `machine.logging.destinations[].endpoint`, `cluster.controlPlane.endpoint`).
+const FROM_TEXT: &[&str] = &["#/$defs/v1alpha1.Endpoint"];
+
 /// Converts `v` (at JSON pointer `at`) as the decoder would for `schema`; `raw` gives the
 /// text of the scalar written at a pointer (a string field gets that text).
 pub fn coerce(v: &mut Value, schema: &Value, defs: &Value, raw: &dyn Fn(&str) -> Option<String>, at: &str) {
+    // A type that decodes itself from a string, which the schema shows as an empty object: the
+    // decoder reads the string into the struct, so the schema judges that struct.
+    if v.is_string() && schema.get("$ref").and_then(Value::as_str).is_some_and(|r| FROM_TEXT.contains(&r)) {
+        *v = Value::Object(serde_json::Map::new());
+        return;
+    }
     let alts = alternatives(schema, defs);
     if alts.is_empty() {
         return;
@@ -247,6 +259,15 @@ mod tests {
     fn a_null_leaves_the_field_unset() {
         let s = json!({"type": "object", "properties": {"a": {"type": "string"}}});
         assert_eq!(run(json!({"a": null}), s), json!({}));
+    }
+
+    #[test]
+    fn an_endpoint_is_read_from_its_url() {
+        let schema = json!({"$ref": "#/$defs/v1alpha1.Endpoint"});
+        let defs = json!({"v1alpha1.Endpoint": {"type": "object", "additionalProperties": false, "properties": {}}});
+        let mut v = json!("tcp://127.0.0.1:6000");
+        coerce(&mut v, &schema, &defs, &|_| None, "");
+        assert_eq!(v, json!({}));
     }
 
     #[test]

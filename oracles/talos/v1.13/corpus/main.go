@@ -26,6 +26,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -71,6 +72,8 @@ func main() {
 	worker := flag.String("worker", "", "a worker node's hostname")
 	pool := flag.String("worker-pool", "", "the worker's pool (out/…/workers/<pool>.yaml)")
 	mode := flag.String("mode", "cloud", "the node's runtime mode: cloud | metal")
+	fleetc := flag.String("fleetc", "", "fleetc's binary: an RFC 6902 patch is judged as the strategic merge fleetc writes for it")
+	fixture := flag.String("fixture", "", "the fixture's fleet.kdl (with --fleetc)")
 	flag.Parse()
 	if *corpus == "" || *base == "" || *cluster == "" || *endpoint == "" || *k8s == "" || *cp == "" || *worker == "" || *pool == "" {
 		fmt.Fprintln(os.Stderr, "usage: corpus-oracle --corpus DIR --base DIR --cluster NAME --endpoint URL --kubernetes V --cp HOST --worker HOST --worker-pool POOL [--mode cloud|metal]")
@@ -128,11 +131,22 @@ func main() {
 		}
 		verdict, msg := "accept", ""
 		var warnings []string
+		data, note := e.data, ""
+		if *fleetc != "" && isJSON6902(e.data) {
+			// Talos refuses a JSON 6902 patch on a multi-document config (configpatcher/apply.go,
+			// json6902.go l.26-28), and every fleetc config is one: fleetc hands the consumers the
+			// strategic merge it converts the file to, so those are the bytes to judge.
+			if conv, err := convertWithFleetc(*fleetc, *fixture, e.data); err == nil {
+				data, note = conv, "converted by fleetc: "
+			} else {
+				note = "fleetc does not convert it (" + oneLine(err.Error()) + "): "
+			}
+		}
 		for _, t := range targets {
 			if e.level != "cluster" && e.level != t.name {
 				continue
 			}
-			w, err := judge(e.data, t.cfg, rm)
+			w, err := judge(data, t.cfg, rm)
 			if err != nil {
 				verdict, msg = "refuse", t.name+": "+oneLine(err.Error())
 				break
@@ -142,6 +156,7 @@ func main() {
 		if verdict == "accept" && len(warnings) > 0 {
 			msg = fmt.Sprintf("%d warning(s): %s", len(warnings), oneLine(strings.Join(dedup(warnings), "; ")))
 		}
+		msg = note + msg
 		fmt.Printf("%s\t%s\t%s\t%s\t%s\t%s\n", e.rel, e.level, e.kind, h, verdict, msg)
 	}
 }
@@ -226,13 +241,68 @@ func judge(patchBytes, cfg []byte, mode runtimeMode) ([]string, error) {
 	return w, nil
 }
 
+// isJSON6902: the file is what LoadPatch reads as an RFC 6902 JSON patch (configpatcher/load.go:
+// anything that is not a strategic merge patch).
+func isJSON6902(b []byte) bool {
+	p, err := configpatcher.LoadPatch(b)
+	if err != nil {
+		return false
+	}
+	_, strategic := p.(configpatcher.StrategicMergePatch)
+	return !strategic
+}
+
+// convertWithFleetc: the bytes fleetc writes to out/ for the patch file, from a scratch copy of
+// the fixture with the file as the control plane's patch (the conversion is per file; the
+// level only decides where out/ puts it).
+func convertWithFleetc(fleetc, fixture string, patch []byte) ([]byte, error) {
+	kdl, err := os.ReadFile(fixture)
+	if err != nil {
+		return nil, err
+	}
+	loc := controlPlaneLine.FindIndex(kdl)
+	if loc == nil {
+		return nil, fmt.Errorf("the fixture has no control-plane line")
+	}
+	i, j := loc[0], loc[1]-loc[0]
+	line := strings.TrimRight(string(kdl[i:i+j]), " ")
+	if strings.HasSuffix(line, "{") {
+		return nil, fmt.Errorf("the fixture's control-plane has a block")
+	}
+	with := string(kdl[:i]) + line + " {\n                patch \"corpus-patch.yaml\"\n            }" + string(kdl[i+j:])
+	dir, err := os.MkdirTemp("", "corpus-convert-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.WriteFile(filepath.Join(dir, "fleet.kdl"), []byte(with), 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "corpus-patch.yaml"), patch, 0o644); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(fleetc, "build", "--quiet")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+		return nil, fmt.Errorf("fleetc build: %s", first)
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "out", "talos", "*", "*", "patches", "controlplane", "*-corpus-patch.yaml"))
+	if len(matches) != 1 {
+		return nil, fmt.Errorf("fleetc wrote %d copies of the patch", len(matches))
+	}
+	return os.ReadFile(matches[0])
+}
+
 // ---------------------------------------------------------------------------------------------
 // Which corpus files are patches (tests/corpus/README.md, "Which files are patches").
 
 var (
 	// a patch list entry that names a file: `- "@./patches/x.yaml"`
 	topfPatchDir = regexp.MustCompile(`^(?:.*/)?(?:all|control-plane|worker|node/[^/]+)/[^/]+$`)
-	placeholder  = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+	// the fixture's control-plane line, which has no block of its own
+	controlPlaneLine = regexp.MustCompile(`(?m)^[ \t]*control-plane [^\n]*$`)
+	placeholder      = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 )
 
 func collect(corpus string) ([]entry, error) {

@@ -100,13 +100,9 @@ fn upgrade_plan(ui: &Ui, args: &FleetArgs, target: &str, flags: &UpgradePlanFlag
             let dir = fleet_dir(&args.fleet);
             let name =
                 args.fleet.file_name().map_or_else(|| "fleet.kdl".to_owned(), |n| n.to_string_lossy().into_owned());
-            let loader = match crate::git_loader::GitLoader::open(&dir, rev) {
-                Ok(l) => l,
-                Err(e) => return fail(e),
-            };
-            let old_text = match crate::model::Loader::read(&loader, &name) {
-                Ok(t) => t,
-                Err(e) => return fail(format_args!("cannot read {name} at `{rev}`: {e}")),
+            let (loader, old_text) = match fleet_at(&dir, rev, &name) {
+                Ok(v) => v,
+                Err(code) => return code,
             };
             let mut old = compile(&format!("{rev}:{name}"), &old_text, &loader);
             match old.fleet.take() {
@@ -196,6 +192,15 @@ impl Ui {
             eprintln!("{msg}");
         }
     }
+}
+
+/// The fleet file `name` of `dir`'s repository at revision `rev`, with the loader that reads its
+/// other files at that revision; on failure, the exit code after saying why.
+fn fleet_at(dir: &std::path::Path, rev: &str, name: &str) -> Result<(crate::git_loader::GitLoader, String), i32> {
+    let loader = crate::git_loader::GitLoader::open(dir, rev).map_err(fail)?;
+    let text = crate::model::Loader::read(&loader, name)
+        .map_err(|e| fail(format_args!("cannot read {name} at `{rev}`: {e}")))?;
+    Ok((loader, text))
 }
 
 fn fail(msg: impl std::fmt::Display) -> i32 {
@@ -530,13 +535,9 @@ fn diff(ui: &Ui, args: &DiffArgs) -> i32 {
     }
     let (base, old_set, old_fleet) = match &args.base {
         Some(rev) => {
-            let loader = match crate::git_loader::GitLoader::open(&dir, rev) {
-                Ok(l) => l,
-                Err(e) => return fail(e),
-            };
-            let old_text = match crate::model::Loader::read(&loader, &name) {
-                Ok(t) => t,
-                Err(e) => return fail(format_args!("cannot read {name} at `{rev}`: {e}")),
+            let (loader, old_text) = match fleet_at(&dir, rev, &name) {
+                Ok(v) => v,
+                Err(code) => return code,
             };
             match compile_for_diff(
                 ui,

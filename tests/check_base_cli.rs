@@ -10,33 +10,14 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use crate::common;
+
 const CASE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/upgrade-path-skips");
 const BASE: &str = include_str!("../golden/upgrade-path-skips/upgrade-base.kdl");
 const SKIPS: &str = include_str!("../golden/upgrade-path-skips/fleet.kdl");
 
 fn fleetc(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fleetc")).current_dir(dir).args(args).output().expect("fleetc runs")
-}
-
-fn git_available() -> bool {
-    if Command::new("git").arg("--version").output().is_ok_and(|o| o.status.success()) {
-        return true;
-    }
-    assert!(std::env::var("CI").map(|v| v != "true").unwrap_or(true), "CI=true but the `git` command is missing");
-    eprintln!("skipped: the `git` command is not installed");
-    false
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let o = Command::new("git")
-        .current_dir(dir)
-        .args(["-c", "user.name=fleetc test", "-c", "user.email=test@fleetc.invalid", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .expect("git runs");
-    assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
 }
 
 /// A repository with the base fleet committed in `infra/` (and its vendored manifests).
@@ -47,10 +28,10 @@ fn repo() -> tempfile::TempDir {
     for e in fs::read_dir(Path::new(CASE).join("vendor")).unwrap().flatten() {
         fs::copy(e.path(), infra.join("vendor").join(e.file_name())).unwrap();
     }
-    git(tmp.path(), &["init", "-q", "-b", "main"]);
+    common::git(tmp.path(), &["init", "-q", "-b", "main"]);
     fs::write(infra.join("fleet.kdl"), BASE).unwrap();
-    git(tmp.path(), &["add", "-A"]);
-    git(tmp.path(), &["commit", "-q", "-m", "base"]);
+    common::git(tmp.path(), &["add", "-A"]);
+    common::git(tmp.path(), &["commit", "-q", "-m", "base"]);
     tmp
 }
 
@@ -60,7 +41,7 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn skipped_minors_and_workers_ahead_are_refused_against_the_base() {
-    if !git_available() {
+    if !common::git_available() {
         return;
     }
     let tmp = repo();
@@ -88,7 +69,7 @@ fn skipped_minors_and_workers_ahead_are_refused_against_the_base() {
 
 #[test]
 fn one_minor_with_the_workers_pinned_passes() {
-    if !git_available() {
+    if !common::git_available() {
         return;
     }
     let tmp = repo();
@@ -111,7 +92,7 @@ fn one_minor_with_the_workers_pinned_passes() {
 
 #[test]
 fn an_unknown_revision_is_an_error() {
-    if !git_available() {
+    if !common::git_available() {
         return;
     }
     let tmp = repo();

@@ -8,6 +8,8 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use crate::common;
+
 const FLEET: &str = include_str!("../golden/diff-worker-count/base.kdl");
 const GROWN: &str = include_str!("../golden/diff-worker-count/fleet.kdl");
 
@@ -28,44 +30,23 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn git_available() -> bool {
-    if Command::new("git").arg("--version").output().is_ok_and(|o| o.status.success()) {
-        return true;
-    }
-    assert!(std::env::var("CI").map(|v| v != "true").unwrap_or(true), "CI=true but the `git` command is missing");
-    eprintln!("skipped: the `git` command is not installed");
-    false
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let o = Command::new("git")
-        .current_dir(dir)
-        .args(["-c", "user.name=fleetc test", "-c", "user.email=test@fleetc.invalid", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .expect("git runs");
-    assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
-}
-
 /// A repository with the fleet in `infra/`: first commit the base fleet, second the grown one.
 fn repo() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     fs::create_dir(root.join("infra")).unwrap();
-    git(root, &["init", "-q", "-b", "main"]);
+    common::git(root, &["init", "-q", "-b", "main"]);
     fs::write(root.join("infra/fleet.kdl"), FLEET).unwrap();
-    git(root, &["add", "-A"]);
-    git(root, &["commit", "-q", "-m", "base"]);
+    common::git(root, &["add", "-A"]);
+    common::git(root, &["commit", "-q", "-m", "base"]);
     fs::write(root.join("infra/fleet.kdl"), GROWN).unwrap();
-    git(root, &["commit", "-q", "-a", "-m", "grow the system pool"]);
+    common::git(root, &["commit", "-q", "-a", "-m", "grow the system pool"]);
     tmp
 }
 
 #[test]
 fn base_head_1_compares_two_revisions_without_out() {
-    if !git_available() {
+    if !common::git_available() {
         return;
     }
     let tmp = repo();
@@ -95,7 +76,7 @@ fn base_head_1_compares_two_revisions_without_out() {
 
 #[test]
 fn a_bad_revision_or_a_broken_fleet_is_exit_2() {
-    if !git_available() {
+    if !common::git_available() {
         return;
     }
     let tmp = repo();

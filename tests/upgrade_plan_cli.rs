@@ -12,6 +12,8 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use crate::common;
+
 const CASE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/capi-upgrade");
 const BASE: &str = include_str!("../golden/capi-upgrade/fleet.kdl");
 
@@ -107,36 +109,15 @@ fn without_out_it_says_it_plans_from_fleet_kdl() {
     assert!(out.contains("Kubernetes 1.34.3 → 1.35.2"), "{out}");
 }
 
-fn git_available() -> bool {
-    if Command::new("git").arg("--version").output().is_ok_and(|o| o.status.success()) {
-        return true;
-    }
-    assert!(std::env::var("CI").map(|v| v != "true").unwrap_or(true), "CI=true but the `git` command is missing");
-    eprintln!("skipped: the `git` command is not installed");
-    false
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let o = Command::new("git")
-        .current_dir(dir)
-        .args(["-c", "user.name=fleetc test", "-c", "user.email=test@fleetc.invalid", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .expect("git runs");
-    assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
-}
-
 #[test]
 fn with_base_it_plans_from_the_revision() {
-    if !git_available() {
+    if !common::git_available() {
         return;
     }
     let tmp = fleet_dir();
-    git(tmp.path(), &["init", "-q", "-b", "main"]);
-    git(tmp.path(), &["add", "-A"]);
-    git(tmp.path(), &["commit", "-q", "-m", "base"]);
+    common::git(tmp.path(), &["init", "-q", "-b", "main"]);
+    common::git(tmp.path(), &["add", "-A"]);
+    common::git(tmp.path(), &["commit", "-q", "-m", "base"]);
     edit_talos(tmp.path());
     let o = fleetc(tmp.path(), &["upgrade-plan", "lab/mgmt", "--base", "HEAD"]);
     let (out, err) = text(&o);

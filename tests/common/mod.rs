@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use fleetc::compile::{Compilation, FsLoader, compile};
 
@@ -50,4 +51,30 @@ pub fn golden_fleets() -> Vec<PathBuf> {
         .unwrap_or_default();
     v.sort();
     v
+}
+
+/// Whether the `git` command is here: under CI=true its absence is a failure, elsewhere the
+/// caller skips and says so.
+#[allow(clippy::disallowed_methods)] // a test asks whether git is installed
+pub fn git_available() -> bool {
+    if Command::new("git").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        return true;
+    }
+    assert!(std::env::var("CI").map(|v| v != "true").unwrap_or(true), "CI=true but the `git` command is missing");
+    eprintln!("skipped: the `git` command is not installed");
+    false
+}
+
+/// Runs `git` in `dir` with a fixed identity and no system or user configuration.
+#[allow(clippy::disallowed_methods)] // a test makes a repository with git
+pub fn git(dir: &Path, args: &[&str]) {
+    let o = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=fleetc test", "-c", "user.email=test@fleetc.invalid", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .expect("git runs");
+    assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
 }

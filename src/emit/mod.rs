@@ -40,8 +40,8 @@ pub type Emitter = fn(&Fleet) -> EmitResult;
 
 /// Every family, merged into one set, then validated ([`validate`]), with the warnings only
 /// an emitter can give ([`capi::warnings`], and the patches' against the fields fleetc writes:
-/// [`talos::owned`], whose errors stop the run before any family emits): on success the set and those warnings, on
-/// failure the errors and those warnings. The families run as jobs on up to `threads`
+/// [`talos::owned`], whose errors stop the run before any family emits): on success the set
+/// and those warnings, on failure the errors and those warnings. The families run as jobs on up to `threads`
 /// threads ([`crate::parallel::run`]), Talos as one job per cluster (it is most of the work);
 /// the parts are merged and the failures reported in the fixed family order below (a
 /// family's clusters in [`Fleet::clusters`] order, its first failure only, as one run of

@@ -122,11 +122,15 @@ fn talos_minor(old: &Cluster, new: &Cluster, env: &str, diags: &mut Diagnostics)
         )
         .at(new.talos.span)
         .label(format!("was {} at the base revision", from.v()))
-        .help(format!(
-            "Talos upgrades go through every minor release: set the latest v{}.{}.x in this change, upgrade the nodes (`fleetc upgrade`), then go on (F1)",
-            from.major,
-            from.minor + 1
-        )),
+        .help({
+            // The release `upgrade-plan` proposes for that minor (the versions table's newest).
+            let next = (from.major, from.minor + 1);
+            let release = crate::upstream::talos::talos_newest(next)
+                .map_or_else(|| format!("the latest v{}.{}.x", next.0, next.1), |v| v.v());
+            format!(
+                "Talos upgrades go through every minor release: set {release} in this change, upgrade the nodes (`fleetc upgrade`), then go on (F1)"
+            )
+        }),
     );
 }
 

@@ -230,3 +230,17 @@ fn neighbours_of_the_newcomers_mistakes_are_caught() {
         assert!(!c.diags.iter().any(|d| d.code.name == "fleet::names::node-restricted-label"), "{ok}");
     }
 }
+
+/// newcomer-3.md m32: an integer outside its type says the range it takes, as the trial's 5/5
+/// asks (`endpoint port=70000`: 0 to 65535).
+#[test]
+fn an_integer_out_of_range_names_the_range() {
+    let reference = std::fs::read_to_string(common::root().join("fleet.kdl")).unwrap();
+    let edited =
+        reference.replacen(r#"endpoint address="10.10.0.10""#, r#"endpoint address="10.10.0.10" port=70000"#, 1);
+    let c = compile("fleet.kdl", &edited, &loader());
+    let d = c.diags.iter().find(|d| d.message == "`port` is out of range").unwrap_or_else(|| {
+        panic!("no out-of-range error: {:?}", c.diags.iter().map(|d| &d.message).collect::<Vec<_>>())
+    });
+    assert_eq!(d.help.as_deref(), Some("`port` takes a whole number from 0 to 65535"));
+}

@@ -84,7 +84,7 @@ impl<'n> Reader<'n> {
         }
     }
 
-    pub fn prop_int<T: TryFrom<i128>>(&self, name: &str, diags: &mut Diagnostics) -> Option<Spanned<T>> {
+    pub fn prop_int<T: IntProp>(&self, name: &str, diags: &mut Diagnostics) -> Option<Spanned<T>> {
         self.prop_value(name).and_then(|v| expect_int(v, &format!("`{name}`"), diags))
     }
 
@@ -233,7 +233,18 @@ pub(crate) fn expect_str(v: &Value, what: &str, diags: &mut Diagnostics) -> Opti
     }
 }
 
-pub(crate) fn expect_int<T: TryFrom<i128>>(v: &Value, what: &str, diags: &mut Diagnostics) -> Option<Spanned<T>> {
+/// An integer type a property takes, with its range (said when a value is outside it).
+pub(crate) trait IntProp: TryFrom<i128> {
+    const MIN: i128;
+    const MAX: i128;
+}
+
+macro_rules! int_prop {
+    ($($t:ty),*) => { $(impl IntProp for $t { const MIN: i128 = <$t>::MIN as i128; const MAX: i128 = <$t>::MAX as i128; })* };
+}
+int_prop!(u8, u16, u32, u64, usize, i32, i64);
+
+pub(crate) fn expect_int<T: IntProp>(v: &Value, what: &str, diags: &mut Diagnostics) -> Option<Spanned<T>> {
     match v.kind {
         ValueKind::Integer(i) => match T::try_from(i) {
             Ok(n) => Some(Spanned::new(n, v.span)),
@@ -241,7 +252,8 @@ pub(crate) fn expect_int<T: TryFrom<i128>>(v: &Value, what: &str, diags: &mut Di
                 diags.push(
                     Diagnostic::new(&codes::INVALID_VALUE, format!("{what} is out of range"))
                         .at(v.span)
-                        .label("out of range"),
+                        .label(format!("not within {}–{}", T::MIN, T::MAX))
+                        .help(format!("{what} takes a whole number from {} to {}", T::MIN, T::MAX)),
                 );
                 None
             }

@@ -209,11 +209,11 @@ impl Resolver<'_> {
     }
 }
 
-/// The children an unknown child's help lists besides the settings (`metal` is read but not
-/// listed).
+/// The children an unknown child's help lists besides the settings.
 const ENVIRONMENT_CHILDREN: &[&str] = &[
     "scaleway",
     "proxmox",
+    "metal",
     "state",
     "network",
     "gateway",

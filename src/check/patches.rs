@@ -58,13 +58,13 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                 check_outside_values(patch, diags);
                 for doc in &patch.file.documents {
                     check_credentials(patch, doc, diags);
-                    check_legacy_encryption(patch, doc, &pool.disk, diags);
+                    let refused = check_legacy_encryption(patch, doc, &pool.disk, diags);
                     check_link_mtu(patch, doc, diags);
                     if pool.role == crate::model::Role::Worker {
                         check_worker_only(patch, doc, talos, &mut reported, diags);
                     }
                     if let Some(schema) = schema.as_mut() {
-                        check_schema(patch, doc, talos, schema, env, &reach, diags);
+                        check_schema(patch, doc, talos, schema, (env, &reach), &refused, diags);
                     }
                     check_rules(patch, doc, cluster, diags);
                 }
@@ -85,8 +85,8 @@ fn check_schema(
     doc: &PatchDocument,
     talos: Version,
     schema: &mut TalosSchema,
-    env: &Environment,
-    reach: &[&Machine],
+    (env, reach): (&Environment, &[&Machine]),
+    refused: &[String],
     diags: &mut Diagnostics,
 ) {
     let version = format!("v{}.{}", talos.major, talos.minor);
@@ -130,7 +130,7 @@ fn check_schema(
                         );
                     }
                 }
-                deprecated_fields(patch, doc, &version, &decoded, top, &p, env, reach, diags);
+                deprecated_fields(patch, doc, &version, &decoded, top, &p, (env, reach), refused, diags);
                 remove(&mut value, &p);
             }
         }
@@ -239,8 +239,8 @@ fn deprecated_fields(
     decoded: &[DecodedField],
     top: &DecodedField,
     at: &str,
-    env: &Environment,
-    reach: &[&Machine],
+    (env, reach): (&Environment, &[&Machine]),
+    refused: &[String],
     diags: &mut Diagnostics,
 ) {
     let mut found: Vec<(String, &DecodedField)> = decoded
@@ -253,6 +253,10 @@ fn deprecated_fields(
     if found.is_empty() {
         found.push((at.to_owned(), top));
     }
+    // A field already refused beside fleetc's document (`check_legacy_encryption`, whose help
+    // says it is deprecated) is one error, not also a warning; so is the field holding it.
+    let under = |a: &str, b: &str| a == b || a.starts_with(&format!("{b}/"));
+    found.retain(|(p, _)| !refused.iter().any(|r| under(p, r) || under(r, p)));
     for (p, f) in found {
         let field = dotted(&p);
         let conflict = FLEETC_WRITES.iter().find(|c| c.0 == f.path);
@@ -328,9 +332,16 @@ fn twice(patches: &[Patch], node: Option<&str>, reported: &mut Vec<Span>, diags:
 /// configured in both v1alpha1.Config and VolumeConfig", siderolabs/talos v1.13.9
 /// pkg/machinery/config/types/block/volume_config.go l.282-299, run by
 /// config/container/container.go l.617).
-fn check_legacy_encryption(patch: &Patch, doc: &PatchDocument, disk: &DiskSecurity, diags: &mut Diagnostics) {
+/// Returns the pointers it refused.
+fn check_legacy_encryption(
+    patch: &Patch,
+    doc: &PatchDocument,
+    disk: &DiskSecurity,
+    diags: &mut Diagnostics,
+) -> Vec<String> {
+    let mut refused = Vec::new();
     if doc.kind() != "v1alpha1" {
-        return;
+        return refused;
     }
     for (key, volume, label) in
         [("state", SystemVolume::State, "STATE"), ("ephemeral", SystemVolume::Ephemeral, "EPHEMERAL")]
@@ -348,7 +359,9 @@ fn check_legacy_encryption(patch: &Patch, doc: &PatchDocument, disk: &DiskSecuri
             .related(patch.span, "patch used here")
             .help("remove it: `encrypt` in fleet.kdl is where the volume's encryption is set (the field is deprecated: \"Use `VolumeConfig` instead.\")"),
         );
+        refused.push(p);
     }
+    refused
 }
 
 /// Environment variables of an `ExtensionServiceConfig` whose name says they hold a

@@ -156,6 +156,13 @@ fn each_case_shows_the_impact_it_is_for() {
         ),
         ("diff-talos-patch-reboot-upgrade", "talos-version", "warning", "Talos v1.13.9 → v1.14.1"),
         ("diff-talos-patch-overrides", "talos-fields", "warning", "rule R21 overridden on purpose for `main-cp-1`"),
+        // A worker keeps the taints it registered with: NodeRestriction refuses its own change.
+        (
+            "diff-worker-taint",
+            "talos-fields",
+            "warning",
+            "`machine.nodeTaints.dedicated` changed (workers/system.yaml) → only when a node registers",
+        ),
     ];
     for (case, rule, severity, fragment) in expect {
         let dir = common::root().join("golden").join(case);

@@ -2,8 +2,9 @@
 //! disk per machine, never by bare device path without a warning (R15); node names are DNS
 //! labels and hostnames unique in their cluster; a node's links carry its address and no
 //! link address is used twice (R18); Cluster API managed clusters take no per-machine
-//! settings (R26). Named node addresses are `Machine::address`, so `network.rs` checks them
-//! like every static address (inside the private network, unique).
+//! settings (R26); a node taints no key its pool taints. Named node addresses are
+//! `Machine::address`, so `network.rs` checks them like every static address (inside the
+//! private network, unique).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
@@ -83,6 +84,22 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                                 .at(span)
                                 .label("one machine's own settings")
                                 .related(cluster.managed_by.as_ref().map_or(cluster.span, |b| b.span), "managed here"),
+                            );
+                        }
+                    }
+                    // A machine's taints are added to its pool's (Talos appends a worker's
+                    // `registerWithTaints` lists, `merge/merge.go`): one key, one place.
+                    for t in &m.settings.taints {
+                        if let Some(p) = pool.taints.iter().find(|p| p.key == t.key) {
+                            diags.push(
+                                Diagnostic::new(
+                                    &codes::DUPLICATE_KEY,
+                                    format!("taint `{}` of node `{}` is its pool's taint too", t.key, m.hostname),
+                                )
+                                .at(t.span)
+                                .label("the node's taint")
+                                .related(p.span, "the pool's")
+                                .help("a node's taints add to its pool's, and its kubelet registers with both lists (a worker must be tainted when it registers: NodeRestriction refuses a node that changes its own taints later, kubernetes v1.35.0 `plugin/pkg/admission/noderestriction/admission.go`): taint the key in one place, the pool or each node"),
                             );
                         }
                     }

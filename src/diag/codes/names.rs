@@ -51,14 +51,19 @@ labels.
 ";
 
     DUPLICATE_KEY = "fleet::names::duplicate-key", Error, None,
-    Some("a label key holds one value, and Kubernetes keeps taints unique by key and effect: the second would silently replace the first"),
+    Some("a label key holds one value, and Talos holds one taint per key: the second would silently replace the first"),
 "## What it does
-Reports a pool that sets the same label key twice, or two taints with the same key and effect.
+Reports a pool or node that sets the same label key twice, two taints with the same key (even
+with different effects), or a node taint whose key its pool taints too.
 
 ## Why
 Node labels are a map: one key, one value. fleetc used to keep the last one written, so the
-first was lost without a word. Kubernetes refuses a node whose taints repeat a (key, effect)
-pair (`validateNodeTaints`: \"taints must be unique by key and effect pair\").
+first was lost without a word. Talos's `machine.nodeTaints` is a map too, from a key to one
+`value:Effect` (siderolabs/talos v1.13.9 `pkg/machinery/config/types/v1alpha1/v1alpha1_types.go`,
+`MachineNodeTaints`): a second effect of the same key cannot be written. A worker's taints are
+also the ones its kubelet registers with (`registerWithTaints`), a list Talos appends a node's
+to its pool's: a key in both would register twice, and Kubernetes refuses taints that repeat a
+(key, effect) pair (`validateNodeTaints`: \"taints must be unique by key and effect pair\").
 
 ## Example
     label \"tier\" \"a\"

@@ -116,8 +116,35 @@ pub struct InstallDiskSelector {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Kubelet {
-    #[serde(rename = "nodeIP")]
-    pub node_ip: NodeIp,
+    #[serde(rename = "nodeIP", skip_serializing_if = "Option::is_none")]
+    pub node_ip: Option<NodeIp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extra_config: Option<KubeletExtraConfig>,
+}
+
+/// `machine.kubelet.extraConfig`: fields of the kubelet's `KubeletConfiguration`
+/// (k8s.io/kubelet `config/v1beta1`), which Talos lays over the one it generates
+/// (siderolabs/talos v1.13.9 `internal/app/machined/pkg/controllers/k8s/kubelet_spec.go`;
+/// `registerWithTaints` is not among `pkg/machinery/kubelet/kubelet.go`
+/// `ProtectedConfigurationFields`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KubeletExtraConfig {
+    /// The taints the kubelet creates its Node with. A worker must be tainted at registration:
+    /// Talos sets a worker's taints with the kubelet's own credentials, and the API server's
+    /// NodeRestriction plugin refuses a node that changes its taints after it registered
+    /// (kubernetes v1.35.0 `plugin/pkg/admission/noderestriction/admission.go`, "is not allowed
+    /// to modify taints"; Talos v1.13.9 `v1alpha1_types.go` `MachineNodeTaints`, the note).
+    pub register_with_taints: Vec<RegisterTaint>,
+}
+
+/// One `v1.Taint` of `registerWithTaints` (k8s.io/api `core/v1` `Taint`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RegisterTaint {
+    pub key: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    pub effect: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

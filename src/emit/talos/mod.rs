@@ -249,7 +249,10 @@ fn common_docs(env: &Environment, cluster: &Cluster, ccms: &[CloudController]) -
     }
     let machine = Machine {
         cert_sans: cert_sans(env, cluster),
-        kubelet: Some(Kubelet { node_ip: NodeIp { valid_subnets: vec![env.network.value.to_string()] } }),
+        kubelet: Some(Kubelet {
+            node_ip: Some(NodeIp { valid_subnets: vec![env.network.value.to_string()] }),
+            extra_config: None,
+        }),
         features: Some(Features {
             kube_prism: Some(KubePrism { enabled: true, port: KUBEPRISM_PORT }),
             kubernetes_talos_api_access: None,
@@ -356,17 +359,6 @@ fn pool_machine(fleet: &Fleet, env: &Environment, cluster: &Cluster, pool: &Pool
     let schematic = fleet
         .schematic(&pool.schematic.value)
         .ok_or_else(|| EmitError(format!("schematic `{}` of pool `{}` is not declared", pool.schematic, pool.name)))?;
-    let taints = pool
-        .taints
-        .iter()
-        .map(|t| {
-            let v = match &t.value {
-                Some(v) => format!("{v}:{}", t.effect.as_str()),
-                None => t.effect.as_str().to_owned(),
-            };
-            (t.key.clone(), v)
-        })
-        .collect();
     let image = fleet
         .installer(env, cluster, pool)
         .ok_or_else(|| EmitError(format!("no installer for pool `{}` (schematic `{}`)", pool.name, schematic.name)))?;
@@ -384,8 +376,50 @@ fn pool_machine(fleet: &Fleet, env: &Environment, cluster: &Cluster, pool: &Pool
         }),
         node_labels: pool.labels.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect(),
         node_annotations: pool.annotations.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect(),
-        node_taints: taints,
+        node_taints: node_taints(&pool.taints),
+        kubelet: registration(pool, &pool.taints),
         ..Machine::default()
+    })
+}
+
+/// `machine.nodeTaints`: each taint as `key: value:Effect` (or `key: Effect`).
+fn node_taints(taints: &[crate::model::Taint]) -> BTreeMap<String, String> {
+    taints
+        .iter()
+        .map(|t| {
+            let v = match &t.value {
+                Some(v) => format!("{v}:{}", t.effect.as_str()),
+                None => t.effect.as_str().to_owned(),
+            };
+            (t.key.clone(), v)
+        })
+        .collect()
+}
+
+/// A worker's taints also go to the kubelet, which creates its Node with them: Talos applies
+/// `machine.nodeTaints` to a worker with the kubelet's credentials after it registered, and the
+/// NodeRestriction admission plugin refuses a node that changes its own taints, with the
+/// labels and annotations of the same update (siderolabs/talos v1.13.9
+/// `internal/app/machined/pkg/controllers/k8s/node_apply.go`: a worker's client is
+/// `NewClientFromKubeletKubeconfig`, and `syncOnce` sends labels, annotations and taints in one
+/// `Update`; kubernetes v1.35.0 `plugin/pkg/admission/noderestriction/admission.go`). A taint
+/// the Node registered with is one `ApplyTaints` finds equal and takes ownership of, without
+/// changing it. Control-plane nodes use an administrator's credentials and need none of this.
+/// A machine's own taints are on top of its pool's (Talos appends the two lists,
+/// `merge/merge.go`), and a machine never restates its pool's taint key (`check`).
+fn registration(pool: &Pool, taints: &[crate::model::Taint]) -> Option<Kubelet> {
+    (pool.role == Role::Worker && !taints.is_empty()).then(|| Kubelet {
+        node_ip: None,
+        extra_config: Some(KubeletExtraConfig {
+            register_with_taints: taints
+                .iter()
+                .map(|t| RegisterTaint {
+                    key: t.key.clone(),
+                    value: t.value.clone(),
+                    effect: t.effect.as_str().to_owned(),
+                })
+                .collect(),
+        }),
     })
 }
 
@@ -506,22 +540,12 @@ fn node_docs(env: &Environment, cluster: &Cluster, pool: &Pool, m: &crate::model
     let mut docs = Vec::new();
     let install = own_install_disks(pool).then(|| machine_install(cluster, pool, m));
     if install.is_some() || !settings.labels.is_empty() || !settings.taints.is_empty() {
-        let taints = settings
-            .taints
-            .iter()
-            .map(|t| {
-                let v = match &t.value {
-                    Some(v) => format!("{v}:{}", t.effect.as_str()),
-                    None => t.effect.as_str().to_owned(),
-                };
-                (t.key.clone(), v)
-            })
-            .collect();
         docs.push(Document::V1Alpha1(V1Alpha1 {
             machine: Some(Machine {
                 install,
                 node_labels: settings.labels.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect(),
-                node_taints: taints,
+                node_taints: node_taints(&settings.taints),
+                kubelet: registration(pool, &settings.taints),
                 ..Machine::default()
             }),
             cluster: None,

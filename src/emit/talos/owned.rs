@@ -217,6 +217,20 @@ pub const OWNERS: &[Owner] = &[
     ),
     row(
         V1,
+        "/machine/kubelet/extraConfig/registerWithTaints",
+        "`taint` (a worker pool's or node's)",
+        "a worker registers with its taints: NodeRestriction refuses a node that changes its own taints later",
+        None,
+        |s, p| {
+            s.machine
+                .and_then(|m| m.settings.taints.first())
+                .or(s.pool.taints.first())
+                .map(|t| t.span)
+                .or(pool_span(s, p))
+        },
+    ),
+    row(
+        V1,
         "/cluster/clusterName",
         "the `cluster` name",
         "the Talos generator writes it from the name fleetc passes (`cluster_name`)",

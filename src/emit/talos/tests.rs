@@ -202,9 +202,12 @@ fn cert_sans_hold_endpoint_gateway_then_user_sans_once() {
 fn kubelet_node_ip_is_the_private_network() {
     let f = fleet();
     let d = docs_of(&f, "staging", "main");
-    assert_eq!(machine(&d.common).kubelet.as_ref().unwrap().node_ip.valid_subnets, ["10.10.0.0/22"]);
+    assert_eq!(machine(&d.common).kubelet.as_ref().unwrap().node_ip.as_ref().unwrap().valid_subnets, ["10.10.0.0/22"]);
     let lab = docs_of(&f, "lab", "main");
-    assert_eq!(machine(&lab.common).kubelet.as_ref().unwrap().node_ip.valid_subnets, ["192.168.50.0/24"]);
+    assert_eq!(
+        machine(&lab.common).kubelet.as_ref().unwrap().node_ip.as_ref().unwrap().valid_subnets,
+        ["192.168.50.0/24"]
+    );
 }
 
 #[test]
@@ -317,6 +320,22 @@ fn pools_carry_labels_and_taints() {
     assert_eq!(m.node_taints.get("dedicated").map(String::as_str), Some("system:NoSchedule"));
     assert_eq!(m.node_taints.get("quiet").map(String::as_str), Some("PreferNoSchedule"));
     assert!(machine(&d.controlplane).node_taints.is_empty());
+    // A worker registers with its taints (NodeRestriction refuses a node that changes its
+    // own taints after it registered): the kubelet's `registerWithTaints` says the same ones.
+    let register = &m.kubelet.as_ref().unwrap().extra_config.as_ref().unwrap().register_with_taints;
+    let got: Vec<(&str, Option<&str>, &str)> =
+        register.iter().map(|t| (t.key.as_str(), t.value.as_deref(), t.effect.as_str())).collect();
+    assert_eq!(got, [("dedicated", Some("system"), "NoSchedule"), ("quiet", None, "PreferNoSchedule")]);
+}
+
+#[test]
+fn a_tainted_control_plane_registers_without_kubelet_taints() {
+    // A control-plane node's taints are set with an administrator's credentials: no
+    // `registerWithTaints` (siderolabs/talos v1.13.9 `controllers/k8s/node_apply.go`).
+    let f = fleet();
+    let d = docs_of(&f, "staging", "main");
+    assert!(machine(&d.controlplane).kubelet.is_none());
+    assert!(machine(&d.common).kubelet.as_ref().unwrap().extra_config.is_none());
 }
 
 #[test]

@@ -290,6 +290,9 @@ pub(super) fn label_child(child: &Node, owner: &str, role: Role, s: &mut NodeSet
     }
 }
 
+/// Why a taint key is set once: Talos holds a machine's taints as a map by key.
+pub(super) const TAINT_KEY_HELP: &str = "Talos's `machine.nodeTaints` maps a key to one `value:Effect` (siderolabs/talos v1.13.9 `v1alpha1_types.go` `MachineNodeTaints`), so a second taint of the same key, even with another effect, would replace the first: keep one per key";
+
 /// `taint "<key>" ["<value>"] effect=…` of a pool or node.
 pub(super) fn taint_child(child: &Node, owner: &str, s: &mut NodeSettings, d: &mut Diagnostics) {
     let mut r = Reader::new(child, &["effect"], d);
@@ -304,16 +307,14 @@ pub(super) fn taint_child(child: &Node, owner: &str, s: &mut NodeSettings, d: &m
         if let (Some(v), Some(arg)) = (&value, child.args.get(1)) {
             valid &= kubernetes_value(&Spanned::new(v.clone(), arg.span), "taint", d);
         }
-        if let Some(first) = s.taints.iter().find(|t| t.key == k.value && t.effect == effect) {
+        if let Some(first) = s.taints.iter().find(|t| t.key == k.value) {
             let first = first.span;
             d.push(
-                Diagnostic::new(
-                    &codes::DUPLICATE_KEY,
-                    format!("taint `{}` with effect {effect:?} is set twice on `{owner}`", k.value),
-                )
-                .at(k.span)
-                .label("set again here")
-                .related(first, "first set here"),
+                Diagnostic::new(&codes::DUPLICATE_KEY, format!("taint `{}` is set twice on `{owner}`", k.value))
+                    .at(k.span)
+                    .label("set again here")
+                    .related(first, "first set here")
+                    .help(TAINT_KEY_HELP),
             );
         } else if valid {
             s.taints.push(Taint { key: k.value, value, effect, span: child.head_span() });

@@ -9,7 +9,7 @@ use std::net::Ipv4Addr;
 use super::labels::{
     ANNOTATIONS_MAX_BYTES, annotation_not_reserved, kubelet_may_set, kubernetes_key, kubernetes_value,
 };
-use super::nodes::NamedNode;
+use super::nodes::{NamedNode, TAINT_KEY_HELP};
 use super::reader::{Reader, missing, unknown_child};
 use super::settings::PoolDefaults;
 use super::urls::parse_ip;
@@ -54,7 +54,7 @@ struct PoolBlock {
     label_keys: BTreeMap<String, Span>,
     annotations: BTreeMap<String, Spanned<String>>,
     annotation_keys: BTreeMap<String, Span>,
-    taint_keys: BTreeMap<(String, TaintEffect), Span>,
+    taint_keys: BTreeMap<String, Span>,
     taints: Vec<Taint>,
     addresses: Option<Vec<Spanned<Ipv4Addr>>>,
     /// How many `addresses` were written, read or not: an address refused at its value is
@@ -316,22 +316,19 @@ impl PoolBlock {
             if let (Some(v), Some(arg)) = (&value, child.args.get(1)) {
                 valid &= kubernetes_value(&Spanned::new(v.clone(), arg.span), "taint", d);
             }
-            if let Some(first) = self.taint_keys.get(&(k.value.clone(), effect)) {
+            if let Some(first) = self.taint_keys.get(&k.value) {
                 d.push(
                     Diagnostic::new(
                         &codes::DUPLICATE_KEY,
-                        format!(
-                            "taint `{}` with effect {effect:?} is set twice on pool `{}`",
-                            k.value,
-                            pool_word(pool)
-                        ),
+                        format!("taint `{}` is set twice on pool `{}`", k.value, pool_word(pool)),
                     )
                     .at(k.span)
                     .label("set again here")
-                    .related(*first, "first set here"),
+                    .related(*first, "first set here")
+                    .help(TAINT_KEY_HELP),
                 );
             } else if valid {
-                self.taint_keys.insert((k.value.clone(), effect), k.span);
+                self.taint_keys.insert(k.value.clone(), k.span);
                 self.taints.push(Taint { key: k.value, value, effect, span: child.head_span() });
             }
         }

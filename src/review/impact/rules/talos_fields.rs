@@ -28,6 +28,9 @@ pub enum Reach {
     Bootstrap,
     /// Stored, used only by the next install or `talosctl upgrade` (F1).
     Upgrade,
+    /// A worker's taints: the Node takes them when it registers; NodeRestriction refuses
+    /// the node's own change of them later.
+    Registration,
 }
 
 /// `(document, path prefix, reach)`: the document is `v1alpha1` (the machine config) or a
@@ -174,6 +177,24 @@ fn nodes_of(cluster: &Cluster, rest: &str) -> BTreeSet<String> {
     out
 }
 
+/// A field that says a node's taints: `machine.nodeTaints`, and the kubelet's
+/// `registerWithTaints` fleetc writes beside it for a worker.
+fn is_taint_field(path: &[String]) -> bool {
+    let starts = |prefix: &[&str]| prefix.len() <= path.len() && prefix.iter().zip(path).all(|(a, b)| a == b);
+    starts(&["machine", "nodeTaints"]) || starts(&["machine", "kubelet", "extraConfig", "registerWithTaints"])
+}
+
+/// Whether every node the file reaches is a worker: Talos sets a worker's Node with the
+/// kubelet's own credentials (siderolabs/talos v1.13.9
+/// `internal/app/machined/pkg/controllers/k8s/node_apply.go`, `getK8sClient`), which
+/// NodeRestriction forbids to change the node's taints (kubernetes v1.35.0
+/// `plugin/pkg/admission/noderestriction/admission.go`, "is not allowed to modify taints").
+fn only_workers(cluster: &Cluster, rest: &str) -> bool {
+    let nodes = nodes_of(cluster, rest);
+    let worker = |h: &String| cluster.workers.iter().any(|p| p.machines.iter().any(|m| &m.hostname == h));
+    !nodes.is_empty() && nodes.iter().all(worker)
+}
+
 /// `a`, `b`, `c` and 4 more.
 fn node_list(nodes: &BTreeSet<String>) -> String {
     let shown: Vec<String> = nodes.iter().take(6).map(|n| format!("`{n}`")).collect();
@@ -214,6 +235,12 @@ fn effect(reach: Reach, mode: ApplyMode, running: Version, env: &str, nodes: &BT
         Reach::Bootstrap => (
             Severity::Warning,
             "only at bootstrap: stored, but a running cluster keeps what it started with".to_owned(),
+        ),
+        Reach::Registration => (
+            Severity::Warning,
+            format!(
+                "only when a node registers: the kubelet creates its Node with these taints, and NodeRestriction forbids a worker to change its own taints after that, so {who} keep the taints they have, and Talos stops updating their labels and annotations too (it sends them in the same refused update) until the Node has the new taints: set them with `kubectl taint nodes` after {step}, or replace the nodes"
+            ),
         ),
         Reach::Upgrade => (
             Severity::Info,
@@ -349,6 +376,9 @@ pub(super) fn talos_fields(ctx: &Ctx<'_>, out: &mut Outcome) {
                     continue;
                 }
                 match reach(running, &kind, &p) {
+                    Some(Reach::Live) if kind == "v1alpha1" && is_taint_field(&p) && only_workers(c, rest) => {
+                        rows.push((shown(&kind, &p), Reach::Registration));
+                    }
                     Some(r) => rows.push((shown(&kind, &p), r)),
                     None => unknown_rows.push(shown(&kind, &p)),
                 }

@@ -38,12 +38,19 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     let mut schemas: BTreeMap<(u32, u32), Option<TalosSchema>> = BTreeMap::new();
     let mut reported: Vec<Span> = Vec::new();
     for (env, cluster) in fleet.clusters() {
-        // The patch merges into the document model fleetc writes for this Talos (the 1.13
-        // model on 1.14 nodes, versions/talos.kdl): that model's schema judges it, and the
-        // node's machinery judges the merged config in the harness (oracles/talos).
-        let model = crate::upstream::talos::table().documents(cluster.talos.value);
+        // The patch merges into the document model fleetc writes for this cluster's nodes (the
+        // 1.14 model through talosctl, the 1.13 model through a consumer on 1.13 machinery,
+        // versions/talos.kdl): that model's schema judges it, and the node's machinery judges
+        // the merged config in the harness (oracles/talos).
+        let model = crate::upstream::talos::cluster_documents(fleet, env, cluster);
+        // A v1alpha1 patch merges into the base of the generators' contract (1.13 on 1.14
+        // nodes): that contract's schema judges it, where 1.14's would call the fields the
+        // base carries deprecated; every other kind is the model's.
+        let base = model.min(crate::upstream::talos::table().generator_contract(cluster.talos.value));
+        let base_talos = Version::new(base.0, base.1, 0);
+        schemas.entry(base).or_insert_with(|| TalosSchema::load(base));
         let talos = Version::new(model.0, model.1, 0);
-        let schema = schemas.entry(model).or_insert_with(|| TalosSchema::load(model));
+        schemas.entry(model).or_insert_with(|| TalosSchema::load(model));
         for pool in cluster.pools() {
             twice(&pool.patches, None, &mut reported, diags);
             for m in &pool.machines {
@@ -60,10 +67,11 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                     check_credentials(patch, doc, diags);
                     let refused = check_legacy_encryption(patch, doc, &pool.disk, diags);
                     check_link_mtu(patch, doc, diags);
+                    let (at, talos) = if doc.kind() == "v1alpha1" { (base, base_talos) } else { (model, talos) };
                     if pool.role == crate::model::Role::Worker {
                         check_worker_only(patch, doc, talos, &mut reported, diags);
                     }
-                    if let Some(schema) = schema.as_mut() {
+                    if let Some(schema) = schemas.get_mut(&at).and_then(Option::as_mut) {
                         check_schema(patch, doc, talos, schema, (env, &reach), &refused, diags);
                     }
                     check_rules(patch, doc, cluster, diags);

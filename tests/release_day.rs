@@ -105,3 +105,23 @@ fn the_1_14_row_writes_the_1_14_defaults_under_the_1_13_contract() {
     let doc = fs::read_to_string(common::root().join("docs/talos.md")).unwrap();
     assert!(doc.contains("### The 1.14 model") && doc.contains("### Release day"));
 }
+
+/// Which model a 1.14 cluster gets follows the consumer that builds its configs: talosctl on
+/// bare metal (the node's machinery) gets the 1.14 model, the talos provider 0.11 (machinery
+/// 1.13.0) the 1.13 model, and every generator is told the 1.13 contract.
+#[test]
+fn a_1_14_cluster_gets_the_model_of_its_consumer() {
+    use fleetc::upstream::talos::{Consumer, cluster_consumer, cluster_documents, consumer_contract};
+    for (golden, consumer, model) in [
+        ("metal-talos-1-14", Consumer::Talosctl, (1, 14)),
+        ("talos-1-14", fleetc::upstream::talos::tofu_consumer(), (1, 13)),
+    ] {
+        let c = common::compile_file(&common::root().join(format!("golden/{golden}/fleet.kdl")));
+        let fleet = c.fleet.expect("the golden compiles");
+        for (env, cluster) in fleet.clusters() {
+            assert_eq!(cluster_consumer(&fleet, env, cluster), consumer, "{golden}");
+            assert_eq!(cluster_documents(&fleet, env, cluster), model, "{golden}");
+            assert_eq!(consumer_contract(consumer, cluster.talos.value), "v1.13", "{golden}");
+        }
+    }
+}

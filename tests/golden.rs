@@ -135,11 +135,19 @@ fn every_code_has_a_failing_golden_case() {
     // that has no row in versions/talos.kdl; every schema fleetc carries (1.12–1.14) has its
     // row, so no fleet.kdl can show it: src/check/versions.rs tests it on the table as it was
     // before 1.14's row, and `golden/versions-talos-unsupported` shows the refusal without a schema.
-    let exempt = [
+    // `versions::talos-prerelease` needs a `prerelease=#true` row; while the table has none
+    // (Talos 1.15 is blocked on the module proxy, docs/talos.md "Release day") no fleet.kdl
+    // can show it and src/check/versions.rs tests it on a fixture row. Once a row has the
+    // flag, its golden (release-day step 7) is required again.
+    let prerelease_row = fleetc::upstream::talos::table().talos.iter().any(|r| r.prerelease);
+    let mut exempt = vec![
         fleetc::diag::codes::INTERNAL.name,
         fleetc::diag::codes::CAPI_MULTIDOC_PATCH.name,
         fleetc::diag::codes::TALOS_NEWER_THAN_TABLE.name,
     ];
+    if !prerelease_row {
+        exempt.push(fleetc::diag::codes::TALOS_PRERELEASE.name);
+    }
     let missing: Vec<&str> = fleetc::diag::codes::ALL
         .iter()
         .map(|c| c.name)

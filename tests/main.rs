@@ -38,6 +38,7 @@ mod noop_build;
 mod owned;
 mod patches;
 mod patches_decode;
+mod release_day;
 mod reliability_apply;
 mod reliability_fuzz;
 mod reliability_inputs;

@@ -75,10 +75,12 @@ fn every_talos_document_validates_against_its_version_schema() {
         let label = path.strip_prefix(common::root()).unwrap_or(path).display().to_string();
         for (env, cluster) in fleet.clusters() {
             let dir = format!("talos/{}/{}/", env.name, cluster.name);
-            // The document model fleetc writes for this Talos (versions/talos.kdl): the 1.13
-            // model on 1.14 nodes, which the 1.14 machinery accepts (oracles/talos).
-            let (major, minor) = fleetc::upstream::talos::table().documents(cluster.talos.value);
-            let (validator, schema_name) = schemas.validator(major, minor);
+            // The document model fleetc writes for this cluster (versions/talos.kdl; the 1.14
+            // model through talosctl, the 1.13 model through a consumer on 1.13 machinery),
+            // and for the v1alpha1 document the form of the generators' contract (1.13 on 1.14
+            // nodes), which the 1.14 machinery accepts (oracles/talos).
+            let (major, minor) = fleetc::upstream::talos::cluster_documents(fleet, env, cluster);
+            let base = (major, minor).min(fleetc::upstream::talos::table().generator_contract(cluster.talos.value));
             let mut cluster_files = 0;
             for (p, bytes) in set.iter().filter(|(p, _)| p.starts_with(&dir)) {
                 cluster_files += 1;
@@ -86,6 +88,8 @@ fn every_talos_document_validates_against_its_version_schema() {
                 let text = std::str::from_utf8(bytes).unwrap();
                 for (i, doc) in parse_yaml12(text).into_iter().enumerate() {
                     let kind = doc.get("kind").and_then(Value::as_str).unwrap_or("v1alpha1").to_owned();
+                    let (major, minor) = if kind == "v1alpha1" { base } else { (major, minor) };
+                    let (validator, schema_name) = schemas.validator(major, minor);
                     // A user's patch is judged as Talos's decoder reads it (scalars into string
                     // fields, the deprecated fields it still decodes, `$patch` directives), as
                     // `check::patches` judges it.

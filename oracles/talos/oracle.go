@@ -119,14 +119,15 @@ var (
 	lines       []string
 	// the versions table (fleetc's versions/talos.kdl): consumer rows and document models
 	consumerRows []consumerRow
-	docModel     = map[string]string{} // Talos minor -> the minor of the documents fleetc writes
+	docModel     = map[string]string{} // Talos minor -> the contract generators are told (`contract`, else `documents`)
 	newestRow    string
 )
 
 type consumerRow struct{ name, release, machinery string }
 
 // readTable reads the rows the oracle needs from fleetc's versions table (KDL): `talos "1.14"
-// { … documents "1.13" … }` and `consumer "NAME" release="R" machinery="M"`.
+// { … documents "1.14" … contract "1.13" … }` (the contract, when the row has one, else the
+// documents' minor) and `consumer "NAME" release="R" machinery="M"`.
 func readTable(path string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -134,14 +135,19 @@ func readTable(path string) error {
 	}
 	talosRe := regexp.MustCompile(`^talos "(\d+\.\d+)"`)
 	docsRe := regexp.MustCompile(`^\s+documents "(\d+\.\d+)"`)
+	contractRe := regexp.MustCompile(`^\s+contract "(\d+\.\d+)"`)
+	contracted := map[string]bool{}
 	consRe := regexp.MustCompile(`^consumer "([^"]+)" release="([^"]+)" machinery="([^"]+)"`)
 	cur := ""
 	for _, l := range strings.Split(string(b), "\n") {
 		if m := talosRe.FindStringSubmatch(l); m != nil {
 			cur = "v" + m[1]
 			newestRow = cur
-		} else if m := docsRe.FindStringSubmatch(l); m != nil && cur != "" {
+		} else if m := docsRe.FindStringSubmatch(l); m != nil && cur != "" && !contracted[cur] {
 			docModel[cur] = "v" + m[1]
+		} else if m := contractRe.FindStringSubmatch(l); m != nil && cur != "" {
+			docModel[cur] = "v" + m[1]
+			contracted[cur] = true
 		} else if m := consRe.FindStringSubmatch(l); m != nil {
 			mach := m[3]
 			if mach != "node" {
@@ -173,8 +179,8 @@ func machineryOf(name, release string) string {
 	return ""
 }
 
-// documentsFor: the document model fleetc writes for a node of this minor (a minor newer than
-// the table gets the newest row's).
+// documentsFor: the contract fleetc has talosctl told for a node of this minor (a minor newer
+// than the table gets the newest row's; src/apply/render.rs render_contract).
 func documentsFor(nodeMinor string) string {
 	if d, ok := docModel[nodeMinor]; ok {
 		return d

@@ -38,12 +38,27 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     let mut schemas: BTreeMap<(u32, u32), Option<TalosSchema>> = BTreeMap::new();
     let mut reported: Vec<Span> = Vec::new();
     for (env, cluster) in fleet.clusters() {
-        // The patch merges into the document model fleetc writes for this Talos (the 1.13
-        // model on 1.14 nodes, versions/talos.kdl): that model's schema judges it, and the
-        // node's machinery judges the merged config in the harness (oracles/talos).
-        let model = crate::upstream::talos::table().documents(cluster.talos.value);
+        // The patch merges into the document model fleetc writes for this cluster's nodes (the
+        // 1.14 model through talosctl, the 1.13 model through a consumer on 1.13 machinery,
+        // versions/talos.kdl): that model's schema judges it, and the node's machinery judges
+        // the merged config in the harness (oracles/talos).
+        let model = crate::upstream::talos::cluster_documents(fleet, env, cluster);
+        // A v1alpha1 patch merges into the base of the generators' contract (1.13 on 1.14
+        // nodes): that contract's schema judges it, where 1.14's would call the fields the
+        // base carries deprecated; every other kind is the model's.
+        let base = model.min(crate::upstream::talos::table().generator_contract(cluster.talos.value));
+        let base_talos = Version::new(base.0, base.1, 0);
+        schemas.entry(base).or_insert_with(|| TalosSchema::load(base));
         let talos = Version::new(model.0, model.1, 0);
-        let schema = schemas.entry(model).or_insert_with(|| TalosSchema::load(model));
+        schemas.entry(model).or_insert_with(|| TalosSchema::load(model));
+        // A model capped by the consumer's machinery (the 1.13 model through the talos
+        // provider 0.11 on a 1.14 node): a kind the node's own minor knows is refused for the
+        // consumer's sake, and the help says so.
+        let node_minor = cluster.talos.value.minor_version();
+        let consumer = crate::upstream::talos::cluster_consumer(fleet, env, cluster);
+        if model < node_minor {
+            schemas.entry(node_minor).or_insert_with(|| TalosSchema::load(node_minor));
+        }
         for pool in cluster.pools() {
             twice(&pool.patches, None, &mut reported, diags);
             for m in &pool.machines {
@@ -60,17 +75,40 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                     check_credentials(patch, doc, diags);
                     let refused = check_legacy_encryption(patch, doc, &pool.disk, diags);
                     check_link_mtu(patch, doc, diags);
+                    let (at, talos) = if doc.kind() == "v1alpha1" { (base, base_talos) } else { (model, talos) };
                     if pool.role == crate::model::Role::Worker {
                         check_worker_only(patch, doc, talos, &mut reported, diags);
                     }
-                    if let Some(schema) = schema.as_mut() {
-                        check_schema(patch, doc, talos, schema, (env, &reach), &refused, diags);
+                    let lag = (model < node_minor
+                        && schemas
+                            .get_mut(&node_minor)
+                            .and_then(Option::as_mut)
+                            .is_some_and(|s| s.validator(doc.kind()).is_some()))
+                    .then(|| lagging_help(consumer, node_minor, model));
+                    if let Some(schema) = schemas.get_mut(&at).and_then(Option::as_mut) {
+                        check_schema(patch, doc, talos, schema, (env, &reach), (&refused, lag), diags);
                     }
                     check_rules(patch, doc, cluster, diags);
                 }
             }
         }
     }
+}
+
+/// Why a kind the node's Talos knows is refused: the consumer that builds the cluster's
+/// configs runs older machinery, whose config patcher refuses a kind it does not know
+/// (`configpatcher.LoadPatch`; versions/talos.kdl, the consumers that lag).
+fn lagging_help(consumer: crate::upstream::talos::Consumer, node: (u32, u32), model: (u32, u32)) -> String {
+    use crate::upstream::talos::Consumer;
+    let who = match consumer {
+        Consumer::TofuProvider(v) => format!("the OpenTofu talos provider {}.{}", v.major, v.minor),
+        Consumer::Cabpt(v) => format!("CABPT {v}"),
+        Consumer::Talosctl => "talosctl".to_owned(),
+    };
+    format!(
+        "Talos {}.{} knows this document, but {who}, which builds this cluster's machine configs, runs Talos machinery {}.{}: its config patcher refuses a kind it does not know, so fleetc writes the {}.{} model for this cluster (versions/talos.kdl; docs/talos.md, \"Versions\"); the document waits for a release of it on {}.{} machinery",
+        node.0, node.1, model.0, model.1, model.0, model.1, node.0, node.1
+    )
 }
 
 /// `/machine/install/image` → `machine.install.image`
@@ -86,18 +124,20 @@ fn check_schema(
     talos: Version,
     schema: &mut TalosSchema,
     (env, reach): (&Environment, &[&Machine]),
-    refused: &[String],
+    (refused, lag): (&[String], Option<String>),
     diags: &mut Diagnostics,
 ) {
     let version = format!("v{}.{}", talos.major, talos.minor);
     let kind = doc.kind().to_owned();
     if schema.validator(&kind).is_none() {
-        diags.push(
-            Diagnostic::new(&codes::PATCH_SCHEMA, format!("Talos {version} has no config document `{kind}`"))
-                .at(doc.place("/kind"))
-                .label("unknown kind")
-                .related(patch.span, "patch used here"),
-        );
+        let d = Diagnostic::new(&codes::PATCH_SCHEMA, format!("Talos {version} has no config document `{kind}`"))
+            .at(doc.place("/kind"))
+            .label("unknown kind")
+            .related(patch.span, "patch used here");
+        diags.push(match lag {
+            Some(help) => d.help(help),
+            None => d,
+        });
         return;
     }
     // A named document deleted as a whole carries only what names it.

@@ -66,6 +66,28 @@ fn addons(fleet: &Fleet, diags: &mut Diagnostics) {
     }
 }
 
+/// A pin of a minor whose row was read from a pre-release, without `allow-prerelease=#true`
+/// on its `talos` node (docs/talos.md, "Release day").
+fn prerelease(
+    table: &Table,
+    talos: &Spanned<Version>,
+    allow: Option<&Spanned<bool>>,
+    cluster: &str,
+) -> Option<Diagnostic> {
+    let row = table.row(talos.value.minor_version()).filter(|r| r.prerelease)?;
+    if allow.is_some_and(|a| a.value) {
+        return None;
+    }
+    Some(
+        Diagnostic::new(
+            &codes::TALOS_PRERELEASE,
+            format!("Talos {} is a minor fleetc knows from a pre-release only (cluster `{cluster}`)", talos.value.v(),),
+        )
+        .at(talos.span)
+        .label(format!("versions/talos.kdl: talos \"{}.{}\" prerelease=#true", row.minor.0, row.minor.1)),
+    )
+}
+
 /// A Talos minor without a row: newer than the table with its schema in schemas/ is a warning
 /// (fleetc writes the newest row's document model, which that schema judges); anything else
 /// is refused (the policy in docs/talos.md, "Versions").
@@ -159,6 +181,9 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     releases(fleet, diags);
     for (_, cluster) in fleet.clusters() {
         let (talos, k8s) = (&cluster.talos, &cluster.kubernetes);
+        if let Some(d) = prerelease(table(), talos, cluster.talos_allow_prerelease.as_ref(), &cluster.name.value) {
+            diags.push(d);
+        }
         let Some((lo, hi)) = kubernetes_range(talos.value) else {
             diags.push(unknown_talos(table(), talos, has_talos_schema(talos.value.minor_version())));
             continue;
@@ -204,5 +229,30 @@ mod tests {
         assert_eq!(unknown_talos(&old, &at, false).code.name, codes::TALOS_UNSUPPORTED.name);
         let older = Spanned { value: Version::new(1, 9, 0), span: Span::default() };
         assert_eq!(unknown_talos(&old, &older, true).code.name, codes::TALOS_UNSUPPORTED.name);
+    }
+
+    /// A fixture row read from a pre-release (what release-day prep adds for 1.15 before GA):
+    /// its pin is refused without `allow-prerelease=#true`, accepted with it, and a GA row
+    /// needs no flag.
+    #[test]
+    fn a_prerelease_row_needs_allow_prerelease() {
+        let fixture = format!(
+            "{}\ntalos \"1.15\" prerelease=#true {{\n    kubernetes \"1.33\" \"1.38\" source=\"fixture\"\n    newest \"1.15.0\" source=\"fixture\"\n    documents \"1.14\" source=\"fixture\"\n    kinds \"v1alpha1\" source=\"fixture\"\n}}\n",
+            crate::upstream::talos::TABLE_SOURCE
+        );
+        let t = Table::parse(&fixture).unwrap();
+        assert!(t.row((1, 15)).unwrap().prerelease);
+        assert!(!t.row((1, 14)).unwrap().prerelease);
+        let pin = Spanned { value: Version::new(1, 15, 0), span: Span::default() };
+        let yes = Spanned { value: true, span: Span::default() };
+        let no = Spanned { value: false, span: Span::default() };
+        let d = prerelease(&t, &pin, None, "lab").expect("refused without the flag");
+        assert_eq!(d.code.name, codes::TALOS_PRERELEASE.name);
+        assert!(prerelease(&t, &pin, Some(&no), "lab").is_some());
+        assert!(prerelease(&t, &pin, Some(&yes), "lab").is_none());
+        let ga = Spanned { value: Version::new(1, 14, 1), span: Span::default() };
+        assert!(prerelease(&t, &ga, None, "lab").is_none());
+        // The markdown marks the row.
+        assert!(t.markdown().contains("| 1.15 (pre-release) |"));
     }
 }

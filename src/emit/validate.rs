@@ -160,6 +160,17 @@ impl Judge {
         match target {
             Target::Talos(minor) => {
                 let kind = value.get("kind").and_then(Value::as_str).unwrap_or("v1alpha1").to_owned();
+                // fleetc's v1alpha1 document is the form of the generators' contract (1.13 on
+                // 1.14 nodes, versions/talos.kdl), whose schema judges it; the other kinds the
+                // model's.
+                let minor = if kind == "v1alpha1" {
+                    minor.min(
+                        crate::upstream::talos::table()
+                            .generator_contract(crate::model::Version::new(minor.0, minor.1, 0)),
+                    )
+                } else {
+                    minor
+                };
                 let schema = self.talos.entry(minor).or_insert_with(|| TalosSchema::load(minor));
                 let Some(schema) = schema.as_mut() else {
                     return Verdict { what: kind, judged: false, findings: Vec::new() };
@@ -264,10 +275,10 @@ fn place_of<'f>(fleet: &'f Fleet, path: &str) -> Option<(Place<'f>, Option<Span>
     };
     match parts.as_slice() {
         ["talos", env, name, rest @ ..] if rest.first() != Some(&"patches") => {
-            let c = cluster(Some(env), name)?;
-            // The schema of the document model fleetc writes for this Talos (the 1.13 model on
-            // 1.14 nodes, versions/talos.kdl), as `check::patches` judges the user's patches.
-            Some((Place::Talos(crate::upstream::talos::table().documents(c.talos.value)), Some(c.name.span)))
+            let (e, c) = fleet.clusters().find(|(e, c)| c.name.value == *name && e.name.value == *env)?;
+            // The schema of the document model fleetc writes for this cluster's nodes
+            // (versions/talos.kdl), as `check::patches` judges the user's patches.
+            Some((Place::Talos(crate::upstream::talos::cluster_documents(fleet, e, c)), Some(c.name.span)))
         }
         ["capi", _, "providers", "00-crds" | "10-controllers", ..] => None,
         ["capi", mgmt, second, ..] => {

@@ -424,6 +424,9 @@ pub struct Cluster {
     pub managed_by: Option<Spanned<String>>,
     pub former_name: Option<Spanned<String>>,
     pub talos: Spanned<Version>,
+    /// `talos "…" allow-prerelease=#true`: the pin may name a minor whose versions-table row
+    /// was read from a pre-release (`fleet::versions::talos-prerelease`).
+    pub talos_allow_prerelease: Option<Spanned<bool>>,
     pub kubernetes: Spanned<Version>,
     pub endpoint: Endpoint,
     /// Extra certificate SANs the user asked for (the endpoint and gateway are always added).

@@ -3,7 +3,8 @@
 //! `*/manifest.yaml.tmpl` in github.com/siderolabs/extensions at the tags below (the factory
 //! serves the extensions image built from that repository at each Talos version; the set is
 //! the same for every patch of a minor: v1.12.0 = v1.12.11, v1.13.0 = v1.13.9, compared by
-//! `git ls-tree` at both tags).
+//! `git ls-tree` at both tags). Where a manifest's build is disabled, the Makefile's `TARGETS`
+//! win: it is not built, so the factory cannot offer it (`qemu` on 1.14).
 //!
 //! | minor | tag | commit |
 //! |---|---|---|
@@ -184,7 +185,10 @@ const V1_13: &[&str] = &[
     "zfs",
 ];
 
-/// siderolabs/extensions v1.14.0-rc.1.
+/// siderolabs/extensions v1.14.0-rc.1, less `qemu`: its `manifest.yaml.tmpl` is there, but commit
+/// 70aae4e "chore: disable qemu" (2026-08-12, an ancestor of v1.14.0-rc.1) took it out of the
+/// Makefile's `TARGETS` and `.kres.yaml`, so no 1.14 extensions image carries it: 86 names, the
+/// `TARGETS` of that tag (talos-3.md m11).
 const V1_14: &[&str] = &[
     "amazon-ena",
     "amd-ucode",
@@ -245,7 +249,6 @@ const V1_14: &[&str] = &[
     "nvme-cli",
     "panfrost",
     "px-fuse",
-    "qemu",
     "qemu-guest-agent",
     "qlogic-firmware",
     "realtek-firmware",

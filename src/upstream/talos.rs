@@ -19,11 +19,21 @@ pub struct TalosRow {
     /// First and last Kubernetes minor this Talos accepts.
     pub kubernetes: (Minor, Minor),
     pub newest: Version,
-    /// The Talos minor whose documents fleetc writes for nodes of this minor.
+    /// The Talos minor whose documents fleetc writes for nodes of this minor: its schema
+    /// judges the patches, its default documents are written (for a consumer whose machinery
+    /// knows them, [`Table::documents_for`]).
     pub documents: Minor,
+    /// The contract every generator is told for nodes of this minor (`contract` in the
+    /// table; the documents' minor when absent): the form of the v1alpha1 base fleetc's
+    /// patches merge into.
+    pub contract: Minor,
+    /// The row was read from a pre-release (`talos "1.15" prerelease=#true`): a fleet pins
+    /// its minor only with `allow-prerelease=#true` (docs/talos.md, "Release day").
+    pub prerelease: bool,
     /// The document kinds fleetc writes in that model.
     pub kinds: Vec<String>,
-    /// Per value (`kubernetes`, `newest`, `documents`, `kinds`), its source.
+    /// Per value (`kubernetes`, `newest`, `documents`, `kinds`, and `contract` when given),
+    /// its source.
     pub sources: Vec<(String, String)>,
 }
 
@@ -107,6 +117,8 @@ impl Table {
                         kubernetes: ((0, 0), (0, 0)),
                         newest: Version::new(minor.0, minor.1, 0),
                         documents: minor,
+                        contract: minor,
+                        prerelease: node.get("prerelease").and_then(|v| v.as_bool()).unwrap_or(false),
                         kinds: Vec::new(),
                         sources: Vec::new(),
                     };
@@ -123,6 +135,7 @@ impl Table {
                                 row.newest = first.parse().map_err(|e| format!("{at}: newest `{first}`: {e}"))?
                             }
                             "documents" => row.documents = parse_minor(first)?,
+                            "contract" => row.contract = parse_minor(first)?,
                             "kinds" => row.kinds = a.clone(),
                             other => return Err(format!("{at}: unknown `{other}`")),
                         }
@@ -133,6 +146,12 @@ impl Table {
                         if !row.sources.iter().any(|(n, _)| n == need) {
                             return Err(format!("{at}: no `{need}`"));
                         }
+                    }
+                    if !row.sources.iter().any(|(n, _)| n == "contract") {
+                        row.contract = row.documents;
+                    }
+                    if row.contract > row.documents {
+                        return Err(format!("{at}: contract is newer than the documents"));
                     }
                     if row.newest.minor_version() != minor {
                         return Err(format!("{at}: newest {} is another minor", row.newest));
@@ -193,15 +212,38 @@ impl Table {
         }
     }
 
-    /// The contract a consumer is told for a node of this Talos version: the document model,
+    /// The document model fleetc writes for a node of this Talos version whose config this
+    /// consumer builds: the row's, capped at the machinery the consumer runs (its config
+    /// patcher refuses a kind it does not know: `configpatcher.LoadPatch`). The 1.14 model
+    /// on talosctl, the 1.13 model on the talos provider 0.11 and CABPT 0.6.12.
+    pub fn documents_for(&self, consumer: Consumer, talos: Version) -> Minor {
+        let model = self.documents(talos);
+        match self.machinery(consumer) {
+            Some(Machinery::Minor(m)) => model.min(m),
+            Some(Machinery::Node) | None => model,
+        }
+    }
+
+    /// The contract generators are told for a node of this Talos version: its row's
+    /// `contract` (the documents' minor when absent), and for a minor newer than the table
+    /// the newest row's.
+    pub fn generator_contract(&self, talos: Version) -> Minor {
+        match (self.row(talos.minor_version()), self.talos.last()) {
+            (Some(r), _) => r.contract,
+            (None, Some(last)) if talos.minor_version() > last.minor => last.contract,
+            _ => talos.minor_version(),
+        }
+    }
+
+    /// The contract a consumer is told for a node of this Talos version: the row's contract,
     /// capped at the machinery the consumer runs (it cannot generate a newer one). `None`
-    /// means the node's own version (the model is the node's minor and the consumer knows it).
+    /// means the node's own version (the contract is the node's minor and the consumer knows it).
     pub fn contract(&self, consumer: Consumer, talos: Version) -> Option<Minor> {
         self.contract_with(self.machinery(consumer), talos)
     }
 
     fn contract_with(&self, machinery: Option<Machinery>, talos: Version) -> Option<Minor> {
-        let model = self.documents(talos);
+        let model = self.generator_contract(talos);
         let cap = match machinery {
             Some(Machinery::Minor(m)) => model.min(m),
             Some(Machinery::Node) | None => model,
@@ -214,24 +256,26 @@ impl Table {
     /// The table as docs/talos.md prints it ("Versions"; `tests/versions_table.rs`).
     pub fn markdown(&self) -> String {
         let mut out = String::from(
-            "| Talos | Kubernetes | newest | documents fleetc writes | kinds | sources |\n|---|---|---|---|---|---|\n",
+            "| Talos | Kubernetes | newest | documents fleetc writes | generators' contract | kinds | sources |\n|---|---|---|---|---|---|---|\n",
         );
         for r in &self.talos {
             let sources: Vec<String> = r.sources.iter().map(|(k, v)| format!("{k}: {v}")).collect();
             out += &format!(
-                "| {} | {}–{} | v{} | the {} model | {} | {} |\n",
+                "| {}{} | {}–{} | v{} | the {} model | v{} | {} | {} |\n",
                 minor_text(r.minor),
+                if r.prerelease { " (pre-release)" } else { "" },
                 minor_text(r.kubernetes.0),
                 minor_text(r.kubernetes.1),
                 r.newest,
                 minor_text(r.documents),
+                minor_text(r.contract),
                 r.kinds.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
                 sources.join("; ").replace('|', "\\|"),
             );
         }
         out += "\n| consumer | release | machinery |";
         for r in &self.talos {
-            out += &format!(" contract on Talos {} |", minor_text(r.minor));
+            out += &format!(" contract, documents on Talos {} |", minor_text(r.minor));
         }
         out += " source |\n|---|---|---|";
         out += &"---|".repeat(self.talos.len());
@@ -243,10 +287,15 @@ impl Table {
             };
             out += &format!("| {} | {} | {} |", c.name, c.release, machinery);
             for r in &self.talos {
-                let cell = match self.contract_with(Some(c.machinery), r.newest) {
+                let contract = match self.contract_with(Some(c.machinery), r.newest) {
                     Some(m) => format!("v{}", minor_text(m)),
                     None => "its own version".to_owned(),
                 };
+                let model = match c.machinery {
+                    Machinery::Minor(m) => r.documents.min(m),
+                    Machinery::Node => r.documents,
+                };
+                let cell = format!("{contract}, the {} model", minor_text(model));
                 out += &format!(" {cell} |");
             }
             out += &format!(" {} |\n", c.source.replace('|', "\\|"));
@@ -271,6 +320,50 @@ pub fn consumer_contract(consumer: Consumer, talos: Version) -> String {
         Some((a, b)) => format!("v{a}.{b}"),
         None => talos.v(),
     }
+}
+
+/// The version constraint of the OpenTofu talos provider every cluster root pins
+/// (`emit::tofu::providers` writes it; docs/tofu.md, "Providers"): `~> 0.11.0`, every 0.11.x,
+/// which the versions table maps to machinery 1.13. Here, below the checks and emitters, so
+/// that both know which consumer builds a cluster's configs ([`cluster_consumer`]).
+pub const TALOS_PROVIDER_PIN: &str = "~> 0.11.0";
+
+/// The talos provider as a consumer: the release [`TALOS_PROVIDER_PIN`] allows.
+pub fn tofu_consumer() -> Consumer {
+    let release = TALOS_PROVIDER_PIN.trim_start_matches("~>").trim().parse().unwrap_or(Version::new(0, 0, 0));
+    Consumer::TofuProvider(release)
+}
+
+/// The consumer that builds the machine configs of a cluster's nodes from fleetc's documents:
+/// talosctl on bare metal (`fleetc apply` and `talos render`), CABPT (the release its management
+/// cluster pins) for a managed cluster, the talos provider for a cluster OpenTofu builds.
+pub fn cluster_consumer(
+    fleet: &crate::model::Fleet,
+    env: &crate::model::Environment,
+    cluster: &crate::model::Cluster,
+) -> Consumer {
+    if let Some(mgmt) = &cluster.managed_by {
+        let pinned = fleet
+            .clusters()
+            .find(|(_, c)| c.name.value == mgmt.value)
+            .and_then(|(_, c)| c.cluster_api.as_ref())
+            .map(|capi| capi.bootstrap_talos.value);
+        return pinned.map_or(Consumer::Talosctl, Consumer::Cabpt);
+    }
+    match env.provider {
+        crate::model::Provider::Metal(_) => Consumer::Talosctl,
+        _ => tofu_consumer(),
+    }
+}
+
+/// The document model fleetc writes for a cluster's nodes ([`Table::documents_for`] of its
+/// [`cluster_consumer`]): what its emitter writes and the schema its patches are judged by.
+pub fn cluster_documents(
+    fleet: &crate::model::Fleet,
+    env: &crate::model::Environment,
+    cluster: &crate::model::Cluster,
+) -> Minor {
+    table().documents_for(cluster_consumer(fleet, env, cluster), cluster.talos.value)
 }
 
 /// The newest known Talos release of a minor.
@@ -362,7 +455,7 @@ pub fn talos_supported(talos: Version) -> bool {
 /// Whether fleetc writes configuration for this Talos version: a row of the table, or a minor
 /// newer than the table whose schema is in schemas/ (a warning,
 /// `fleet::versions::talos-newer-than-table`; docs/talos.md "Versions"). The document model
-/// written for each minor is the table's ([`Table::documents`]): the 1.13 model for 1.14 nodes.
+/// written for each cluster is [`cluster_documents`].
 pub fn talos_emittable(talos: Version) -> bool {
     talos_supported(talos)
         || (talos.minor_version() > table().newest_minor() && super::schemas::has_talos_schema(talos.minor_version()))
@@ -386,7 +479,8 @@ mod tests {
         let t = Table::parse(TABLE_SOURCE).unwrap();
         assert!(t.talos.len() >= 3);
         for r in &t.talos {
-            assert_eq!(r.sources.len(), 4, "{:?}", r.minor);
+            let contract = usize::from(r.sources.iter().any(|(n, _)| n == "contract"));
+            assert_eq!(r.sources.len(), 4 + contract, "{:?}", r.minor);
             assert!(r.sources.iter().all(|(_, s)| !s.trim().is_empty()));
         }
         assert!(t.consumers.iter().all(|c| !c.source.trim().is_empty()));
@@ -396,11 +490,16 @@ mod tests {
     fn each_consumer_is_told_the_contract_its_machinery_speaks() {
         let t = table();
         let tofu = Consumer::TofuProvider(v("0.11.0"));
-        // Talos 1.14 nodes: the provider and CABPT 0.6.12 (machinery 1.13.0) get the 1.13
-        // contract; talosctl gets the document model fleetc writes (1.13).
+        // Talos 1.14 nodes: every generator is told the row's 1.13 contract (the v1alpha1 form
+        // fleetc's documents merge into); the provider and CABPT 0.6.12 (machinery 1.13.0) get
+        // the 1.13 documents, talosctl the 1.14 model with its default documents.
         assert_eq!(t.contract(tofu, v("1.14.1")), Some((1, 13)));
         assert_eq!(t.contract(Consumer::Cabpt(v("0.6.12")), v("1.14.1")), Some((1, 13)));
         assert_eq!(t.contract(Consumer::Talosctl, v("1.14.1")), Some((1, 13)));
+        assert_eq!(t.documents_for(tofu, v("1.14.1")), (1, 13));
+        assert_eq!(t.documents_for(Consumer::Cabpt(v("0.6.12")), v("1.14.1")), (1, 13));
+        assert_eq!(t.documents_for(Consumer::Talosctl, v("1.14.1")), (1, 14));
+        assert_eq!(t.documents_for(Consumer::Talosctl, v("1.13.9")), (1, 13));
         // CABPT 0.6.11 is built on machinery 1.12.0.
         assert_eq!(t.contract(Consumer::Cabpt(v("0.6.11")), v("1.13.9")), Some((1, 12)));
         // A minor the consumer knows: the node's own version.

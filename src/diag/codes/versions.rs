@@ -108,4 +108,24 @@ from the tags of `k8s.io/api`, which is tagged with every Kubernetes release.
 ## Instead
     kubernetes \"1.36.6\"
 ";
+
+    TALOS_PRERELEASE = "fleet::versions::talos-prerelease", Error, None,
+    Some("this minor's row in fleetc's versions table was read from a pre-release of Talos (its schema, defaults and Kubernetes range may still change before GA): write `allow-prerelease=#true` on the `talos` node to build for it on purpose (docs/talos.md, \"Release day\")"),
+"## What it does
+Reports a Talos pin whose minor has a `prerelease=#true` row in fleetc's versions table
+(`versions/talos.kdl`) when the `talos` node does not say `allow-prerelease=#true`.
+
+## Why
+On the way to a Talos minor's GA, fleetc adds its row from the newest pre-release machinery
+the Go module proxy serves (siderolabs/talos `pkg/machinery`, docs/talos.md \"Release day\"), so
+that release day is one changed row. Until then the documents, schema and Kubernetes range of
+that row are a pre-release's: a fleet meant for production must not move to it by accident.
+
+## Example
+    talos \"v1.15.0\"   // versions/talos.kdl: talos \"1.15\" prerelease=#true
+
+## Instead
+    talos \"v1.15.0\" allow-prerelease=#true   // a lab fleet, on purpose
+    talos \"v1.14.1\"                          // or the newest GA minor
+";
 }

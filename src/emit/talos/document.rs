@@ -24,6 +24,9 @@ pub enum Document {
     Layer2Vip(Layer2VipConfig),
     Bond(BondConfig),
     Vlan(VlanConfig),
+    /// The 1.14 model's defaults (`talosctl gen config` at the 1.14 contract).
+    SecurityProfile(SecurityProfileConfig),
+    FilesystemTrim(FilesystemTrimConfig),
 }
 
 impl Document {
@@ -39,6 +42,8 @@ impl Document {
             Document::Layer2Vip(_) => "Layer2VIPConfig",
             Document::Bond(_) => "BondConfig",
             Document::Vlan(_) => "VLANConfig",
+            Document::SecurityProfile(_) => "SecurityProfileConfig",
+            Document::FilesystemTrim(_) => "FilesystemTrimConfig",
         }
     }
     pub fn as_v1alpha1(&self) -> Option<&V1Alpha1> {
@@ -253,6 +258,32 @@ impl Meta {
     pub fn new(kind: &'static str) -> Self {
         Meta { api_version: "v1alpha1", kind }
     }
+}
+
+/// `SecurityProfileConfig` (Talos 1.14): `workloadIsolation` runs the container plane (CRI,
+/// kubelet, pods) in the namespaces of `sandboxd`, apart from machined. `talosctl gen config`
+/// writes it with `workloadIsolation: true` for the 1.14 contract; a node without it keeps
+/// the old, non-isolated behaviour (siderolabs/talos pkg/machinery v1.14.1
+/// `config/generate/security_profile.go`, `config/contract.go` l.292-296,
+/// `config/types/runtime/security_profile_config.go` l.48-53).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SecurityProfileConfig {
+    #[serde(flatten)]
+    pub meta: Meta,
+    #[serde(rename = "workloadIsolation")]
+    pub workload_isolation: bool,
+}
+
+/// `FilesystemTrimConfig` (Talos 1.14): periodic trim of the node's filesystems, every
+/// `interval` (a Go duration). `talosctl gen config` writes it with
+/// `constants.DefaultFilesystemTrimInterval`, one week, for the 1.14 contract; a node without
+/// it runs no periodic trim (machinery v1.14.1 `config/generate/block.go` l.13-25,
+/// `config/contract.go` l.287-290, `constants/constants.go` l.1512-1515).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FilesystemTrimConfig {
+    #[serde(flatten)]
+    pub meta: Meta,
+    pub interval: String,
 }
 
 /// `VolumeConfig`: where a system volume is provisioned and how it is encrypted (both read

@@ -147,7 +147,9 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
         },
     };
     let ccms = cloud_controllers(fleet, cluster)?;
-    let common = DocSet::new(format!("{dir}/{}", crate::layout::paths::COMMON_DOC), common_docs(env, cluster, &ccms))?;
+    let model = crate::upstream::talos::cluster_documents(fleet, env, cluster);
+    let common =
+        DocSet::new(format!("{dir}/{}", crate::layout::paths::COMMON_DOC), common_docs(env, cluster, &ccms, model))?;
     let mut cp = vec![Document::V1Alpha1(controlplane_patch(fleet, env, cluster, &kube_proxy, &ccms)?)];
     if let Provider::Proxmox(_) = env.provider {
         cp.push(Document::Layer2Vip(Layer2VipConfig {
@@ -241,7 +243,12 @@ pub fn talos_api_access(ccms: &[CloudController]) -> Option<TalosApiAccess> {
     })
 }
 
-fn common_docs(env: &Environment, cluster: &Cluster, ccms: &[CloudController]) -> Vec<Document> {
+fn common_docs(
+    env: &Environment,
+    cluster: &Cluster,
+    ccms: &[CloudController],
+    model: crate::upstream::Minor,
+) -> Vec<Document> {
     let mut sysctls = BTreeMap::new();
     if cluster.runtimes.iter().any(|r| r.value == Runtime::Gvisor) {
         let (k, v) = runtime::MAX_USER_NAMESPACES;
@@ -278,8 +285,34 @@ fn common_docs(env: &Environment, cluster: &Cluster, ccms: &[CloudController]) -
             selector: LinkSelector { expr: PROXMOX_LINK_MATCH.to_owned() },
         }));
     }
+    docs.extend(model_defaults(model));
     docs
 }
+
+/// The documents `talosctl gen config` writes for a new cluster of the model's contract that
+/// carry a behaviour of their own (docs/talos.md, "The 1.14 model"): from 1.14, workload
+/// isolation and a weekly filesystem trim. The documents 1.14 re-homes v1alpha1 fields into
+/// (`UnattendedInstallConfig`, `KubeletConfig`, …) are not: fleetc writes those fields in
+/// v1alpha1, under the row's 1.13 contract. Nor is the generator's EPHEMERAL `mount.secure:
+/// true`: it is the value an absent field already means (`block/volume_config.go` l.538-545).
+pub fn model_defaults(model: crate::upstream::Minor) -> Vec<Document> {
+    if model < (1, 14) {
+        return Vec::new();
+    }
+    vec![
+        Document::SecurityProfile(SecurityProfileConfig {
+            meta: Meta::new("SecurityProfileConfig"),
+            workload_isolation: true,
+        }),
+        Document::FilesystemTrim(FilesystemTrimConfig {
+            meta: Meta::new("FilesystemTrimConfig"),
+            interval: FILESYSTEM_TRIM_INTERVAL.to_owned(),
+        }),
+    ]
+}
+
+/// `constants.DefaultFilesystemTrimInterval` (7 × 24 h) as Go's yaml prints a `time.Duration`.
+pub const FILESYSTEM_TRIM_INTERVAL: &str = "168h0m0s";
 
 fn controlplane_patch(
     fleet: &Fleet,

@@ -508,6 +508,12 @@ pub fn emitted(docs: &TalosDocs, scope: &Scope<'_>) -> BTreeMap<DocId, Value> {
     };
     for f in files {
         for d in &f.docs {
+            // The model's defaults (`model_defaults`: 1.14's SecurityProfileConfig and
+            // FilesystemTrimConfig) are what `talosctl gen config` gives every new cluster,
+            // not a fleet.kdl fact: a patch may change them (docs/talos.md, "The 1.14 model").
+            if matches!(d, super::Document::SecurityProfile(_) | super::Document::FilesystemTrim(_)) {
+                continue;
+            }
             let Ok(v) = serde_json::to_value(d) else { continue };
             let id = doc_id(&v);
             match out.get_mut(&id) {

@@ -24,15 +24,13 @@ pub const PROVIDERS: &[ProviderPin] = &[
     ProviderPin { name: "proxmox", source: "bpg/proxmox", version: "~> 0.100" },
     ProviderPin { name: "random", source: "hashicorp/random", version: "~> 3.7" },
     ProviderPin { name: "scaleway", source: "scaleway/scaleway", version: "~> 2.68" },
-    ProviderPin { name: "talos", source: "siderolabs/talos", version: "~> 0.11.0" },
+    ProviderPin { name: "talos", source: "siderolabs/talos", version: crate::upstream::talos::TALOS_PROVIDER_PIN },
 ];
 
 /// The talos provider as a consumer of fleetc's Talos documents: the release its pin allows
 /// (`~> 0.11.0`: every 0.11.x), which the versions table maps to the machinery it runs.
 pub fn talos_consumer() -> crate::upstream::talos::Consumer {
-    let pin = pin("talos").map_or("", |p| p.version);
-    let release = pin.trim_start_matches("~>").trim().parse().unwrap_or(crate::model::Version::new(0, 0, 0));
-    crate::upstream::talos::Consumer::TofuProvider(release)
+    crate::upstream::talos::tofu_consumer()
 }
 
 /// Types that belong to OpenTofu itself (`terraform_remote_state`, `terraform_data`).

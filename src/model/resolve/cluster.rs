@@ -115,6 +115,7 @@ impl Resolver<'_> {
             managed_by,
             former_name,
             talos: talos?,
+            talos_allow_prerelease: s.talos_allow_prerelease.clone(),
             kubernetes: kubernetes?,
             endpoint: endpoint?,
             cert_sans,

@@ -15,6 +15,8 @@ use crate::syntax::Node;
 #[derive(Clone, Default)]
 pub(super) struct Settings {
     pub talos: Option<Spanned<Version>>,
+    /// `allow-prerelease=#true` on the `talos` node that set `talos` (it travels with the pin).
+    pub talos_allow_prerelease: Option<Spanned<bool>>,
     pub kubernetes: Option<Spanned<Version>>,
     pub apply_mode: Option<Spanned<ApplyMode>>,
     pub discovery: Option<Spanned<bool>>,
@@ -73,9 +75,14 @@ impl Resolver<'_> {
         let d = &mut *self.diags;
         match node.name.value.as_str() {
             "talos" | "kubernetes" => {
-                let mut r = Reader::new(node, &[], d);
+                let talos = node.name.value == "talos";
+                let mut r = Reader::new(node, if talos { &["allow-prerelease"] } else { &[] }, d);
                 let v = r.arg_parsed::<Version>(d, "a version");
+                let allow = if talos { r.prop_bool("allow-prerelease", d) } else { None };
                 r.finish(false, d);
+                if talos && v.is_some() {
+                    s.talos_allow_prerelease = allow;
+                }
                 if v.is_none() {
                     s.broken.insert(if node.name.value == "talos" { "talos" } else { "kubernetes" });
                 }

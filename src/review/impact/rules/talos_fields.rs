@@ -85,11 +85,11 @@ pub const TABLE: &[(&str, &[&str], Reach)] = &[
 const TALOS_ONLY_FACTS: &[&str] =
     &["cert-sans", "discovery", "labels", "annotations", "taints", "patches", facts::NODE_PATCHES];
 
-/// The document models the table describes: a node of a Talos version gets its minor's
-/// model ([`crate::upstream::talos::Table::documents`]: the 1.13 model for 1.14 nodes,
-/// versions/talos.kdl).
+/// The v1alpha1 forms the table describes: a node of a Talos version gets the v1alpha1 base
+/// of its row's contract ([`crate::upstream::talos::Table::generator_contract`]: the 1.13
+/// contract for 1.14 nodes, versions/talos.kdl), whose fields this classification covers.
 fn covered(talos: Version) -> bool {
-    matches!(crate::upstream::talos::table().documents(talos), (1, 12) | (1, 13))
+    matches!(crate::upstream::talos::table().generator_contract(talos), (1, 12) | (1, 13))
 }
 
 /// Talos 1.14 dropped the `reboot` apply mode: every change is stored and set without a

@@ -11,6 +11,7 @@ mod reliability_support;
 
 mod apply;
 mod apply_metal;
+mod apply_mirror;
 mod apply_plan;
 mod apply_upgrade;
 mod architecture;

@@ -12,6 +12,11 @@ runs in out/):
              `fleetc apply <env> --plan` passes to this root, with the cloud providers mocked
              (`mock_provider`, which keeps their real schemas) and random real
   vars       every -var and TF_VAR_ that `fleetc apply <env> --plan` passes is declared
+  mirror     fleetc's own --provider-mirror path: the CLI config `fleetc apply <env> --plan
+             --provider-mirror <the harness's mirror>` says it writes for tofu is handed to a
+             real `tofu init` of one root (TF_CLI_CONFIG_FILE, in a network namespace with no
+             network, or behind a dead proxy where none can be made), which must install every
+             provider of the root from that mirror
   state      (roots with an S3 backend whose outputs a cluster root reads) the root's outputs, as
              the mocked apply computes them, are applied for real into the loopback S3 with the
              root's encryption and lock file, then read back through `terraform_remote_state` with
@@ -85,8 +90,16 @@ def blocks(text, head):
     return out
 
 
+def config_files(root):
+    """The configuration files OpenTofu loads: `*.tf` and `*.tofu`, a `.tf` dropped when a
+    `.tofu` of the same name exists (opentofu v1.12.6 internal/configs/parser_config_dir.go,
+    filterTfPathsWithTofuAlternatives)."""
+    tofu = {p.stem for p in root.glob("*.tofu")}
+    return sorted([p for p in root.glob("*.tf") if p.stem not in tofu] + list(root.glob("*.tofu")))
+
+
 def root_text(root):
-    return "\n".join(p.read_text() for p in sorted(root.glob("*.tf")))
+    return "\n".join(p.read_text() for p in config_files(root))
 
 
 def declared_vars(root):
@@ -562,6 +575,118 @@ def check_state_path(tofu, moto, work, env, cloud_root, values, bucket, key):
         return emit("FAIL", name, f"read {len(got)} of {len(paths)} outputs the cluster root uses")
     return emit("ok", name, f"written encrypted through the backend (use_lockfile, no lock left behind), read back through terraform_remote_state: {len(paths)} paths the cluster root uses ({', '.join(f'{c}.{f}' for c, f in paths)})")
 
+NO_NETWORK = None  # how the mirror check keeps tofu off the network, found once
+
+
+def no_network_prefix():
+    """A command prefix that runs tofu with no network at all: a new network namespace (only a
+    loopback that is down), as root or as an unprivileged user; None where neither works."""
+    global NO_NETWORK
+    if NO_NETWORK is None:
+        NO_NETWORK = []
+        for prefix in (["unshare", "--net"], ["unshare", "--map-root-user", "--net"]):
+            try:
+                if subprocess.run(prefix + ["true"], capture_output=True, timeout=30).returncode == 0:
+                    NO_NETWORK = prefix
+                    break
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+    return NO_NETWORK or None
+
+
+def fleetc_cli_config(fleetc, fleet, env, mirror):
+    """(config text, env note) `fleetc apply <env> --plan --provider-mirror MIRROR` says tofu
+    gets: the CLI config fleetc writes to $PRIVATE/tofu-cli.tfrc and the variables listed for
+    every tofu command, or (None, why)."""
+    clean = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")}
+    p = subprocess.run([fleetc, "apply", env, "--plan", "--fleet", str(fleet), "--provider-mirror", str(mirror),
+                        "--format", "json", "--color", "never"], capture_output=True, text=True, env=clean)
+    try:
+        plan = json.loads(p.stdout)
+    except ValueError:
+        return None, f"`fleetc apply {env} --plan --provider-mirror` printed no plan: {p.stderr.strip()[:300]}"
+    notes = [e["note"] for s in plan.get("steps", []) for e in s.get("entries", []) if "note" in e]
+    config = next((n.split(" holds\n", 1)[1] for n in notes
+                   if n.startswith("tofu installs providers from") and " holds\n" in n), None)
+    env_note = next((n for n in notes if n.startswith("every tofu command below also gets")), "")
+    if config is None:
+        return None, f"`fleetc apply {env} --plan --provider-mirror` shows no CLI config: {plan.get('error')}"
+    return (config, env_note), None
+
+
+def check_fleetc_mirror(args, work, fleet, only_env):
+    """fleetc's --provider-mirror reaches a real `tofu init`: one root whose providers are all
+    in the harness's mirror, initialised with nothing but the CLI config fleetc writes, offline.
+    PASSes only if tofu installed every provider of the root from that mirror."""
+    roots = []
+    for env_dir in sorted((work / "tofu").iterdir()):
+        if env_dir.name == "modules" or not env_dir.is_dir() or (only_env and env_dir.name not in only_env):
+            continue
+        for root in sorted(p for p in env_dir.iterdir() if (p / "terraform.tf").exists()):
+            sources = set(provider_sources(root).values())
+            if sources and sources <= set(args.mirrored):
+                roots.append((len(sources), env_dir.name, root))
+    if not roots:
+        return emit("skip", "fleetc --provider-mirror", "no root whose providers are all in the harness's mirror")
+    _, env, root = max(roots, key=lambda r: r[0])  # the most providers; the first such root
+    name = f"{env}/{root.name} init through fleetc --provider-mirror"
+    got, why = fleetc_cli_config(args.fleetc, fleet, env, args.fleetc_mirror)
+    if got is None:
+        return emit("FAIL", name, why)
+    config, env_note = got
+    if "TF_CLI_CONFIG_FILE=$PRIVATE/tofu-cli.tfrc" not in env_note.split():
+        return emit("FAIL", name, f"fleetc's plan does not give every tofu command TF_CLI_CONFIG_FILE=$PRIVATE/tofu-cli.tfrc: {env_note}")
+    versions = {r[0]: r[1] for r in read_tsv(HERE / "providers.tsv")}
+    sources = sorted(set(provider_sources(root).values()))
+    with tempfile.TemporaryDirectory(prefix="fleetc-oracles-mirror-") as tmp:
+        tmp = Path(tmp)
+        rc = tmp / "tofu-cli.tfrc"
+        rc.write_text(config)
+        rc.chmod(0o600)
+        home = tmp / "home"
+        home.mkdir()
+        copy = tmp / "out"
+        shutil.copytree(work, copy, symlinks=True,
+                        ignore=shutil.ignore_patterns(".terraform", ".terraform.lock.hcl", "oracle_override.tf", "*.tftest.hcl"))
+        croot = copy / "tofu" / env / root.name
+        # What fleetc gives tofu for this config (src/apply/preflight.rs tool_path), and a
+        # HOME with nothing in it: no ~/.terraformrc, no implied plugin directory.
+        tenv = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "TF_IN_AUTOMATION": "1",
+                "TF_CLI_CONFIG_FILE": str(rc)}
+        prefix = no_network_prefix()
+        if prefix:
+            how = "in a network namespace with no network"
+        else:
+            # No namespace here: every HTTP client of tofu (proxy-aware net/http) meets a dead proxy.
+            dead = "http://127.0.0.1:9"
+            tenv.update({"HTTPS_PROXY": dead, "HTTP_PROXY": dead, "https_proxy": dead, "http_proxy": dead})
+            how = "behind a dead proxy (no network namespace here)"
+        init = (prefix or []) + [args.tofu, f"-chdir={croot}", "init", "-backend=false", "-input=false", "-no-color"]
+        # The control: in the same environment, a CLI config that asks the registry directly
+        # must fail to reach it, or "offline" is not proven.
+        direct = tmp / "direct.tfrc"
+        direct.write_text("provider_installation {\n  direct {}\n}\n")
+        p = subprocess.run(init, env=dict(tenv, TF_CLI_CONFIG_FILE=str(direct)), capture_output=True, text=True, timeout=900)
+        if p.returncode == 0 or "registry.opentofu.org" not in p.stdout + p.stderr:
+            return emit("FAIL", name, f"the control init {how} asking the registry directly did not fail on the registry: " + first_error(p.stdout + p.stderr))
+        shutil.rmtree(croot / ".terraform", ignore_errors=True)
+        p = subprocess.run(init, env=tenv, capture_output=True, text=True, timeout=900)
+        out = p.stdout + p.stderr
+        if p.returncode != 0:
+            return emit("FAIL", name, f"tofu init with fleetc's CLI config ({args.fleetc_mirror}) {how}: " + first_error(out))
+        lock = (croot / ".terraform.lock.hcl").read_text() if (croot / ".terraform.lock.hcl").exists() else ""
+        bad = []
+        for src in sources:
+            v = versions.get(src)
+            installed = re.search(rf"- Installed {re.escape(src)} v{re.escape(v or '')} ", out)
+            locked = re.search(rf'provider "registry\.opentofu\.org/{re.escape(src)}" \{{\s*version\s*=\s*"{re.escape(v or "")}"', lock)
+            unpacked = croot / ".terraform" / "providers" / "registry.opentofu.org" / src / (v or "?") / "linux_amd64"
+            if not (installed and locked and unpacked.exists()):
+                bad.append(f"{src} {v}: installed={bool(installed)} locked={bool(locked)} unpacked={unpacked.exists()}")
+        if bad:
+            return emit("FAIL", name, "init did not install every provider from the mirror: " + "; ".join(bad))
+        return emit("ok", name, f"{how}, tofu installed {', '.join(f'{s} {versions[s]}' for s in sources)} from the mirror fleetc's config names, and locked them (a control init asking the registry directly failed there)")
+
 
 class _kept:
     def __init__(self, path):
@@ -586,14 +711,24 @@ def main():
     ap.add_argument("--fleetc", required=True)
     ap.add_argument("--fleet", help="the fleet file whose `fleetc apply --plan` is read (default: OUT/../fleet.kdl)")
     ap.add_argument("--env", action="append", help="only these environments")
+    ap.add_argument("--mirror", required=True, help="the harness's provider mirror (the directory the CLI config names)")
+    ap.add_argument("--fleetc-mirror", help="the directory given to `fleetc apply --provider-mirror` (default: --mirror; the self-test gives one without the providers)")
+    ap.add_argument("--mirror-only", action="store_true", help="only the fleetc --provider-mirror check")
     args = ap.parse_args()
     args.mirrored = set(args.mirrored.split(","))
+    args.fleetc_mirror = str(Path(args.fleetc_mirror or args.mirror).resolve())
     out = Path(args.out).resolve()
     fleet = Path(args.fleet).resolve() if args.fleet else out.parent / "fleet.kdl"
     if not (out / "tofu").is_dir():
         emit("ok", f"{out.parent.name}: no OpenTofu roots")
         return 0
     known_warnings = [r[0] for r in read_tsv(HERE / "warnings.allow")] if (HERE / "warnings.allow").exists() else []
+    if args.mirror_only:
+        with tempfile.TemporaryDirectory(prefix="fleetc-oracles-tofu-") as tmp:
+            work = Path(tmp) / "out"
+            shutil.copytree(out, work, symlinks=False, ignore=shutil.ignore_patterns(".terraform", "*.tfstate*", ".terraform.lock.hcl"))
+            check_fleetc_mirror(args, work, fleet, args.env)
+        return 0
     moto = Moto(args.python)
     ok = True
     try:
@@ -602,6 +737,7 @@ def main():
             work = Path(tmp) / "out"
             shutil.copytree(out, work, symlinks=False, ignore=shutil.ignore_patterns(".terraform", "*.tfstate*", ".terraform.lock.hcl"))
             tofu = Tofu(args.tofu, args.cli_config, moto)
+            ok &= check_fleetc_mirror(args, work, fleet, args.env)
             for env_dir in sorted((work / "tofu").iterdir()):
                 if env_dir.name == "modules" or not env_dir.is_dir():
                     continue

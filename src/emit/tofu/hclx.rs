@@ -70,6 +70,8 @@ pub(super) struct Var<'a> {
     pub ty: Expr,
     pub description: &'a str,
     pub sensitive: bool,
+    /// `ephemeral = true` (OpenTofu 1.11): the value is kept out of plan files and state.
+    pub ephemeral: bool,
     pub default: Option<Expr>,
     /// `(condition, error_message)`
     pub validation: Option<(Expr, &'a str)>,
@@ -77,10 +79,14 @@ pub(super) struct Var<'a> {
 
 impl<'a> Var<'a> {
     pub fn new(name: &'a str, ty: Expr, description: &'a str) -> Self {
-        Var { name, ty, description, sensitive: false, default: None, validation: None }
+        Var { name, ty, description, sensitive: false, ephemeral: false, default: None, validation: None }
     }
     pub fn sensitive(mut self) -> Self {
         self.sensitive = true;
+        self
+    }
+    pub fn ephemeral(mut self) -> Self {
+        self.ephemeral = true;
         self
     }
     pub fn default(mut self, e: impl Into<Expr>) -> Self {
@@ -99,6 +105,9 @@ impl<'a> Var<'a> {
             }
             if self.sensitive {
                 b.attr("sensitive", true);
+            }
+            if self.ephemeral {
+                b.attr("ephemeral", true);
             }
             if let Some((cond, msg)) = self.validation {
                 b.block("validation", &[], |v| {

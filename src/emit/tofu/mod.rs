@@ -85,13 +85,20 @@ pub(crate) struct RootFiles {
     values: Body,
 }
 
+/// The passphrase is `ephemeral` (OpenTofu 1.11): a plan file stores the value of every other
+/// root variable, sensitive or not, and `tofu show -json` of the plan prints it in the clear
+/// (opentofu v1.11.5 `internal/plans/planfile/tfplan.go`, `writeTfplan`: only variables in
+/// `EphemeralVariables` are left out); an ephemeral one is kept out of plans and state and must
+/// be given again to the apply of a saved plan, which `fleetc apply` does (every tofu command
+/// gets `TF_VAR_state_passphrase`).
 fn passphrase_var(vars: &mut Body) {
     hclx::Var::new(
         settings::PASSPHRASE_VAR,
         hclx::ty("string"),
-        "R3: the state and plan encryption passphrase (16+ characters). Never in a file: give it at apply time (TF_VAR_state_passphrase).",
+        "R3: the state and plan encryption passphrase (16+ characters). Never in a file, a plan or the state (ephemeral): give it to every command, the apply of a saved plan too (TF_VAR_state_passphrase).",
     )
     .sensitive()
+    .ephemeral()
     .write(vars);
 }
 
@@ -184,7 +191,7 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
             err = providers::required_providers(t, &used, false);
         });
         err?;
-        module.files.push(("versions.tf".into(), versions));
+        module.files.push((settings::VERSIONS_FILE.into(), versions));
         module_providers.insert(name.clone(), used);
         for (file, body) in &module.files {
             write(&mut out, &format!("{}/{file}", paths::tofu_module_dir(name)), body)?;
@@ -207,6 +214,9 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
         };
         settings::terraform_block(&mut terraform, &used, backend, root.reads_remote_state)?;
         write(&mut out, &format!("{}/terraform.tf", root.dir), &terraform)?;
+        let mut versions = hclx::file();
+        settings::versions_block(&mut versions);
+        write(&mut out, &format!("{}/{}", root.dir, settings::VERSIONS_FILE), &versions)?;
         write(&mut out, &format!("{}/main.tf", root.dir), &f.main)?;
         write(&mut out, &format!("{}/variables.tf", root.dir), &f.variables)?;
         write(&mut out, &format!("{}/outputs.tf", root.dir), &f.outputs)?;

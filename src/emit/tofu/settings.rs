@@ -1,5 +1,6 @@
-//! The `terraform {}` block of every root: the OpenTofu version, the providers it uses (R4),
-//! the S3 backend with locking (R3) and state and plan encryption (R3).
+//! The `terraform {}` blocks of every root: the OpenTofu version (in a `.tofu` file, where
+//! OpenTofu 1.12 reads it), the providers it uses (R4), the S3 backend with locking (R3) and
+//! state and plan encryption (R3).
 
 use std::collections::BTreeSet;
 
@@ -11,6 +12,23 @@ use crate::model::StateBackend;
 /// The OpenTofu release every root requires: S3 locking without DynamoDB, early-evaluated
 /// variables in the `encryption` block, ephemeral resources and write-only attributes.
 pub const REQUIRED_VERSION: &str = ">= 1.11";
+
+/// The file that declares [`REQUIRED_VERSION`], in every root and module. OpenTofu 1.12 checks
+/// `required_version` only in files named `.tofu` (a `.tf` one it leaves to Terraform:
+/// opentofu/opentofu v1.12.6 `internal/configs/diagnostics.go`, `checkVersionRequirements`,
+/// `tofuFileExt`); 1.11 checks it in both (v1.11.5 `internal/configs/parser_config.go`,
+/// `sniffCoreVersionRequirements`), and every OpenTofu since 1.8 loads `.tofu` files. No `.tf`
+/// of a root or module may be named `versions.tf`: a `.tofu` file drops the `.tf` file of the
+/// same name (v1.12.6 `internal/configs/parser_config_dir.go`,
+/// `filterTfPathsWithTofuAlternatives`).
+pub const VERSIONS_FILE: &str = "versions.tofu";
+
+/// `terraform { required_version }`, the whole of a root's [`VERSIONS_FILE`].
+pub fn versions_block(body: &mut Body) {
+    body.block("terraform", &[], |t| {
+        t.attr("required_version", REQUIRED_VERSION);
+    });
+}
 
 /// The key provider's type and name. Never change them: OpenTofu records them in every
 /// encrypted state and plan, and renaming either makes existing state unreadable (it would
@@ -49,7 +67,8 @@ pub fn s3_settings(state: &StateBackend, key: Expr) -> Vec<(String, Expr)> {
     ]
 }
 
-/// `terraform { required_version, required_providers, backend, encryption }`.
+/// `terraform { required_providers, backend, encryption }` (`terraform.tf`; the version is
+/// in [`VERSIONS_FILE`]).
 pub fn terraform_block(
     body: &mut Body,
     used: &BTreeSet<String>,
@@ -58,7 +77,6 @@ pub fn terraform_block(
 ) -> Result<(), String> {
     let mut err = Ok(());
     body.block("terraform", &[], |t| {
-        t.attr("required_version", REQUIRED_VERSION).blank();
         err = providers::required_providers(t, used, true);
         t.blank();
         if let Backend::S3 { state, key } = backend {

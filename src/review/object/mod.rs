@@ -144,7 +144,7 @@ pub struct Segment {
 pub fn split(path: &str, lines: &[&str]) -> Vec<Segment> {
     let split = if path.ends_with(".yaml") || path.ends_with(".yml") {
         yaml_docs::split(path, lines)
-    } else if path.ends_with(".tf") {
+    } else if path.ends_with(".tf") || path.ends_with(".tofu") {
         hcl_blocks::split(lines)
     } else if path.ends_with(".tfvars") {
         hcl_blocks::split_values(lines)

@@ -325,8 +325,11 @@ writes into a Talos machine config document: the CNI, the pod and service subnet
 control-plane endpoint and certSANs, the kubelet's node IP subnets, the machine type, the
 install disk and image, links, addresses, VIPs, discovery, the volume and encryption
 documents, node labels and taints (docs/fleet-language.md, \"`patch`\", lists every one). A
-field set to exactly fleetc's value is accepted. It runs when the fleet has no other error
-(it reads the documents fleetc emits: `src/emit/talos/owned.rs`).
+field set to exactly fleetc's value is accepted, and so is an addition that keeps what
+fleetc's rule needs (docs/talos.md, \"Patches\"): another certSAN (Talos appends it to
+fleetc's), another node IP subnet that cannot select another address of the node (a private
+IPv4 range where fleetc makes every address the node has: Scaleway, Proxmox). It runs when the
+fleet has no other error (it reads the documents fleetc emits: `src/emit/talos/owned.rs`).
 
 ## Why
 A patch applies after fleetc's documents and wins (siderolabs/talos v1.13.9

@@ -36,6 +36,7 @@ mod injection;
 mod layering;
 mod noop_build;
 mod owned;
+mod patch_property;
 mod patches;
 mod patches_decode;
 mod reliability_apply;

@@ -37,7 +37,7 @@ use sha2::{Digest, Sha256};
 
 use crate::common;
 
-const SEED: u64 = 0x27_5eed_0f_ad_d1_7e;
+const SEED: u64 = 0x0027_5eed_0fad_d17e;
 const COUNT: usize = 160;
 const BATCH: usize = 10;
 /// The least number of generated patches machinery must accept.

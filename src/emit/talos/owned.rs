@@ -1275,7 +1275,8 @@ mod tests {
 
     #[test]
     fn an_added_cert_san_keeps_fleetc_s_and_is_an_addition() {
-        // Talos appends certSANs (no `merge:"replace"`, v1alpha1_types.go l.261, l.1216).
+        // Talos appends certSANs (no `merge:"replace"`: siderolabs/talos v1.13.9
+        // `pkg/machinery/config/types/v1alpha1/v1alpha1_types.go` l.261, l.1216; `merge.go` l.90).
         let x = Value::from("k8s.example.org");
         assert_eq!(addition("/cluster/apiServer/certSANs", &[(0, &x)], &known()), Some(Ok(())));
         assert_eq!(addition("/machine/certSANs", &[(0, &x)], &known()), Some(Ok(())));
@@ -1285,6 +1286,8 @@ mod tests {
 
     #[test]
     fn an_added_node_ip_subnet_is_an_addition_only_when_it_selects_no_other_address() {
+        // siderolabs/talos v1.13.9 `internal/app/machined/pkg/controllers/k8s/nodeip.go`
+        // l.84-141: the node IP is the first IPv4 and IPv6 the list selects (`!` excludes).
         let node = known();
         // A private range beside the network, a superset of it, the network itself.
         for ok in ["192.168.60.0/24", "10.69.1.0/24", "10.0.0.0/8", "10.10.0.0/22", "172.16.5.0/24", "10.1.2.3"] {

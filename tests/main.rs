@@ -36,6 +36,7 @@ mod injection;
 mod layering;
 mod noop_build;
 mod owned;
+mod patch_completed;
 mod patch_property;
 mod patches;
 mod patches_decode;

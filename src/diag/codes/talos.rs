@@ -110,7 +110,10 @@ document such as `KubeletConfig` next to the 1.13 model's `machine.kubelet` is r
     Some("a patch may not silently undo what fleetc enforces; if it is deliberate, say so on the `patch` line (`overrides=\"R15\"`) and the build warns instead"),
 "## What it does
 Reports a patch that undoes one of fleetc's rules through a field fleetc does not write: the
-install disk named by device path (`machine.install.disk`, R15). A rule's field that fleetc
+install disk named by device path (`machine.install.disk`, R15) where the machine's merged
+config has no `machine.install.diskSelector` (the patch deletes fleetc's). Beside the selector
+fleetc writes, Talos installs to the selector's match and the device path has no effect: that
+is a warning (`fleet::talos::patch-install-disk-unused`). A rule's field that fleetc
 does write (discovery R21, the installer R17, the disk selectors R15, the node IP subnets R18,
 the certSANs R16) is an owned field (`fleet::talos::patch-owned-field`).
 
@@ -121,7 +124,7 @@ order. A patch that means it says so with `overrides=`, and every build then war
 rule (`fleet::talos::patch-override`).
 
 ## Example
-    patch \"patches/disk.yaml\"      # machine.install.disk: /dev/sda
+    patch \"patches/disk.yaml\"      # machine.install: { disk: /dev/sda, diskSelector: { $patch: delete } }
 
 ## Instead
     patch \"patches/disk.yaml\" overrides=\"R15\"   // or drop it: fleetc selects the disk by size
@@ -558,5 +561,30 @@ Proxmox provider at `tofu plan` (bpg/terraform-provider-proxmox `cpu.cores`,
 
 ## Instead
     size \"cp\" cores=2 memory=\"4GiB\"   // Talos recommends 4 cores and 4 GiB for a control plane
+";
+
+    PATCH_INSTALL_DISK_UNUSED = "fleet::talos::patch-install-disk-unused", Warning, Some("R15"),
+    Some("Talos installs to the disk `machine.install.diskSelector` matches and reads `machine.install.disk` only without one; name the disk in fleet.kdl (`install-disk serial=…`, or `install-disk` with another selector) if that is the disk you meant"),
+"## What it does
+Warns on a patch that names the install disk by device path (`machine.install.disk`) for a
+machine whose config keeps the `machine.install.diskSelector` fleetc writes (the pool's size
+selector, or the node's `install-disk` selector). The device path has no effect there.
+
+## Why (R15)
+Talos's install step uses the selector's first match when there is a selector, and the device
+path only when there is none (siderolabs/talos v1.13.9
+`internal/app/machined/pkg/runtime/v1alpha1/v1alpha1_sequencer_tasks.go` l.1518-1539, `switch {
+case matchExpr != nil: … case Install().Disk() != \"\": … }`; `DiskMatchExpression` is non-nil
+whenever `diskSelector` is set, `pkg/machinery/config/types/v1alpha1/v1alpha1_provider.go`). So
+the machine still installs to the disk fleetc selects, and R15 holds; the line only misleads a
+reader. Where fleetc writes no selector (the node's `install-disk device=`), a patch's device
+path is the node's install disk and stays an error (`fleet::talos::patch-owned-field`).
+
+## Example
+    patch \"patches/disk.yaml\"      # machine.install.disk: /dev/sda
+
+## Instead
+    // drop the line from the patch, or name the disk in fleet.kdl:
+    node \"cp-1\" { install-disk serial=\"S3Z1NX0K123456\" }
 ";
 }

@@ -11,7 +11,8 @@
 //! every owned field it sets to another value, adds to or deletes (`fleet::talos::
 //! patch-owned-field`), every named document it restates without the CEL selector fleetc
 //! writes (`patch-drops-selector`), what it changes that a rule fixes outside the emitted
-//! fields (a device-path install disk, R15: `patch-undoes-rule`), and
+//! fields (a device-path install disk where no selector stays, R15: `patch-undoes-rule`; beside
+//! fleetc's selector it has no effect, `patch-install-disk-unused`, a warning), and
 //! an `overrides=` that overrides nothing (`patch-stale-override`). An owned field a rule owns
 //! is a warning when the patch says `overrides="R…"`. It reads the emitters' documents, so it
 //! lives in the emit floor (check may not import emit) and runs where emit runs: only when
@@ -828,6 +829,11 @@ enum Finding {
         pointer: String,
         what: &'static str,
     },
+    /// A device-path install disk beside the `machine.install.diskSelector` fleetc writes and
+    /// the patch keeps: Talos installs to the selector's match (a warning).
+    UnusedDisk {
+        doc: usize,
+    },
 }
 
 /// What `doc` (a patch document) changes of `emitted`, on a machine whose networks `node` says.
@@ -873,8 +879,19 @@ fn findings(doc_index: usize, doc: &PatchDocument, emitted: &BTreeMap<DocId, Val
         // A discovery registry turned back on needs no rule: Talos reads the registries only
         // when `cluster.discovery.enabled` is on (siderolabs/talos v1.13.9
         // `internal/app/machined/pkg/controllers/cluster/config.go`), and that field is owned.
-        let owned_disk = emitted.get(&(V1.to_owned(), None)).and_then(|h| h.pointer("/machine/install/disk")).is_some();
-        if v.pointer("/machine/install/disk").is_some_and(|d| !d.is_null()) && !owned_disk {
+        let have = emitted.get(&(V1.to_owned(), None));
+        let owned_disk = have.and_then(|h| h.pointer("/machine/install/disk")).is_some();
+        // The selector fleetc writes stays when the patch neither sets nor deletes it (either
+        // is an owned-field error of its own): Talos then installs to the selector's match and
+        // reads `install.disk` only without a selector (siderolabs/talos v1.13.9
+        // `internal/app/machined/pkg/runtime/v1alpha1/v1alpha1_sequencer_tasks.go` l.1518-1539).
+        let kept_selector = have.and_then(|h| h.pointer("/machine/install/diskSelector")).is_some()
+            && v.pointer("/machine/install/diskSelector").is_none()
+            && !is_delete(v)
+            && v.pointer("/machine/install").is_none_or(|i| !is_delete(i));
+        if v.pointer("/machine/install/disk").is_some_and(|d| !d.is_null()) && !owned_disk && kept_selector {
+            out.push(Finding::UnusedDisk { doc: doc_index });
+        } else if v.pointer("/machine/install/disk").is_some_and(|d| !d.is_null()) && !owned_disk {
             out.push(Finding::Rule {
                 doc: doc_index,
                 rule: "R15",
@@ -970,6 +987,10 @@ fn check_patch(
             Finding::Rule { doc, rule, pointer, what } => {
                 let d = &patch.file.documents[*doc];
                 rule_diagnostic(patch, d, rule, pointer, what, &mut overridden)
+            }
+            Finding::UnusedDisk { doc } => {
+                let d = &patch.file.documents[*doc];
+                unused_disk_diagnostic(patch, d)
             }
         };
         diags.push(d);
@@ -1173,6 +1194,26 @@ fn rule_diagnostic(
         .label(format!("undoes {rule}"))
         .related(patch.span, "patch used here")
         .help(format!("{reason}; if it is deliberate, write `overrides=\"{rule}\"` on the `patch` line"))
+}
+
+/// A device-path install disk Talos ignores, beside the selector fleetc writes
+/// ([`Finding::UnusedDisk`]). One diagnostic for every machine the patch reaches: its related place is the `patch` line,
+/// since the selectors (the pools' sizes) differ.
+fn unused_disk_diagnostic(patch: &Patch, doc: &PatchDocument) -> Diagnostic {
+    let pointer = "/machine/install/disk";
+    Diagnostic::new(
+        &codes::PATCH_INSTALL_DISK_UNUSED,
+        format!(
+            "`{}` names the install disk by device path (`machine.install.disk`), which Talos ignores beside fleetc's `machine.install.diskSelector`",
+            patch.path.value
+        ),
+    )
+    .at(doc.place(pointer))
+    .label("has no effect")
+    .related(patch.span, "patch used here")
+    .help(
+        "Talos installs to the disk the selector matches and reads `machine.install.disk` only when there is no selector (siderolabs/talos v1.13.9 `internal/app/machined/pkg/runtime/v1alpha1/v1alpha1_sequencer_tasks.go` l.1518-1539), so the machine keeps fleetc's disk and R15 holds; if you meant this disk, name it in fleet.kdl (`install-disk serial=…`, or another `install-disk` selector) and drop the line from the patch",
+    )
 }
 
 /// The rules an owned row or a rule check names: the ones `overrides=` may give.

@@ -354,9 +354,12 @@ warning.
     PATCH_DROPS_SELECTOR = "fleet::talos::patch-drops-selector", Error, None,
     Some("Talos's merge replaces a CEL selector with the patch's, even an empty one: restate the selector fleetc writes in the patch, or leave the document to fleetc"),
 "## What it does
-Reports a patch document that names a document fleetc emits with a CEL selector (the
-EPHEMERAL `VolumeConfig`'s `provisioning.diskSelector.match`, the Proxmox `LinkAliasConfig`'s
-`selector.match`) without restating that selector.
+Reports a patch document that names a document fleetc emits with a CEL selector (the Proxmox
+`LinkAliasConfig`'s `selector.match`) without restating that selector. The EPHEMERAL
+`VolumeConfig` restated without `provisioning.diskSelector.match` is not refused: fleetc writes
+the patch into out/ with the pool's selector added (`fleet::talos::patch-selector-completed`, a
+warning); only with `overrides=\"R15\"` is it written as is, and this code's finding becomes the
+override's warning.
 
 ## Why (R15, F5)
 Talos merges a patch document into the one of the same kind and name field by field, and a CEL
@@ -586,5 +589,40 @@ path is the node's install disk and stays an error (`fleet::talos::patch-owned-f
 ## Instead
     // drop the line from the patch, or name the disk in fleet.kdl:
     node \"cp-1\" { install-disk serial=\"S3Z1NX0K123456\" }
+";
+
+    PATCH_SELECTOR_COMPLETED = "fleet::talos::patch-selector-completed", Warning, Some("R15"),
+    Some("Talos's merge would empty the EPHEMERAL selector fleetc writes, so fleetc writes the patch into out/ with that selector added: restate it in the patch to silence this"),
+"## What it does
+Warns on a patch document that restates the EPHEMERAL `VolumeConfig` without
+`provisioning.diskSelector.match` (say only `provisioning.maxSize`), and writes the patch into
+out/ with the selector fleetc writes for the pool added (each pool's copy its own pool's). A
+patch whose own selector differs from fleetc's is an owned field
+(`fleet::talos::patch-owned-field`); a `patch` line with `overrides=\"R15\"` is written as is
+(`fleet::talos::patch-drops-selector`, then a warning).
+
+## Why (R15, F5)
+Talos merges a patch document into the one of the same kind and name field by field, and a CEL
+expression merges by replacement even when the patch's is empty (siderolabs/talos v1.13.9
+`pkg/machinery/config/merge/merge.go` calls the type's `Merge` first; `pkg/machinery/cel/cel.go`
+l.84-94, `Expression.Merge`). The patch as written would move EPHEMERAL to the system disk
+(`internal/app/machined/pkg/controllers/block/internal/volumes/volumeconfig/system_volumes.go`);
+completed, the merged config keeps fleetc's selector and the patch's other fields.
+
+## Example
+    apiVersion: v1alpha1
+    kind: VolumeConfig
+    name: EPHEMERAL
+    provisioning:
+      maxSize: 40GB
+
+## Instead
+    apiVersion: v1alpha1
+    kind: VolumeConfig
+    name: EPHEMERAL
+    provisioning:
+      diskSelector:
+        match: '!system_disk && disk.size >= 50u * GB'
+      maxSize: 40GB
 ";
 }

@@ -979,6 +979,11 @@ fn check_patch(
                 let o = OwnedTouch { kind, name: name.as_deref(), touch, owned, why: why.as_ref() };
                 owned_diagnostic(patch, d, &o, scope, &mut overridden)
             }
+            Finding::Selector { doc, kind, name, pointer }
+                if super::patches::completes_selector(patch, &patch.file.documents[*doc].value) =>
+            {
+                completed_diagnostic(patch, &patch.file.documents[*doc], kind, name.as_deref(), pointer)
+            }
             Finding::Selector { doc, kind, name, pointer } => {
                 let d = &patch.file.documents[*doc];
                 let rule = owner(kind, name.as_deref(), pointer).and_then(|o| o.rule);
@@ -1194,6 +1199,36 @@ fn rule_diagnostic(
         .label(format!("undoes {rule}"))
         .related(patch.span, "patch used here")
         .help(format!("{reason}; if it is deliberate, write `overrides=\"{rule}\"` on the `patch` line"))
+}
+
+/// A named document restated without its selector, which the emitter completes with fleetc's
+/// (`patches::completed`). One diagnostic for every pool: each pool's copy gets its own
+/// selector.
+fn completed_diagnostic(
+    patch: &Patch,
+    doc: &PatchDocument,
+    kind: &str,
+    name: Option<&str>,
+    pointer: &str,
+) -> Diagnostic {
+    let place = if doc.places.contains_key("/name") { doc.place("/name") } else { doc.span };
+    Diagnostic::new(
+        &codes::PATCH_SELECTOR_COMPLETED,
+        format!(
+            "`{}` restates {} without `{}`: fleetc writes it into out/ with fleetc's selector added",
+            patch.path.value,
+            doc_name(kind, name),
+            dotted(pointer)
+        ),
+    )
+    .at(place)
+    .label("selector added here in out/")
+    .related(patch.span, "patch used here")
+    .help(format!(
+        "Talos merges a named document field by field and replaces a CEL expression with the patch's even when the patch has none (siderolabs/talos v1.13.9 `pkg/machinery/cel/cel.go`, `Expression.Merge`, copies an empty expression), so the volume would fall back to the system disk (R15, F5); fleetc adds the selector it writes for the pool (`{}` from `ephemeral-min-size`), so the merged config keeps it. To silence this, restate `{}` in the patch with fleetc's value; to drop the selector on purpose, write `overrides=\"R15\"` on the `patch` line",
+        dotted(pointer),
+        dotted(pointer)
+    ))
 }
 
 /// A device-path install disk Talos ignores, beside the selector fleetc writes

@@ -144,6 +144,15 @@ func main() {
 		verdict, msg := "accept", ""
 		var warnings []string
 		data, note := e.data, ""
+		if *fleetc != "" && restatesEphemeralWithoutSelector(e.data) {
+			// Talos's merge would empty fleetc's EPHEMERAL selector (pkg/machinery/cel/cel.go
+			// Expression.Merge), so fleetc writes the patch with its selector added: judge that.
+			if conv, err := convertWithFleetc(*fleetc, *fixture, e.data); err == nil {
+				data, note = conv, "completed by fleetc: "
+			} else {
+				note = "fleetc does not complete it (" + oneLine(err.Error()) + "): "
+			}
+		}
 		if *fleetc != "" && isJSON6902(e.data) {
 			// Talos refuses a JSON 6902 patch on a multi-document config (configpatcher/apply.go,
 			// json6902.go l.26-28), and every fleetc config is one: fleetc hands the consumers the
@@ -283,6 +292,27 @@ func isJSON6902(b []byte) bool {
 	}
 	_, strategic := p.(configpatcher.StrategicMergePatch)
 	return !strategic
+}
+
+// restatesEphemeralWithoutSelector: a document of the patch is the EPHEMERAL VolumeConfig, not a
+// delete, without provisioning.diskSelector.match (the ones fleetc completes, docs/talos.md
+// "Patches").
+func restatesEphemeralWithoutSelector(b []byte) bool {
+	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	for {
+		var doc map[string]any
+		if err := dec.Decode(&doc); err != nil {
+			return false
+		}
+		if doc["kind"] != "VolumeConfig" || doc["name"] != "EPHEMERAL" || doc["$patch"] != nil {
+			continue
+		}
+		prov, _ := doc["provisioning"].(map[string]any)
+		sel, _ := prov["diskSelector"].(map[string]any)
+		if sel["match"] == nil {
+			return true
+		}
+	}
 }
 
 // convertWithFleetc: the bytes fleetc writes to out/ for the patch file, from a scratch copy of

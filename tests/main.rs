@@ -37,6 +37,8 @@ mod injection;
 mod layering;
 mod noop_build;
 mod owned;
+mod patch_completed;
+mod patch_property;
 mod patches;
 mod patches_decode;
 mod release_day;

@@ -1,8 +1,9 @@
 //! fleetc owns what it emits (`emit::talos::owned`): every field an emitter writes has an owner
 //! row, over the reference fleet and every golden fleet that builds; the docs print the same
 //! table; the rules a patch may override are the table's; and random patches that set, add to
-//! or delete random owned fields of a fleet are all refused (a deterministic pseudo-random
-//! walk, in the spirit of tests/robustness.rs, without a new crate).
+//! or delete random owned fields of a fleet are all refused, but for additions to a list whose
+//! additions keep fleetc's items (the certSANs: accepted) (a deterministic pseudo-random walk,
+//! in the spirit of tests/robustness.rs, without a new crate).
 
 use crate::common;
 
@@ -172,9 +173,11 @@ fn random_patches_of_owned_fields_are_all_refused() {
     assert!(fields.len() > 20, "{fields:?}");
     let mut rng = Rng(0x5eed_f1ee_7c0d_e001);
     let refusing = [codes::PATCH_OWNED_FIELD.name, codes::PATCH_DROPS_SELECTOR.name];
+    let mut additions = 0;
     for round in 0..200 {
         let (kind, name, pointer, leaf) = &fields[rng.below(fields.len())];
-        let doc = match rng.below(3) {
+        let mode = rng.below(3);
+        let doc = match mode {
             0 => patch_doc(kind, name.as_deref(), pointer, other(leaf)),
             // `$patch: delete` on the field, or on one of its parents (the document itself
             // for a named one).
@@ -206,10 +209,22 @@ fn random_patches_of_owned_fields_are_all_refused() {
         let c = compile("fleet.kdl", &text, &loader(Some(yaml.clone())));
         let fleet = c.fleet.expect("resolves");
         let found = owned::check(&fleet);
+        // Another value of an always-additive list (the certSANs) is an item more, which Talos
+        // appends to fleetc's: an addition, accepted (emit::talos::owned::ADDITIVE_LISTS).
+        if mode != 1 && owned::always_additive(kind, pointer) {
+            additions += 1;
+            assert!(
+                !found.iter().any(|d| d.severity == fleetc::diag::Severity::Error),
+                "round {round}: the addition to {kind} {pointer} was refused:\n{yaml}\n{:?}",
+                found.iter().map(|d| &d.message).collect::<Vec<_>>()
+            );
+            continue;
+        }
         assert!(
             found.iter().any(|d| refusing.contains(&d.code.name) && d.severity == fleetc::diag::Severity::Error),
             "round {round}: the patch of {kind} {name:?} {pointer} was not refused:\n{yaml}\n{:?}",
             found.iter().map(|d| &d.message).collect::<Vec<_>>()
         );
     }
+    assert!(additions > 0, "no round added to a certSANs list");
 }

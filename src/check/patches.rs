@@ -20,7 +20,7 @@ use crate::upstream::talos_decode::{coerce, pointers, remove, without_directives
 
 /// The v1alpha1 fields that hold the cluster's identity or a credential (R14): they come
 /// from the sealed secrets bundle at apply time.
-const SECRET_FIELDS: &[&str] = &[
+pub const SECRET_FIELDS: &[&str] = &[
     "/machine/ca",
     "/machine/token",
     "/cluster/id",

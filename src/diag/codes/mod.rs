@@ -197,6 +197,8 @@ pub static ALL: &[&Code] = &[
     &names::NODE_RESTRICTED_LABEL,
     &argocd::APP_VALUES_MISSING,
     &versions::TALOS_PRERELEASE,
+    &talos::PATCH_INSTALL_DISK_UNUSED,
+    &talos::PATCH_SELECTOR_COMPLETED,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

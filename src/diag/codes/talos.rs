@@ -110,7 +110,10 @@ document such as `KubeletConfig` next to the 1.13 model's `machine.kubelet` is r
     Some("a patch may not silently undo what fleetc enforces; if it is deliberate, say so on the `patch` line (`overrides=\"R15\"`) and the build warns instead"),
 "## What it does
 Reports a patch that undoes one of fleetc's rules through a field fleetc does not write: the
-install disk named by device path (`machine.install.disk`, R15). A rule's field that fleetc
+install disk named by device path (`machine.install.disk`, R15) where the machine's merged
+config has no `machine.install.diskSelector` (the patch deletes fleetc's). Beside the selector
+fleetc writes, Talos installs to the selector's match and the device path has no effect: that
+is a warning (`fleet::talos::patch-install-disk-unused`). A rule's field that fleetc
 does write (discovery R21, the installer R17, the disk selectors R15, the node IP subnets R18,
 the certSANs R16) is an owned field (`fleet::talos::patch-owned-field`).
 
@@ -121,7 +124,7 @@ order. A patch that means it says so with `overrides=`, and every build then war
 rule (`fleet::talos::patch-override`).
 
 ## Example
-    patch \"patches/disk.yaml\"      # machine.install.disk: /dev/sda
+    patch \"patches/disk.yaml\"      # machine.install: { disk: /dev/sda, diskSelector: { $patch: delete } }
 
 ## Instead
     patch \"patches/disk.yaml\" overrides=\"R15\"   // or drop it: fleetc selects the disk by size
@@ -325,8 +328,11 @@ writes into a Talos machine config document: the CNI, the pod and service subnet
 control-plane endpoint and certSANs, the kubelet's node IP subnets, the machine type, the
 install disk and image, links, addresses, VIPs, discovery, the volume and encryption
 documents, node labels and taints (docs/fleet-language.md, \"`patch`\", lists every one). A
-field set to exactly fleetc's value is accepted. It runs when the fleet has no other error
-(it reads the documents fleetc emits: `src/emit/talos/owned.rs`).
+field set to exactly fleetc's value is accepted, and so is an addition that keeps what
+fleetc's rule needs (docs/talos.md, \"Patches\"): another certSAN (Talos appends it to
+fleetc's), another node IP subnet that cannot select another address of the node (a private
+IPv4 range where fleetc makes every address the node has: Scaleway, Proxmox). It runs when the
+fleet has no other error (it reads the documents fleetc emits: `src/emit/talos/owned.rs`).
 
 ## Why
 A patch applies after fleetc's documents and wins (siderolabs/talos v1.13.9
@@ -348,9 +354,12 @@ warning.
     PATCH_DROPS_SELECTOR = "fleet::talos::patch-drops-selector", Error, None,
     Some("Talos's merge replaces a CEL selector with the patch's, even an empty one: restate the selector fleetc writes in the patch, or leave the document to fleetc"),
 "## What it does
-Reports a patch document that names a document fleetc emits with a CEL selector (the
-EPHEMERAL `VolumeConfig`'s `provisioning.diskSelector.match`, the Proxmox `LinkAliasConfig`'s
-`selector.match`) without restating that selector.
+Reports a patch document that names a document fleetc emits with a CEL selector (the Proxmox
+`LinkAliasConfig`'s `selector.match`) without restating that selector. The EPHEMERAL
+`VolumeConfig` restated without `provisioning.diskSelector.match` is not refused: fleetc writes
+the patch into out/ with the pool's selector added (`fleet::talos::patch-selector-completed`, a
+warning); only with `overrides=\"R15\"` is it written as is, and this code's finding becomes the
+override's warning.
 
 ## Why (R15, F5)
 Talos merges a patch document into the one of the same kind and name field by field, and a CEL
@@ -555,5 +564,65 @@ Proxmox provider at `tofu plan` (bpg/terraform-provider-proxmox `cpu.cores`,
 
 ## Instead
     size \"cp\" cores=2 memory=\"4GiB\"   // Talos recommends 4 cores and 4 GiB for a control plane
+";
+
+    PATCH_INSTALL_DISK_UNUSED = "fleet::talos::patch-install-disk-unused", Warning, Some("R15"),
+    Some("Talos installs to the disk `machine.install.diskSelector` matches and reads `machine.install.disk` only without one; name the disk in fleet.kdl (`install-disk serial=…`, or `install-disk` with another selector) if that is the disk you meant"),
+"## What it does
+Warns on a patch that names the install disk by device path (`machine.install.disk`) for a
+machine whose config keeps the `machine.install.diskSelector` fleetc writes (the pool's size
+selector, or the node's `install-disk` selector). The device path has no effect there.
+
+## Why (R15)
+Talos's install step uses the selector's first match when there is a selector, and the device
+path only when there is none (siderolabs/talos v1.13.9
+`internal/app/machined/pkg/runtime/v1alpha1/v1alpha1_sequencer_tasks.go` l.1518-1539, `switch {
+case matchExpr != nil: … case Install().Disk() != \"\": … }`; `DiskMatchExpression` is non-nil
+whenever `diskSelector` is set, `pkg/machinery/config/types/v1alpha1/v1alpha1_provider.go`). So
+the machine still installs to the disk fleetc selects, and R15 holds; the line only misleads a
+reader. Where fleetc writes no selector (the node's `install-disk device=`), a patch's device
+path is the node's install disk and stays an error (`fleet::talos::patch-owned-field`).
+
+## Example
+    patch \"patches/disk.yaml\"      # machine.install.disk: /dev/sda
+
+## Instead
+    // drop the line from the patch, or name the disk in fleet.kdl:
+    node \"cp-1\" { install-disk serial=\"S3Z1NX0K123456\" }
+";
+
+    PATCH_SELECTOR_COMPLETED = "fleet::talos::patch-selector-completed", Warning, Some("R15"),
+    Some("Talos's merge would empty the EPHEMERAL selector fleetc writes, so fleetc writes the patch into out/ with that selector added: restate it in the patch to silence this"),
+"## What it does
+Warns on a patch document that restates the EPHEMERAL `VolumeConfig` without
+`provisioning.diskSelector.match` (say only `provisioning.maxSize`), and writes the patch into
+out/ with the selector fleetc writes for the pool added (each pool's copy its own pool's). A
+patch whose own selector differs from fleetc's is an owned field
+(`fleet::talos::patch-owned-field`); a `patch` line with `overrides=\"R15\"` is written as is
+(`fleet::talos::patch-drops-selector`, then a warning).
+
+## Why (R15, F5)
+Talos merges a patch document into the one of the same kind and name field by field, and a CEL
+expression merges by replacement even when the patch's is empty (siderolabs/talos v1.13.9
+`pkg/machinery/config/merge/merge.go` calls the type's `Merge` first; `pkg/machinery/cel/cel.go`
+l.84-94, `Expression.Merge`). The patch as written would move EPHEMERAL to the system disk
+(`internal/app/machined/pkg/controllers/block/internal/volumes/volumeconfig/system_volumes.go`);
+completed, the merged config keeps fleetc's selector and the patch's other fields.
+
+## Example
+    apiVersion: v1alpha1
+    kind: VolumeConfig
+    name: EPHEMERAL
+    provisioning:
+      maxSize: 40GB
+
+## Instead
+    apiVersion: v1alpha1
+    kind: VolumeConfig
+    name: EPHEMERAL
+    provisioning:
+      diskSelector:
+        match: '!system_disk && disk.size >= 50u * GB'
+      maxSize: 40GB
 ";
 }

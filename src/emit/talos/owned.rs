@@ -11,7 +11,8 @@
 //! every owned field it sets to another value, adds to or deletes (`fleet::talos::
 //! patch-owned-field`), every named document it restates without the CEL selector fleetc
 //! writes (`patch-drops-selector`), what it changes that a rule fixes outside the emitted
-//! fields (a device-path install disk, R15: `patch-undoes-rule`), and
+//! fields (a device-path install disk where no selector stays, R15: `patch-undoes-rule`; beside
+//! fleetc's selector it has no effect, `patch-install-disk-unused`, a warning), and
 //! an `overrides=` that overrides nothing (`patch-stale-override`). An owned field a rule owns
 //! is a warning when the patch says `overrides="R…"`. It reads the emitters' documents, so it
 //! lives in the emit floor (check may not import emit) and runs where emit runs: only when
@@ -25,7 +26,7 @@ use serde_json::{Map, Value};
 use super::{TalosDocs, cluster_documents};
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
 use crate::model::patch::PatchDocument;
-use crate::model::{Cluster, Environment, Fleet, Machine, Patch, Pool};
+use crate::model::{Cluster, Environment, Fleet, Ipv4Net, Machine, Patch, Pool};
 
 /// Where an owned value comes from in the model, for one machine (or, in a managed cluster, the
 /// pool as a whole).
@@ -630,6 +631,194 @@ fn walk(patch: &Value, have: Option<&Value>, at: &str, out: &mut Vec<Touch>) {
     }
 }
 
+/// Owned lists a patch may add to: Talos appends the patch's items to fleetc's (no
+/// `merge:"replace"` tag; siderolabs/talos v1.13.9 `pkg/machinery/config/merge/merge.go` l.90), so
+/// the merged list keeps every item fleetc writes, and what fleetc's rule needs of it stays.
+/// - the certSANs (`v1alpha1_types.go` l.261 `MachineCertSANs`, l.1216 `APIServerConfig.CertSANs`):
+///   R16 needs the gateway and the endpoint in the certificate, and they stay in it; another
+///   name only widens it. Always an addition.
+/// - the kubelet's node IP subnets (l.790 `KubeletNodeIPValidSubnets`): R18 needs the node IP on
+///   the private network, so an added subnet is an addition only when it cannot select another
+///   address of the node ([`node_ip_subnet`]).
+const ADDITIVE_LISTS: &[&str] = &["/machine/certSANs", "/cluster/apiServer/certSANs", VALID_SUBNETS];
+const VALID_SUBNETS: &str = "/machine/kubelet/nodeIP/validSubnets";
+
+/// Whether every item a patch adds to the owned list at `pointer` (of the `kind` document) is
+/// an addition, whatever it is: the certSANs.
+pub fn always_additive(kind: &str, pointer: &str) -> bool {
+    kind == V1 && pointer != VALID_SUBNETS && ADDITIVE_LISTS.contains(&pointer)
+}
+
+/// The items of a patch list that the list it patches does not hold (the `$patch: delete` ones
+/// apart: they are judged as deletes).
+/// Each with its index in the patch's list.
+fn added_items<'v>(patch: Option<&'v Value>, have: Option<&Value>) -> Vec<(usize, &'v Value)> {
+    let (Some(Value::Array(p)), Some(Value::Array(h))) = (patch, have) else { return Vec::new() };
+    p.iter().enumerate().filter(|(_, v)| !is_delete(v) && !h.contains(v)).collect()
+}
+
+/// Whether adding `added` to the owned list at `pointer` is an addition: `None` for a list that
+/// is never one, `Some(Ok)` when every item keeps what fleetc's rule needs, `Some(Err(why))`
+/// when one does not (the first such item's index in the patch's list, and why).
+fn addition(pointer: &str, added: &[(usize, &Value)], node: &NodeNet) -> Option<Result<(), (usize, String)>> {
+    if !ADDITIVE_LISTS.contains(&pointer) || added.is_empty() {
+        return None;
+    }
+    if pointer != VALID_SUBNETS {
+        return Some(Ok(()));
+    }
+    Some(added.iter().try_for_each(|(i, v)| node_ip_subnet(v, node).map_err(|w| (*i, w))))
+}
+
+/// What fleetc knows of the networks a machine is on, to judge an added node IP subnet.
+pub struct NodeNet {
+    /// The environment's network, where fleetc puts the node's address.
+    pub network: Ipv4Net,
+    /// `None` when fleetc makes every IPv4 address the node has (each in `network` or in
+    /// `others`); else why it does not.
+    pub unknown: Option<String>,
+    /// The addresses fleetc's own documents give the node outside `network` (a `vlan`'s, a
+    /// `link`'s), with the document that gives each.
+    pub others: Vec<(Ipv4Net, String)>,
+}
+
+/// Document kinds that give a link addresses (a static list or a DHCP lease): a patch that has
+/// one may bring the node an address outside the environment's network.
+const ADDRESS_KINDS: &[&str] =
+    &["LinkConfig", "DummyLinkConfig", "BondConfig", "BridgeConfig", "VLANConfig", "WireguardConfig"];
+
+/// The first document of `patches` that gives the node an address of its own: a link document
+/// with `addresses`, a DHCP document, or the deprecated `machine.network.interfaces`.
+fn address_source<'p>(patches: impl Iterator<Item = &'p Patch>) -> Option<(String, String)> {
+    for p in patches {
+        for d in &p.file.documents {
+            let kind = d.kind();
+            let gives = (ADDRESS_KINDS.contains(&kind) && d.value.get("addresses").is_some())
+                || matches!(kind, "DHCPv4Config" | "DHCPv6Config")
+                || (kind == V1 && d.value.pointer("/machine/network/interfaces").is_some());
+            if gives && !is_delete(&d.value) {
+                return Some((p.path.value.clone(), kind.to_owned()));
+            }
+        }
+    }
+    None
+}
+
+/// The networks of the machine (or managed pool) of `scope`. fleetc makes every IPv4 address of
+/// the node where it makes the machine and its one network interface:
+/// - Scaleway: the server has no public address (`enable_dynamic_ip = false`, R12) and one
+///   private NIC on the environment's private network (emit/tofu/scaleway.rs). Talos's Scaleway
+///   platform runs DHCP on the public `eth0` only when the metadata has a public IPv4
+///   (siderolabs/talos v1.13.9 `internal/app/machined/pkg/runtime/v1alpha1/platform/scaleway/scaleway.go`
+///   l.84-93); the private NIC gets Talos's default DHCP (`internal/app/machined/pkg/controllers/network/operator_config.go`
+///   l.288-330), a lease from the private network's IPAM, in `network`.
+/// - Proxmox: the VM has one `network_device` (emit/tofu/proxmox.rs) with fleetc's static
+///   address (the node's `LinkConfig`, and NoCloud's `ip_config`), in `network`.
+///
+/// Not on bare metal, where Talos runs that default DHCP on every physical link no document
+/// configures (`operator_config.go` l.288-330), on networks fleetc does not create; not in a
+/// managed cluster, whose machines Cluster API makes; and not when a patch reaching the machine
+/// gives it addresses of its own.
+pub fn node_net(scope: &Scope<'_>, emitted: &BTreeMap<DocId, Value>) -> NodeNet {
+    let network = scope.env.network.value;
+    let mut others = Vec::new();
+    for ((kind, name), v) in emitted {
+        let Some(Value::Array(addrs)) = v.get("addresses").filter(|_| ADDRESS_KINDS.contains(&kind.as_str())) else {
+            continue;
+        };
+        for a in addrs.iter().filter_map(|a| a.get("address").and_then(Value::as_str)) {
+            // The host address (`10.10.0.21/22` → `10.10.0.21/32`): what a subnet would select.
+            let host = a.split_once('/').map_or(a, |(h, _)| h);
+            if let Some(x) = v4_net(host).filter(|x| !network.contains(x.addr)) {
+                others.push((x, format!("`{kind}` `{}`", name.as_deref().unwrap_or(""))));
+            }
+        }
+    }
+    let mine = scope.machine.into_iter().flat_map(|m| &m.settings.patches);
+    let unknown = if scope.cluster.is_managed() {
+        Some("Cluster API makes the machines of a managed cluster, and fleetc does not make their links".to_owned())
+    } else if matches!(scope.env.provider, crate::model::Provider::Metal(_)) {
+        Some("on bare metal Talos runs DHCP on every physical link no document configures (siderolabs/talos v1.13.9 `internal/app/machined/pkg/controllers/network/operator_config.go` l.288-330), on networks fleetc does not create".to_owned())
+    } else {
+        address_source(scope.pool.patches.iter().chain(mine)).map(|(file, kind)| {
+            format!("`{file}` gives the node addresses of its own (`{kind}`), which fleetc does not judge")
+        })
+    };
+    NodeNet { network, unknown, others }
+}
+
+/// RFC 1918's private IPv4 ranges.
+const PRIVATE_V4: [(u32, u8); 3] = [(0x0a00_0000, 8), (0xac10_0000, 12), (0xc0a8_0000, 16)];
+
+/// An IPv4 or IPv6 subnet or address as Talos's node IP filter reads one
+/// (siderolabs/net v0.4.0 `net.go` `FilterIPs` → `ParseSubnetOrAddress`; an address is its /32
+/// or /128); `None` when it is neither.
+fn parse_subnet(s: &str) -> Option<std::net::IpAddr> {
+    let addr = s.split_once('/').map_or(s, |(a, _)| a);
+    addr.parse().ok()
+}
+
+fn v4_net(s: &str) -> Option<Ipv4Net> {
+    let (addr, prefix) = s.split_once('/').unwrap_or((s, "32"));
+    let addr: std::net::Ipv4Addr = addr.parse().ok()?;
+    let prefix: u8 = prefix.parse().ok().filter(|p| *p <= 32)?;
+    let mask = if prefix == 0 { 0 } else { u32::MAX << (32 - u32::from(prefix)) };
+    Some(Ipv4Net { addr: (u32::from(addr) & mask).into(), prefix })
+}
+
+/// An item a patch adds to the kubelet's node IP subnets, judged by what Talos does with it: the
+/// nodeip controller takes the node's routed addresses less the pod and service subnets
+/// (siderolabs/talos v1.13.9 `internal/app/machined/pkg/controllers/k8s/nodeip.go` l.84-108,
+/// `k8s/address_filter.go` l.128-129), keeps those the subnets select (`!` excludes) and then
+/// the first IPv4 and the first IPv6 (l.119-141). fleetc's list is the environment's IPv4
+/// network; an added item keeps R18 when it can select no other address of the node:
+/// - an exclusion (`!…`) that does not reach the environment's network removes nothing fleetc
+///   selects; one that does may remove the node's address.
+/// - an IPv6 subnet is refused: the node may have an IPv6 address (Scaleway's private networks
+///   have an IPv6 prefix, which Scaleway picks), and an IPv6 node IP beside the IPv4 one is what
+///   R18 keeps out.
+/// - an IPv4 subnet outside RFC 1918's private ranges is refused (it is not "a private subnet").
+/// - a private IPv4 subnet is an addition where fleetc makes every IPv4 address of the node
+///   ([`node_net`]): they are all in the environment's network, which fleetc's item selects
+///   already.
+fn node_ip_subnet(v: &Value, node: &NodeNet) -> Result<(), String> {
+    let Some(item) = v.as_str() else { return Err(format!("`{v}` is not a subnet")) };
+    let (exclude, s) = match item.strip_prefix('!') {
+        Some(rest) => (true, rest),
+        None => (false, item),
+    };
+    let Some(ip) = parse_subnet(s) else { return Err(format!("`{item}` is not a subnet")) };
+    let net = &node.network;
+    match (exclude, ip) {
+        (true, std::net::IpAddr::V6(_)) => Ok(()),
+        (true, std::net::IpAddr::V4(_)) => match v4_net(s) {
+            Some(x) if !x.overlaps(net) => Ok(()),
+            _ => Err(format!(
+                "`{item}` excludes addresses of the environment's network `{net}`, where the node's address is"
+            )),
+        },
+        (false, std::net::IpAddr::V6(_)) => Err(format!(
+            "`{item}` is an IPv6 subnet: the node's IPv6 prefix is not fleetc's to know, and an IPv6 node IP beside the IPv4 one is what R18 keeps out"
+        )),
+        (false, std::net::IpAddr::V4(_)) => {
+            let Some(x) = v4_net(s) else { return Err(format!("`{item}` is not a subnet")) };
+            let private = PRIVATE_V4
+                .iter()
+                .any(|(a, p)| x.prefix >= *p && Ipv4Net { addr: (*a).into(), prefix: *p }.contains(x.addr));
+            if !private {
+                return Err(format!("`{item}` is not a private (RFC 1918) range"));
+            }
+            if let Some((a, doc)) = node.others.iter().find(|(a, _)| a.overlaps(&x)) {
+                return Err(format!("`{item}` selects `{}`, the address fleetc gives the node in {doc}", a.addr));
+            }
+            match &node.unknown {
+                Some(why) => Err(format!("`{item}` may select another address of the node: {why}")),
+                None => Ok(()),
+            }
+        }
+    }
+}
+
 /// The value at a pointer that may end in a list index.
 fn at<'v>(v: &'v Value, pointer: &str) -> Option<&'v Value> {
     if pointer.is_empty() { Some(v) } else { v.pointer(pointer) }
@@ -638,25 +827,58 @@ fn at<'v>(v: &'v Value, pointer: &str) -> Option<&'v Value> {
 /// A finding, before it becomes a diagnostic.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Finding {
-    Owned { doc: usize, kind: String, name: Option<String>, touch: Touch, owned: Vec<String> },
-    Selector { doc: usize, kind: String, name: Option<String>, pointer: String },
-    Rule { doc: usize, rule: &'static str, pointer: String, what: &'static str },
+    /// `why`: for an addition fleetc judged (an added node IP subnet), the item that is none
+    /// (its index in the patch's list) and why.
+    Owned {
+        doc: usize,
+        kind: String,
+        name: Option<String>,
+        touch: Touch,
+        owned: Vec<String>,
+        why: Option<(usize, String)>,
+    },
+    Selector {
+        doc: usize,
+        kind: String,
+        name: Option<String>,
+        pointer: String,
+    },
+    Rule {
+        doc: usize,
+        rule: &'static str,
+        pointer: String,
+        what: &'static str,
+    },
+    /// A device-path install disk beside the `machine.install.diskSelector` fleetc writes and
+    /// the patch keeps: Talos installs to the selector's match (a warning).
+    UnusedDisk {
+        doc: usize,
+    },
 }
 
-/// What `doc` (a patch document) changes of `emitted`.
-fn findings(doc_index: usize, doc: &PatchDocument, emitted: &BTreeMap<DocId, Value>) -> Vec<Finding> {
+/// What `doc` (a patch document) changes of `emitted`, on a machine whose networks `node` says.
+fn findings(doc_index: usize, doc: &PatchDocument, emitted: &BTreeMap<DocId, Value>, node: &NodeNet) -> Vec<Finding> {
     let mut out = Vec::new();
     let (kind, name) = doc_id(&doc.value);
     if let Some(have) = emitted.get(&(kind.clone(), name.clone())) {
         let mut touches = Vec::new();
         walk(&doc.value, Some(have), "", &mut touches);
         for touch in touches {
+            let mut why = None;
+            if touch.action == Action::Add && kind == V1 {
+                let added = added_items(doc.value.pointer(&touch.at), have.pointer(&touch.at));
+                match addition(&touch.at, &added, node) {
+                    Some(Ok(())) => continue,
+                    Some(Err(reason)) => why = Some(reason),
+                    None => {}
+                }
+            }
             // The owned leaves the touch reaches: a deleted or replaced subtree owns all of
             // those under it; a list item, its list.
             let base = at(have, &touch.at).map(|v| leaves(v, &touch.at)).unwrap_or_else(|| vec![touch.at.clone()]);
             let owned: Vec<String> = base.into_iter().filter(|p| !is_identity(&kind, p)).collect();
             if !owned.is_empty() {
-                out.push(Finding::Owned { doc: doc_index, kind: kind.clone(), name: name.clone(), touch, owned });
+                out.push(Finding::Owned { doc: doc_index, kind: kind.clone(), name: name.clone(), touch, owned, why });
             }
         }
         if !is_delete(&doc.value) {
@@ -677,8 +899,19 @@ fn findings(doc_index: usize, doc: &PatchDocument, emitted: &BTreeMap<DocId, Val
         // A discovery registry turned back on needs no rule: Talos reads the registries only
         // when `cluster.discovery.enabled` is on (siderolabs/talos v1.13.9
         // `internal/app/machined/pkg/controllers/cluster/config.go`), and that field is owned.
-        let owned_disk = emitted.get(&(V1.to_owned(), None)).and_then(|h| h.pointer("/machine/install/disk")).is_some();
-        if v.pointer("/machine/install/disk").is_some_and(|d| !d.is_null()) && !owned_disk {
+        let have = emitted.get(&(V1.to_owned(), None));
+        let owned_disk = have.and_then(|h| h.pointer("/machine/install/disk")).is_some();
+        // The selector fleetc writes stays when the patch neither sets nor deletes it (either
+        // is an owned-field error of its own): Talos then installs to the selector's match and
+        // reads `install.disk` only without a selector (siderolabs/talos v1.13.9
+        // `internal/app/machined/pkg/runtime/v1alpha1/v1alpha1_sequencer_tasks.go` l.1518-1539).
+        let kept_selector = have.and_then(|h| h.pointer("/machine/install/diskSelector")).is_some()
+            && v.pointer("/machine/install/diskSelector").is_none()
+            && !is_delete(v)
+            && v.pointer("/machine/install").is_none_or(|i| !is_delete(i));
+        if v.pointer("/machine/install/disk").is_some_and(|d| !d.is_null()) && !owned_disk && kept_selector {
+            out.push(Finding::UnusedDisk { doc: doc_index });
+        } else if v.pointer("/machine/install/disk").is_some_and(|d| !d.is_null()) && !owned_disk {
             out.push(Finding::Rule {
                 doc: doc_index,
                 rule: "R15",
@@ -751,8 +984,9 @@ fn check_patch(
     // Each finding once, with the first machine it was found on (for the owner's place).
     let mut found: BTreeMap<Finding, &Scope<'_>> = BTreeMap::new();
     for (scope, emitted) in views {
+        let node = node_net(scope, emitted);
         for (i, doc) in patch.file.documents.iter().enumerate() {
-            for f in findings(i, doc, emitted) {
+            for f in findings(i, doc, emitted, &node) {
                 found.entry(f).or_insert(scope);
             }
         }
@@ -760,9 +994,15 @@ fn check_patch(
     let mut overridden: BTreeSet<&'static str> = BTreeSet::new();
     for (f, scope) in &found {
         let d = match f {
-            Finding::Owned { doc, kind, name, touch, owned } => {
+            Finding::Owned { doc, kind, name, touch, owned, why } => {
                 let d = &patch.file.documents[*doc];
-                owned_diagnostic(patch, d, kind, name.as_deref(), touch, owned, scope, &mut overridden)
+                let o = OwnedTouch { kind, name: name.as_deref(), touch, owned, why: why.as_ref() };
+                owned_diagnostic(patch, d, &o, scope, &mut overridden)
+            }
+            Finding::Selector { doc, kind, name, pointer }
+                if super::patches::completes_selector(patch, &patch.file.documents[*doc].value) =>
+            {
+                completed_diagnostic(patch, &patch.file.documents[*doc], kind, name.as_deref(), pointer)
             }
             Finding::Selector { doc, kind, name, pointer } => {
                 let d = &patch.file.documents[*doc];
@@ -772,6 +1012,10 @@ fn check_patch(
             Finding::Rule { doc, rule, pointer, what } => {
                 let d = &patch.file.documents[*doc];
                 rule_diagnostic(patch, d, rule, pointer, what, &mut overridden)
+            }
+            Finding::UnusedDisk { doc } => {
+                let d = &patch.file.documents[*doc];
+                unused_disk_diagnostic(patch, d)
             }
         };
         diags.push(d);
@@ -825,17 +1069,23 @@ fn overridden_warning(
     )
 }
 
-#[allow(clippy::too_many_arguments)]
+/// An owned field a patch touches, as [`Finding::Owned`] found it.
+struct OwnedTouch<'f> {
+    kind: &'f str,
+    name: Option<&'f str>,
+    touch: &'f Touch,
+    owned: &'f [String],
+    why: Option<&'f (usize, String)>,
+}
+
 fn owned_diagnostic(
     patch: &Patch,
     doc: &PatchDocument,
-    kind: &str,
-    name: Option<&str>,
-    touch: &Touch,
-    owned: &[String],
+    o: &OwnedTouch<'_>,
     scope: &Scope<'_>,
     overridden: &mut BTreeSet<&'static str>,
 ) -> Diagnostic {
+    let OwnedTouch { kind, name, touch, owned, why } = *o;
     let owners: Vec<(&'static Owner, &String)> = {
         let mut seen = Vec::<(&'static Owner, &String)>::new();
         for p in owned {
@@ -857,7 +1107,14 @@ fn owned_diagnostic(
     let props: Vec<&str> = owners.iter().map(|(o, _)| o.property).filter(|p| !p.is_empty()).collect();
     let from = if props.is_empty() { "always".to_owned() } else { format!("from {}", props.join(" and ")) };
     let what = format!("{verb} {field}{of}, which fleetc writes {from}");
-    let place = if touch.at.is_empty() { doc.key_place("/$patch") } else { doc.key_place(&touch.at) };
+    let place = match why {
+        // The item that is no addition.
+        Some((i, _)) if doc.places.contains_key(&format!("{}/{i}", touch.at)) => {
+            doc.place(&format!("{}/{i}", touch.at))
+        }
+        _ if touch.at.is_empty() => doc.key_place("/$patch"),
+        _ => doc.key_place(&touch.at),
+    };
     // Overridable only when every owner's rule is overridden.
     let rules: Vec<Option<&'static str>> = owners.iter().map(|(o, _)| o.rule).collect();
     if !rules.is_empty() && rules.iter().all(|r| r.is_some_and(|r| patch.overrides(r))) {
@@ -875,6 +1132,12 @@ fn owned_diagnostic(
         " Talos appends a patch's list to the one it patches (siderolabs/talos v1.13.9 `pkg/machinery/config/merge/merge.go`), so the result is fleetc's list and the patch's."
     } else {
         ""
+    };
+    let appended = match why {
+        Some((_, w)) => format!(
+            "{appended} An added subnet is accepted when it cannot select another address of the node (docs/talos.md, \"Patches\"); this one can: {w}."
+        ),
+        None => appended.to_owned(),
     };
     let mut help = String::new();
     for (o, _) in &owners {
@@ -898,7 +1161,7 @@ fn owned_diagnostic(
     };
     Diagnostic::new(&codes::PATCH_OWNED_FIELD, format!("`{}` {what}", patch.path.value))
         .at(place)
-        .label("owned by fleet.kdl")
+        .label(if why.is_some() { "not an addition" } else { "owned by fleet.kdl" })
         .related(owner_span, "fleetc writes it from here")
         .help(format!("{help}: {instead}{rule_hint}.{appended}"))
 }
@@ -956,6 +1219,56 @@ fn rule_diagnostic(
         .label(format!("undoes {rule}"))
         .related(patch.span, "patch used here")
         .help(format!("{reason}; if it is deliberate, write `overrides=\"{rule}\"` on the `patch` line"))
+}
+
+/// A named document restated without its selector, which the emitter completes with fleetc's
+/// (`patches::completed`). One diagnostic for every pool: each pool's copy gets its own
+/// selector.
+fn completed_diagnostic(
+    patch: &Patch,
+    doc: &PatchDocument,
+    kind: &str,
+    name: Option<&str>,
+    pointer: &str,
+) -> Diagnostic {
+    let place = if doc.places.contains_key("/name") { doc.place("/name") } else { doc.span };
+    Diagnostic::new(
+        &codes::PATCH_SELECTOR_COMPLETED,
+        format!(
+            "`{}` restates {} without `{}`: fleetc writes it into out/ with fleetc's selector added",
+            patch.path.value,
+            doc_name(kind, name),
+            dotted(pointer)
+        ),
+    )
+    .at(place)
+    .label("selector added here in out/")
+    .related(patch.span, "patch used here")
+    .help(format!(
+        "Talos merges a named document field by field and replaces a CEL expression with the patch's even when the patch has none (siderolabs/talos v1.13.9 `pkg/machinery/cel/cel.go`, `Expression.Merge`, copies an empty expression), so the volume would fall back to the system disk (R15, F5); fleetc adds the selector it writes for the pool (`{}` from `ephemeral-min-size`), so the merged config keeps it. To silence this, restate `{}` in the patch with fleetc's value; to drop the selector on purpose, write `overrides=\"R15\"` on the `patch` line",
+        dotted(pointer),
+        dotted(pointer)
+    ))
+}
+
+/// A device-path install disk Talos ignores, beside the selector fleetc writes
+/// ([`Finding::UnusedDisk`]). One diagnostic for every machine the patch reaches: its related place is the `patch` line,
+/// since the selectors (the pools' sizes) differ.
+fn unused_disk_diagnostic(patch: &Patch, doc: &PatchDocument) -> Diagnostic {
+    let pointer = "/machine/install/disk";
+    Diagnostic::new(
+        &codes::PATCH_INSTALL_DISK_UNUSED,
+        format!(
+            "`{}` names the install disk by device path (`machine.install.disk`), which Talos ignores beside fleetc's `machine.install.diskSelector`",
+            patch.path.value
+        ),
+    )
+    .at(doc.place(pointer))
+    .label("has no effect")
+    .related(patch.span, "patch used here")
+    .help(
+        "Talos installs to the disk the selector matches and reads `machine.install.disk` only when there is no selector (siderolabs/talos v1.13.9 `internal/app/machined/pkg/runtime/v1alpha1/v1alpha1_sequencer_tasks.go` l.1518-1539), so the machine keeps fleetc's disk and R15 holds; if you meant this disk, name it in fleet.kdl (`install-disk serial=…`, or another `install-disk` selector) and drop the line from the patch",
+    )
 }
 
 /// The rules an owned row or a rule check names: the ones `overrides=` may give.
@@ -1046,6 +1359,53 @@ mod tests {
         assert!(touches(other, have.clone()).is_empty());
         let same = json!({"cluster": {"inlineManifests": [{"name": "cilium", "contents": "b"}]}});
         assert_eq!(touches(same, have)[0].1, Action::Set);
+    }
+
+    fn known() -> NodeNet {
+        NodeNet { network: "10.10.0.0/22".parse().unwrap(), unknown: None, others: Vec::new() }
+    }
+
+    fn added(item: &str, node: &NodeNet) -> Option<Result<(), String>> {
+        addition(VALID_SUBNETS, &[(0, &Value::from(item))], node).map(|r| r.map_err(|(_, w)| w))
+    }
+
+    #[test]
+    fn an_added_cert_san_keeps_fleetc_s_and_is_an_addition() {
+        // Talos appends certSANs (no `merge:"replace"`: siderolabs/talos v1.13.9
+        // `pkg/machinery/config/types/v1alpha1/v1alpha1_types.go` l.261, l.1216; `merge.go` l.90).
+        let x = Value::from("k8s.example.org");
+        assert_eq!(addition("/cluster/apiServer/certSANs", &[(0, &x)], &known()), Some(Ok(())));
+        assert_eq!(addition("/machine/certSANs", &[(0, &x)], &known()), Some(Ok(())));
+        // podSubnets is no addition, ever (replaced).
+        assert_eq!(addition("/cluster/network/podSubnets", &[(0, &x)], &known()), None);
+    }
+
+    #[test]
+    fn an_added_node_ip_subnet_is_an_addition_only_when_it_selects_no_other_address() {
+        // siderolabs/talos v1.13.9 `internal/app/machined/pkg/controllers/k8s/nodeip.go`
+        // l.84-141: the node IP is the first IPv4 and IPv6 the list selects (`!` excludes).
+        let node = known();
+        // A private range beside the network, a superset of it, the network itself.
+        for ok in ["192.168.60.0/24", "10.69.1.0/24", "10.0.0.0/8", "10.10.0.0/22", "172.16.5.0/24", "10.1.2.3"] {
+            assert_eq!(added(ok, &node), Some(Ok(())), "{ok}");
+        }
+        // An exclusion outside the network removes nothing fleetc selects.
+        assert_eq!(added("!192.168.0.0/16", &node), Some(Ok(())));
+        assert_eq!(added("!fd00::/8", &node), Some(Ok(())));
+        // What can select or remove another address: IPv6 (R18's very case), a public range,
+        // an exclusion of the network, garbage.
+        for bad in ["fdd5:aa8:9535:20::/108", "0.0.0.0/0", "51.15.0.0/16", "!10.10.0.0/24", "!10.10.0.10", "nope"] {
+            assert!(matches!(added(bad, &node), Some(Err(_))), "{bad}");
+        }
+        // Where fleetc does not make every address of the node, a private range is no addition.
+        let metal = NodeNet { unknown: Some("metal".into()), ..known() };
+        assert!(matches!(added("192.168.60.0/24", &metal), Some(Err(w)) if w.contains("metal")));
+        assert_eq!(added("!192.168.0.0/16", &metal), Some(Ok(())));
+        // A subnet that reaches an address fleet.kdl gives the node on another network.
+        let vlan =
+            NodeNet { others: vec![("172.16.30.21/32".parse().unwrap(), "`VLANConfig` `bond0.30`".into())], ..known() };
+        assert!(matches!(added("172.16.0.0/16", &vlan), Some(Err(w)) if w.contains("bond0.30")));
+        assert_eq!(added("192.168.60.0/24", &vlan), Some(Ok(())));
     }
 
     #[test]

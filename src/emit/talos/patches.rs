@@ -6,12 +6,70 @@
 //! `<NN>-<file name>` so that the file-name order is the apply order. Every consumer applies
 //! them after fleetc's own documents with Talos's own `configpatcher` (docs/talos.md,
 //! "Patches"): the OpenTofu cluster module lists the directory, CABPT gets their text as
-//! `strategicPatches`, `fleetc talos render` passes each as `--config-patch`.
+//! `strategicPatches`, `fleetc talos render` passes each as `--config-patch`. A patch that
+//! restates the EPHEMERAL `VolumeConfig` without its `provisioning.diskSelector.match` is
+//! written completed with the pool's selector ([`completed`]): Talos's merge would otherwise
+//! empty fleetc's (siderolabs/talos v1.13.9 `pkg/machinery/cel/cel.go`, `Expression.Merge`).
 
-use super::{DocSet, HEADER};
+use serde_json::{Map, Value};
+
+use super::{DocSet, HEADER, ephemeral_match};
 use crate::emit::EmitError;
 use crate::layout::paths;
 use crate::model::{Machine, Patch, Pool, Role};
+
+/// Whether fleetc completes this patch document with its own selector: a `VolumeConfig`
+/// `EPHEMERAL` (the one volume fleetc writes with a CEL selector) that is not a delete and has
+/// no `provisioning.diskSelector.match`, on a `patch` line that does not override R15 (an
+/// override means the selector is dropped on purpose).
+pub fn completes_selector(patch: &Patch, v: &Value) -> bool {
+    v.get("kind").and_then(Value::as_str) == Some("VolumeConfig")
+        && v.get("name").and_then(Value::as_str) == Some("EPHEMERAL")
+        && v.get("$patch").is_none()
+        && v.pointer("/provisioning/diskSelector/match").is_none()
+        && !patch.overrides("R15")
+}
+
+/// The patch's documents with the pool's EPHEMERAL selector added where
+/// [`completes_selector`] says, as YAML under a comment that says so; `None` when no document
+/// needs it (the file's own bytes are written).
+pub fn completed(patch: &Patch, pool: &Pool) -> Option<String> {
+    let docs = &patch.file.documents;
+    if !docs.iter().any(|d| completes_selector(patch, &d.value)) {
+        return None;
+    }
+    let mut out = format!(
+        "# Completed by fleetc from {}: the EPHEMERAL VolumeConfig gets fleetc's provisioning.diskSelector,\n# which Talos's merge would otherwise empty (docs/talos.md, \"Patches\").\n",
+        patch.path.value
+    );
+    for (i, d) in docs.iter().enumerate() {
+        let mut v = d.value.clone();
+        if completes_selector(patch, &v)
+            && let Some(obj) = v.as_object_mut()
+        {
+            let prov = obj.entry("provisioning").or_insert_with(|| Value::Object(Map::new()));
+            if !prov.is_object() {
+                *prov = Value::Object(Map::new());
+            }
+            let sel = prov.as_object_mut()?.entry("diskSelector").or_insert_with(|| Value::Object(Map::new()));
+            if !sel.is_object() {
+                *sel = Value::Object(Map::new());
+            }
+            sel.as_object_mut()?.insert("match".into(), Value::String(ephemeral_match(pool)));
+        }
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        out.push_str(&serde_saphyr::to_string(&v).ok()?);
+    }
+    Some(out)
+}
+
+/// The bytes a patch becomes for `pool`'s machines.
+fn text_for(p: &Patch, pool: &Pool) -> String {
+    let body = completed(p, pool).unwrap_or_else(|| p.file.emitted().to_owned());
+    format!("# {HEADER}\n# From {} (`patch` at the {} level).\n{body}", p.path.value, p.level.as_str())
+}
 
 /// The file a patch becomes, with its place in the order.
 fn file_name(i: usize, patch: &Patch) -> String {
@@ -35,13 +93,7 @@ pub fn pool_patches(dir: &str, pool: &Pool) -> Result<Vec<DocSet>, EmitError> {
                 paths::pool_patches(pool.role == Role::ControlPlane, &pool.name.value),
                 file_name(i, p)
             );
-            let text = format!(
-                "# {HEADER}\n# From {} (`patch` at the {} level).\n{}",
-                p.path.value,
-                p.level.as_str(),
-                p.file.emitted()
-            );
-            DocSet { path, docs: Vec::new(), text }
+            DocSet { path, docs: Vec::new(), text: text_for(p, pool) }
         })
         .collect())
 }
@@ -58,13 +110,7 @@ pub fn node_patches(dir: &str, pool: &Pool, m: &Machine) -> Result<Vec<DocSet>, 
         .enumerate()
         .map(|(i, p)| {
             let path = format!("{dir}/{}/{}", paths::node_patches(&m.hostname), file_name(i, p));
-            let text = format!(
-                "# {HEADER}\n# From {} (`patch` at the {} level).\n{}",
-                p.path.value,
-                p.level.as_str(),
-                p.file.emitted()
-            );
-            DocSet { path, docs: Vec::new(), text }
+            DocSet { path, docs: Vec::new(), text: text_for(p, pool) }
         })
         .collect())
 }

@@ -10,6 +10,9 @@
 //
 //	--cp HOST --worker HOST --worker-pool POOL
 //
+// With --generated FILE (and no --corpus) it judges the property test's generated patches
+// instead (tests/patch_property.rs), each at cluster level, in the same TSV format.
+//
 // --base is fleetc's out/talos/<env>/<cluster> of the fixture. The control-plane and worker
 // configs are generated the way talosctl gen config generates them for `fleetc talos render`
 // (the talos oracle's talosctlJobs: common.yaml, the role's document, the node's document as
@@ -74,7 +77,11 @@ func main() {
 	mode := flag.String("mode", "cloud", "the node's runtime mode: cloud | metal")
 	fleetc := flag.String("fleetc", "", "fleetc's binary: an RFC 6902 patch is judged as the strategic merge fleetc writes for it")
 	fixture := flag.String("fixture", "", "the fixture's fleet.kdl (with --fleetc)")
+	generated := flag.String("generated", "", "instead of the corpus: a generated set (tests/corpus/generated-v1.13.patches, `id<TAB>patch` lines), each judged at cluster level")
 	flag.Parse()
+	if *generated != "" && *corpus == "" {
+		*corpus = "-"
+	}
 	if *corpus == "" || *base == "" || *cluster == "" || *endpoint == "" || *k8s == "" || *cp == "" || *worker == "" || *pool == "" {
 		fmt.Fprintln(os.Stderr, "usage: corpus-oracle --corpus DIR --base DIR --cluster NAME --endpoint URL --kubernetes V --cp HOST --worker HOST --worker-pool POOL [--mode cloud|metal]")
 		os.Exit(2)
@@ -116,7 +123,12 @@ func main() {
 		targets = append(targets, target{t.name, b})
 	}
 
-	entries, err := collect(*corpus)
+	var entries []entry
+	if *generated != "" {
+		entries, err = readGenerated(*generated)
+	} else {
+		entries, err = collect(*corpus)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "corpus-oracle:", err)
 		os.Exit(2)
@@ -132,6 +144,15 @@ func main() {
 		verdict, msg := "accept", ""
 		var warnings []string
 		data, note := e.data, ""
+		if *fleetc != "" && restatesEphemeralWithoutSelector(e.data) {
+			// Talos's merge would empty fleetc's EPHEMERAL selector (pkg/machinery/cel/cel.go
+			// Expression.Merge), so fleetc writes the patch with its selector added: judge that.
+			if conv, err := convertWithFleetc(*fleetc, *fixture, e.data); err == nil {
+				data, note = conv, "completed by fleetc: "
+			} else {
+				note = "fleetc does not complete it (" + oneLine(err.Error()) + "): "
+			}
+		}
 		if *fleetc != "" && isJSON6902(e.data) {
 			// Talos refuses a JSON 6902 patch on a multi-document config (configpatcher/apply.go,
 			// json6902.go l.26-28), and every fleetc config is one: fleetc hands the consumers the
@@ -241,6 +262,27 @@ func judge(patchBytes, cfg []byte, mode runtimeMode) ([]string, error) {
 	return w, nil
 }
 
+// readGenerated: the generated patches of the property test (tests/patch_property.rs), one
+// `id<TAB>patch` line each (a patch is one line of JSON, which is YAML), all at cluster level.
+func readGenerated(path string) ([]entry, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []entry
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		id, patch, ok := strings.Cut(l, "\t")
+		if !ok {
+			return nil, fmt.Errorf("%s: a line without a tab: %q", path, l)
+		}
+		out = append(out, entry{rel: id, level: "cluster", kind: "generated", data: []byte(patch + "\n")})
+	}
+	return out, nil
+}
+
 // isJSON6902: the file is what LoadPatch reads as an RFC 6902 JSON patch (configpatcher/load.go:
 // anything that is not a strategic merge patch).
 func isJSON6902(b []byte) bool {
@@ -250,6 +292,27 @@ func isJSON6902(b []byte) bool {
 	}
 	_, strategic := p.(configpatcher.StrategicMergePatch)
 	return !strategic
+}
+
+// restatesEphemeralWithoutSelector: a document of the patch is the EPHEMERAL VolumeConfig, not a
+// delete, without provisioning.diskSelector.match (the ones fleetc completes, docs/talos.md
+// "Patches").
+func restatesEphemeralWithoutSelector(b []byte) bool {
+	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	for {
+		var doc map[string]any
+		if err := dec.Decode(&doc); err != nil {
+			return false
+		}
+		if doc["kind"] != "VolumeConfig" || doc["name"] != "EPHEMERAL" || doc["$patch"] != nil {
+			continue
+		}
+		prov, _ := doc["provisioning"].(map[string]any)
+		sel, _ := prov["diskSelector"].(map[string]any)
+		if sel["match"] == nil {
+			return true
+		}
+	}
 }
 
 // convertWithFleetc: the bytes fleetc writes to out/ for the patch file, from a scratch copy of

@@ -196,6 +196,7 @@ pub static ALL: &[&Code] = &[
     &talos::MACHINE_BELOW_MINIMUM,
     &names::NODE_RESTRICTED_LABEL,
     &argocd::APP_VALUES_MISSING,
+    &capi::CAPI_PROVIDER_UNTESTED,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

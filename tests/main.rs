@@ -41,6 +41,7 @@ mod patches_decode;
 mod reliability_apply;
 mod reliability_fuzz;
 mod reliability_inputs;
+mod renovate;
 mod robustness;
 mod schematic_ids;
 mod secrets;

@@ -136,3 +136,37 @@ pub(super) fn providers(capi: &ClusterApi, diags: &mut Diagnostics) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::compile::{FsLoader, compile};
+    use crate::diag::codes;
+
+    const LAB: &str = include_str!("../../golden/capi-lab/fleet.kdl");
+
+    fn codes_of(text: &str) -> Vec<(&'static str, bool)> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/capi-lab");
+        let c = compile("fleet.kdl", text, &FsLoader::new(dir));
+        c.diags.iter().map(|d| (d.code.name, d.is_error())).collect()
+    }
+
+    fn edit(from: &str, to: &str) -> String {
+        assert!(LAB.contains(from), "capi-lab holds {from}");
+        LAB.replacen(from, to, 1)
+    }
+
+    #[test]
+    fn a_core_capmox_does_not_state_is_refused_and_a_stated_one_passes() {
+        let combination = codes::CAPI_PROVIDER_COMBINATION.name;
+        // capi-lab pins core 1.12.10 with CAPMOX 0.9.0: a combination versions/capi.kdl lists.
+        assert!(!codes_of(LAB).iter().any(|(c, _)| *c == combination));
+        // CAPMOX 0.9 states core 1.11 and 1.12: 1.13 (newer) and 1.14 are refused, as errors.
+        for core in ["1.13.3", "1.14.2"] {
+            let found = codes_of(&edit("core \"1.12.10\"", &format!("core \"{core}\"")));
+            assert!(found.contains(&(combination, true)), "core {core}: {found:?}");
+        }
+        // An IPAM release older than CAPMOX's prerequisite is refused too.
+        let found = codes_of(&edit("ipam-in-cluster \"1.1.0\"", "ipam-in-cluster \"1.0.3\""));
+        assert!(found.contains(&(combination, true)), "{found:?}");
+    }
+}

@@ -768,7 +768,7 @@ fn argocd_cm_has_its_own_field_manager() {
     let fx = Fixture::new();
     let fake = Fake::new();
     run_apply(&fx, &fake, &fx.options()).0.unwrap();
-    let install = &fake.lines()[fake.index(&["kubectl", "apply --server-side", "argocd-3.2.1-install.yaml"]).unwrap()];
+    let install = &fake.lines()[fake.index(&["kubectl", "apply --server-side", "argocd-3.6.3-install.yaml"]).unwrap()];
     assert!(install.contains("--field-manager=fleetc-argocd-install"), "{install}");
     let bootstrap = &fake.lines()[fake.index(&["kubectl", "apply --server-side", "00-argocd-cm.yaml"]).unwrap()];
     assert!(bootstrap.contains("--field-manager=fleetc "), "{bootstrap}");

@@ -149,8 +149,8 @@ fn the_report_names_the_pinned_version_that_judged_each_family() {
     let (_, report) = validate::run(&fleet, set.iter());
     let by = |family: &str| report.judged_by.get(family).cloned().unwrap_or_default().into_iter().collect::<Vec<_>>();
     assert_eq!(by("bootstrap.cluster.x-k8s.io/v1alpha3 TalosConfigTemplate"), ["cabpt v0.6.12"], "{report:#?}");
-    assert_eq!(by("controlplane.cluster.x-k8s.io/v1alpha3 TalosControlPlane"), ["cacppt v0.5.13 (for 0.5.12)"]);
-    assert_eq!(by("argoproj.io/v1alpha1 Application"), ["argocd v3.2.1"]);
+    assert_eq!(by("controlplane.cluster.x-k8s.io/v1alpha3 TalosControlPlane"), ["cacppt v0.5.13"]);
+    assert_eq!(by("argoproj.io/v1alpha1 Application"), ["argocd v3.2.1 (for 3.6.3)"]);
     let deployments = by("apps/v1 Deployment");
     assert!(deployments.contains(&"kubernetes v1.35".to_owned()), "{deployments:?}");
     assert!(deployments.contains(&"kubernetes v1.36".to_owned()), "{deployments:?}");

@@ -272,7 +272,7 @@ fn provider_set_splits_vendored_manifests_byte_for_byte() {
         ["CoreProvider", "BootstrapProvider", "ControlPlaneProvider", "InfrastructureProvider", "IPAMProvider"]
     );
     let core = docs.iter().find(|d| d["kind"] == "CoreProvider").unwrap();
-    assert_eq!(core["spec"]["version"], "v1.13.3");
+    assert_eq!(core["spec"]["version"], "v1.12.10");
     let infra = docs.iter().find(|d| d["kind"] == "InfrastructureProvider").unwrap();
     assert_eq!(infra["spec"]["configSecret"]["name"], "capmox-variables");
     assert_eq!(infra["spec"]["version"], "v0.9.0");

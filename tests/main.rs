@@ -45,6 +45,7 @@ mod release_day;
 mod reliability_apply;
 mod reliability_fuzz;
 mod reliability_inputs;
+mod renovate;
 mod robustness;
 mod schematic_ids;
 mod secrets;

@@ -66,7 +66,7 @@ fn the_record_is_an_artifact_and_a_second_build_only_verifies() {
     let manifest = fs::read_to_string(dir.path().join("out/MANIFEST.sha256")).unwrap();
     assert!(manifest.lines().any(|l| l.ends_with("  INPUTS.sha256")), "{manifest}");
     let record = fs::read_to_string(dir.path().join("out/INPUTS.sha256")).unwrap();
-    for input in ["  fleet.kdl", "  vendor/cilium-1.18.4.yaml", "fleetc "] {
+    for input in ["  fleet.kdl", "  vendor/cilium-1.20.2.yaml", "fleetc "] {
         assert!(record.contains(input), "{input} not recorded:\n{record}");
     }
     for args in [&["build"][..], &["build", "--check"]] {
@@ -104,7 +104,7 @@ fn a_changed_input_forces_a_real_build() {
 #[test]
 fn a_changed_vendored_file_forces_a_real_build() {
     let dir = built();
-    let vendored = dir.path().join("vendor/cilium-1.18.4.yaml");
+    let vendored = dir.path().join("vendor/cilium-1.20.2.yaml");
     let text = fs::read_to_string(&vendored).unwrap();
     fs::write(&vendored, format!("{text}# edited\n")).unwrap();
     // The pinned sha256 no longer matches: only a real build can say so.

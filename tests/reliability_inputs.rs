@@ -79,7 +79,7 @@ fn a_fifo_as_the_fleet_is_refused_without_blocking() {
 fn a_fifo_as_a_vendored_file_is_a_diagnostic_without_blocking() {
     let tmp = tempfile::tempdir().unwrap();
     fleet_copy(tmp.path());
-    let v = tmp.path().join("vendor/cilium-1.18.4.yaml");
+    let v = tmp.path().join("vendor/cilium-1.20.2.yaml");
     std::fs::remove_file(&v).unwrap();
     mkfifo(&v);
     let (code, err) = check(tmp.path(), "fleet.kdl").expect("check blocked on a vendored FIFO");

@@ -28,7 +28,7 @@ pub const METAL_STARTER: &str = include_str!("metal.kdl");
 /// The stand-in for Argo CD's install manifest that the starters pin.
 pub const ARGOCD_STAND_IN: &str = include_str!("argocd-install.yaml");
 /// Where the starters pin it.
-pub const ARGOCD_PATH: &str = "vendor/argocd-3.2.1-install.yaml";
+pub const ARGOCD_PATH: &str = "vendor/argocd-3.6.3-install.yaml";
 
 /// The `.gitignore` a starter writes (or whose missing lines it appends to an existing one).
 pub const GITIGNORE: &str = include_str!("gitignore");

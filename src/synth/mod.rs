@@ -19,8 +19,8 @@ pub mod talconfig;
 pub const NODES_PER_CLUSTER: usize = 100;
 pub const CLUSTERS_PER_ENVIRONMENT: usize = 1;
 
-const ARGOCD: &str = include_str!("../../vendor/argocd-3.2.1-install.yaml");
-const CILIUM: &str = include_str!("../../vendor/cilium-1.18.4.yaml");
+const ARGOCD: &str = include_str!("../../vendor/argocd-3.6.3-install.yaml");
+const CILIUM: &str = include_str!("../../vendor/cilium-1.20.2.yaml");
 const KUSTOMIZATION: &str = include_str!("../../apps/platform/kustomization.yaml");
 const RECIPIENT: &str = "age1wh7qxmt0740e28qvq0jjz5ylyxfctxtm4skkffn6kers9dln89eswx42s2";
 
@@ -63,8 +63,8 @@ pub fn files(nodes: usize) -> Vec<(&'static str, String)> {
 pub fn files_of(shape: Shape, recipient: &str) -> Vec<(&'static str, String)> {
     vec![
         ("fleet.kdl", fleet_kdl_of(shape, recipient)),
-        ("vendor/argocd-3.2.1-install.yaml", ARGOCD.to_owned()),
-        ("vendor/cilium-1.18.4.yaml", CILIUM.to_owned()),
+        ("vendor/argocd-3.6.3-install.yaml", ARGOCD.to_owned()),
+        ("vendor/cilium-1.20.2.yaml", CILIUM.to_owned()),
         ("apps/platform/kustomization.yaml", KUSTOMIZATION.to_owned()),
     ]
 }
@@ -102,18 +102,18 @@ pub fn fleet_kdl_of(shape: Shape, recipient: &str) -> String {
     };
     let mut o = String::new();
     let _ = writeln!(o, "fleet \"synth\" {{");
-    o.push_str("    talos \"v1.13.9\"\n    kubernetes \"1.33.4\"\n    cni \"cilium\"\n    addons \"cilium\"\n    runtimes \"gvisor\"\n");
+    o.push_str("    talos \"v1.13.9\"\n    kubernetes \"1.36.2\"\n    cni \"cilium\"\n    addons \"cilium\"\n    runtimes \"gvisor\"\n");
     o.push_str("    pool-defaults schematic=\"isolated\"\n");
     o.push_str("    gitops repo=\"https://git.example.org/synth/fleet.git\" revision=\"main\"\n");
     let _ = writeln!(
         o,
-        "    argocd version=\"3.2.1\" manifest=\"vendor/argocd-3.2.1-install.yaml\" sha256=\"{}\"",
+        "    argocd version=\"3.6.3\" manifest=\"vendor/argocd-3.6.3-install.yaml\" sha256=\"{}\"",
         sha256_hex(ARGOCD.as_bytes())
     );
     o.push_str("    schematic \"isolated\" {\n        extension \"siderolabs/gvisor\"\n    }\n");
     let _ = writeln!(
         o,
-        "    addon \"cilium\" version=\"1.18.4\" manifest=\"vendor/cilium-1.18.4.yaml\" sha256=\"{}\"",
+        "    addon \"cilium\" version=\"1.20.2\" manifest=\"vendor/cilium-1.20.2.yaml\" sha256=\"{}\"",
         sha256_hex(CILIUM.as_bytes())
     );
     for (e, clusters) in clusters.chunks(CLUSTERS_PER_ENVIRONMENT).enumerate() {

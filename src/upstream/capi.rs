@@ -6,7 +6,7 @@
 //! provider versions whose API fleetc writes. `check::capi` reports a pin outside them (R24,
 //! R26), `plan::upgrade` proposes releases from them.
 
-use super::Minor;
+use super::{Minor, minor_text};
 use crate::model::Version;
 
 /// One row of the core provider's support matrix: from release `(minor, from_patch)` on, it
@@ -174,12 +174,104 @@ pub const CACPPT: &[Support] = &[
     row(13, 5, ((1, 3), (1, 13)), ((1, 26), (1, 36))),
 ];
 
-/// What a CAPMOX minor needs: the oldest core minor and the oldest IPAM in-cluster version.
-/// CAPMOX 0.9: ionos-cloud/cluster-api-provider-proxmox v0.9.0 `docs/migration-v0.9.md`
-/// ("Prerequisites: Cluster API and clusterctl v1.12; IPAM provider in-cluster v1.1.0"; its
-/// `go.mod` builds on cluster-api v1.12.9 and cluster-api-ipam-provider-in-cluster v1.1.0, the
-/// first in-cluster release of the v1beta2 contract, `metadata.yaml`).
-pub const CAPMOX: &[(Minor, Minor, (u32, u32, u32))] = &[((0, 9), (1, 12), (1, 1, 0))];
+/// The provider-combination table (`versions/capi.kdl`, embedded): per CAPMOX minor, the core
+/// minors its README states and the oldest IPAM in-cluster release it needs, each with its
+/// source. `check::capi_versions` refuses a pin outside it; docs/versions.md prints it.
+pub const COMBINATIONS_SOURCE: &str = include_str!("../../versions/capi.kdl");
+
+/// One provider minor of `versions/capi.kdl`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Combination {
+    /// The provider (`infrastructure-proxmox`).
+    pub provider: String,
+    pub minor: Minor,
+    /// The core minors the release states, in the file's order.
+    pub core: Vec<Minor>,
+    pub core_source: String,
+    /// The oldest IPAM in-cluster release it needs.
+    pub ipam: (u32, u32, u32),
+    pub ipam_source: String,
+}
+
+fn minor_of(s: &str) -> Result<Minor, String> {
+    let mut it = s.split('.');
+    match (it.next().map(str::parse), it.next().map(str::parse), it.next()) {
+        (Some(Ok(a)), Some(Ok(b)), None) => Ok((a, b)),
+        _ => Err(format!("versions/capi.kdl: `{s}` is not a minor (MAJOR.MINOR)")),
+    }
+}
+
+/// Parses `versions/capi.kdl`.
+pub fn parse_combinations(text: &str) -> Result<Vec<Combination>, String> {
+    let doc = crate::syntax::parse_kdl(text).map_err(|e| format!("versions/capi.kdl: {e}"))?;
+    let args = |n: &kdl::KdlNode| -> Vec<String> {
+        n.entries()
+            .iter()
+            .filter(|e| e.name().is_none())
+            .filter_map(|e| e.value().as_string().map(str::to_owned))
+            .collect()
+    };
+    let source = |n: &kdl::KdlNode| -> Result<String, String> {
+        n.get("source")
+            .and_then(|v| v.as_string())
+            .filter(|s| !s.trim().is_empty())
+            .map(str::to_owned)
+            .ok_or_else(|| format!("versions/capi.kdl: `{}` has no source", n.name().value()))
+    };
+    let mut rows = Vec::new();
+    for node in doc.nodes() {
+        let provider = node.name().value().to_owned();
+        let minor =
+            minor_of(args(node).first().ok_or_else(|| format!("versions/capi.kdl: `{provider}` names no minor"))?)?;
+        let mut row = Combination {
+            provider,
+            minor,
+            core: Vec::new(),
+            core_source: String::new(),
+            ipam: (0, 0, 0),
+            ipam_source: String::new(),
+        };
+        for child in node.children().map(|c| c.nodes()).unwrap_or_default() {
+            match child.name().value() {
+                "core" => {
+                    row.core = args(child).iter().map(|m| minor_of(m)).collect::<Result<_, _>>()?;
+                    row.core_source = source(child)?;
+                }
+                "ipam" => {
+                    let v: Version = args(child)
+                        .first()
+                        .and_then(|v| v.parse().ok())
+                        .ok_or("versions/capi.kdl: `ipam` takes a release (MAJOR.MINOR.PATCH)")?;
+                    row.ipam = (v.major, v.minor, v.patch);
+                    row.ipam_source = source(child)?;
+                }
+                other => return Err(format!("versions/capi.kdl: unknown `{other}`")),
+            }
+        }
+        if row.core.is_empty() || row.ipam_source.is_empty() {
+            return Err(format!(
+                "versions/capi.kdl: `{}` \"{}\" needs `core` and `ipam`",
+                row.provider,
+                minor_text(minor)
+            ));
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// The embedded provider-combination table.
+pub fn combinations() -> &'static [Combination] {
+    static ROWS: std::sync::LazyLock<Vec<Combination>> = std::sync::LazyLock::new(|| {
+        parse_combinations(COMBINATIONS_SOURCE).expect("versions/capi.kdl parses (upstream::capi tests)")
+    });
+    &ROWS
+}
+
+/// The row of `provider` at the minor of `v`, if the table has one.
+pub fn combination(provider: &str, v: Version) -> Option<&'static Combination> {
+    combinations().iter().find(|c| c.provider == provider && c.minor == v.minor_version())
+}
 
 /// The stated support of a release: its own row, or for a later patch of a known minor the
 /// newest row of that minor (a README's table only grows within a minor). `None` when the
@@ -216,6 +308,17 @@ mod tests {
         assert_eq!(core_for((1, 37), false), Some(v("1.14.2")));
         assert_eq!(core_for((1, 37), true), Some(v("1.14.2")));
         assert_eq!(core_for((1, 38), false), None);
+    }
+
+    #[test]
+    fn the_combination_table_parses_with_a_source_per_value() {
+        let rows = parse_combinations(COMBINATIONS_SOURCE).unwrap();
+        let capmox = combination("infrastructure-proxmox", v("0.9.0")).unwrap();
+        assert_eq!(capmox.core, vec![(1, 11), (1, 12)]);
+        assert_eq!(capmox.ipam, (1, 1, 0));
+        assert!(rows.iter().all(|r| !r.core_source.is_empty() && !r.ipam_source.is_empty()));
+        assert!(combination("infrastructure-proxmox", v("0.10.0")).is_none());
+        assert!(parse_combinations("infrastructure-proxmox \"0.9\" { core \"1.12\" }").is_err());
     }
 
     #[test]

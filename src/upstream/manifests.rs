@@ -418,12 +418,12 @@ mod tests {
         assert!(matches!(kube_proxy(&addon(&old_stand_in)), KubeProxy::Kept { intended: true, .. }));
     }
 
-    /// The committed vendor/cilium-1.18.4.yaml is the real `helm template` render (oracles/renders
+    /// The committed vendor/cilium-1.20.2.yaml is the real `helm template` render (oracles/renders
     /// checks it byte for byte): kube-proxy is replaced through KubePrism, which the old reading of
     /// `k8s-service-host` in `cilium-config` got wrong (D4).
     #[test]
     fn the_real_cilium_render_replaces_kube_proxy_through_kubeprism() {
-        let real = include_str!("../../vendor/cilium-1.18.4.yaml");
+        let real = include_str!("../../vendor/cilium-1.20.2.yaml");
         let config = objects(real).unwrap().into_iter().find(|o| describe(o) == "ConfigMap kube-system/cilium-config");
         let data = config.unwrap()["data"].clone();
         assert!(data.get("k8s-service-host").is_none() && data.get("k8s-service-port").is_none());

@@ -419,10 +419,22 @@ pub const ADDON_KUBERNETES: &[(&str, Minor, (Minor, Minor), &str)] = &[
         "cilium/cilium v1.18.14 `Documentation/network/kubernetes/compatibility.rst` (\"e2e tested and guaranteed\": 1.30, 1.31, 1.32, 1.33)",
     ),
     (
+        "cilium",
+        (1, 20),
+        ((1, 33), (1, 36)),
+        "cilium/cilium v1.20.2 `Documentation/network/kubernetes/compatibility.rst` l.16-25 (\"e2e tested and guaranteed\": 1.33, 1.34, 1.35, 1.36)",
+    ),
+    (
         "cert-manager",
         (1, 19),
         ((1, 31), (1, 35)),
         "cert-manager/website `content/docs/releases/README.md` (1.19: supported and tested 1.31 → 1.35; cert-manager/website#2007)",
+    ),
+    (
+        "cert-manager",
+        (1, 21),
+        ((1, 33), (1, 36)),
+        "cert-manager/website `content/docs/releases/README.md` (\"Currently supported releases\", 1.21: supported and tested 1.33 → 1.36)",
     ),
     (
         "argo-cd",
@@ -431,10 +443,34 @@ pub const ADDON_KUBERNETES: &[(&str, Minor, (Minor, Minor), &str)] = &[
         "argoproj/argo-cd v3.2.1 `docs/operator-manual/tested-kubernetes-versions.md` l.3 (3.2: v1.33, v1.32, v1.31, v1.30)",
     ),
     (
+        "argo-cd",
+        (3, 4),
+        ((1, 32), (1, 35)),
+        "argoproj/argo-cd v3.6.2 `docs/operator-manual/tested-kubernetes-versions.md` (3.4: v1.35, v1.34, v1.33, v1.32)",
+    ),
+    (
+        "argo-cd",
+        (3, 5),
+        ((1, 33), (1, 36)),
+        "argoproj/argo-cd v3.6.2 `docs/operator-manual/tested-kubernetes-versions.md` (3.5: v1.36, v1.35, v1.34, v1.33)",
+    ),
+    (
+        "argo-cd",
+        (3, 6),
+        ((1, 34), (1, 37)),
+        "argoproj/argo-cd v3.6.2 `docs/operator-manual/tested-kubernetes-versions.md` (3.6: v1.37, v1.36, v1.35, v1.34)",
+    ),
+    (
         "external-secrets",
         (0, 20),
         ((1, 34), (1, 34)),
         "external-secrets.io `introduction/stability-support` (\"0.20.x | 1.34\")",
+    ),
+    (
+        "external-secrets",
+        (2, 9),
+        ((1, 35), (1, 36)),
+        "external-secrets/external-secrets v2.9.0 `docs/introduction/stability-support.md` (its newest row, 2.8: 1.35-1.36, the current minor when 2.9.0 was tagged; 2.9 has no row of its own at its tag)",
     ),
 ];
 

@@ -199,6 +199,7 @@ pub static ALL: &[&Code] = &[
     &versions::TALOS_PRERELEASE,
     &talos::PATCH_INSTALL_DISK_UNUSED,
     &talos::PATCH_SELECTOR_COMPLETED,
+    &capi::CAPI_PROVIDER_UNTESTED,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

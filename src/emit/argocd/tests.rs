@@ -52,11 +52,11 @@ fn fleet(gitops: &str, apps: &str, edge_apps: &str) -> String {
             }}
             sealed "talos-secrets" "proxmox-api"
             cluster-api {{
-                core "1.13.3"
+                core "1.12.10"
                 bootstrap-talos "0.6.11"
                 control-plane-talos "0.5.12"
                 infrastructure-proxmox "0.9.0"
-                ipam-in-cluster "1.0.3"
+                ipam-in-cluster "1.1.0"
                 operator version="0.24.0" manifest="op.yaml" sha256="20cea3b6e3958d77b1bc89ac90c0a6d21c0ad99c7cee523afb161f46e02ea02c"
             }}
         }}

@@ -78,11 +78,11 @@ fn fleet_full(cilium_text: &str, ccm_text: &str, talos: &str, extra_cluster: &st
             }}
             sealed "proxmox-api"
             cluster-api {{
-                core "1.13.3"
+                core "1.12.10"
                 bootstrap-talos "0.6.11"
                 control-plane-talos "0.5.12"
                 infrastructure-proxmox "0.9.0"
-                ipam-in-cluster "1.0.3"
+                ipam-in-cluster "1.1.0"
                 operator version="0.24.0" manifest="cilium.yaml" sha256="{cs}"
             }}
         }}

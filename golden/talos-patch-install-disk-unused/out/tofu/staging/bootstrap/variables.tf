@@ -16,7 +16,8 @@ variable "bucket" {
 }
 
 variable "state_passphrase" {
-  description = "R3: the state and plan encryption passphrase (16+ characters). Never in a file: give it at apply time (TF_VAR_state_passphrase)."
+  description = "R3: the state and plan encryption passphrase (16+ characters). Never in a file, a plan or the state (ephemeral): give it to every command, the apply of a saved plan too (TF_VAR_state_passphrase)."
   type        = string
   sensitive   = true
+  ephemeral   = true
 }

@@ -10,8 +10,11 @@ use crate::emit::hcl::{Body, Expr};
 use crate::model::StateBackend;
 
 /// The OpenTofu release every root requires: S3 locking without DynamoDB, early-evaluated
-/// variables in the `encryption` block, ephemeral resources and write-only attributes.
-pub const REQUIRED_VERSION: &str = ">= 1.11";
+/// variables in the `encryption` block, ephemeral resources and write-only attributes (1.11),
+/// and the oldest series upstream still supports: 1.12, until 2027-02-01 (the first line of
+/// opentofu/opentofu v1.12.6 `CHANGELOG.md`; 1.11's support ended 2026-08-01, v1.11.14's).
+/// The harness runs v1.12.6 (`oracles/tofu/go.mod`), so the floor is the version judged.
+pub const REQUIRED_VERSION: &str = ">= 1.12";
 
 /// The file that declares [`REQUIRED_VERSION`], in every root and module. OpenTofu 1.12 checks
 /// `required_version` only in files named `.tofu` (a `.tf` one it leaves to Terraform:

@@ -286,7 +286,11 @@ fn the_opentofu_floor_is_in_a_tofu_file_in_every_root_and_module() {
             let text = files.get(&path).unwrap_or_else(|| panic!("{fleet}: {dir} has no versions.tofu"));
             let body = parse(&path, text);
             let t = block(&body, "terraform", &[]).unwrap_or_else(|| panic!("{path}: no terraform block"));
-            assert_eq!(expr_text(t.body(), "required_version").as_deref(), Some("\">= 1.11\""), "{fleet}: {path}");
+            assert_eq!(
+                expr_text(t.body(), "required_version").as_deref(),
+                Some(format!("\"{}\"", fleetc::emit::tofu::settings::REQUIRED_VERSION).as_str()),
+                "{fleet}: {path}"
+            );
             let stems: BTreeSet<&str> = files
                 .keys()
                 .filter(|p| p.rsplit_once('/').unwrap().0 == dir && p.ends_with(".tofu"))

@@ -105,7 +105,7 @@ fn hostile_strings_are_refused_in_every_name_version_and_disk_selector() {
         (
             "add-on version",
             &reference,
-            r#"addon "cilium" version="1.18.4""#,
+            r#"addon "cilium" version="1.20.2""#,
             r#"addon "cilium" version={}"#,
             &["fleet::names::invalid-identifier"],
             HOSTILE,

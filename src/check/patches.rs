@@ -179,7 +179,13 @@ fn check_schema(
         coerce(&mut value, &root, schema.defs(), &raw, "");
     }
     let Some(validator) = schema.validator(&kind) else { return };
-    for e in validator.iter_errors(&value) {
+    // A `required` of the schema is a docgen tag (`schemaRequired: true`), which neither the
+    // decoder nor a node enforces: each document's `Validate` says what it needs, and may need
+    // less (siderolabs/talos v1.13.9 `pkg/machinery/config/types/network/bridge.go`: `links`
+    // is `schemaRequired` at l.77, `BridgeConfigV1Alpha1.Validate` l.166-180 asks only for the
+    // name; the property test's generated set, judged by machinery, found it). The harness's
+    // machinery judges what `Validate` refuses.
+    for e in validator.iter_errors(&value).filter(|e| !matches!(e.kind(), ValidationErrorKind::Required { .. })) {
         let at = e.instance_path().to_string();
         let (span, message, label) = match e.kind() {
             ValidationErrorKind::AdditionalProperties { unexpected } => {

@@ -36,6 +36,7 @@ mod init;
 mod injection;
 mod layering;
 mod noop_build;
+mod oracle_tables;
 mod owned;
 mod patch_completed;
 mod patch_property;

@@ -171,9 +171,12 @@ def crd_source(rows, key, version):
         else:
             files = module_files(row)
             label = f"{row['module']}@{row['read']}"
-        if i > 0:
+        # A row that reads another release than the pinned one is a stand-in, first row or not:
+        # it says so (`skip`), so no pin is judged by another release's CRDs in silence.
+        if i > 0 or (row["version"] != "*" and row["read"] != version):
             label += f" (stand-in for {version})"
-            line("skip", f"CRDs of {key} {version}", f"{'; '.join(missed)}: judged against {row['module']}@{row['read']}'s "
+            why = "; ".join(missed) + ": " if missed else ""
+            line("skip", f"CRDs of {key} {version}", f"{why}judged against {row['module']}@{row['read']}'s "
                  f"CRDs instead ({row['note']})")
         if row["path"] != "config/crd/bases/" and not row["path"].endswith("/"):
             label += f" {row['path'].rsplit('/', 1)[-1]}"
@@ -447,7 +450,7 @@ def argocd_permissions(binary, outs, scopes, tmp, cl):
         for f in sorted((out / "argocd").rglob("*.yaml")):
             for d in documents(f.read_bytes()):
                 if d.get("apiVersion") == "argoproj.io/v1alpha1" and d.get("kind") == "AppProject":
-                    projects.append(d)
+                    projects.append((f, d))
                 elif d.get("apiVersion") == "argoproj.io/v1alpha1" and d.get("kind") == "Application":
                     apps.append((f, d))
         if not apps:
@@ -501,13 +504,53 @@ def argocd_permissions(binary, outs, scopes, tmp, cl):
                                           "source": str(x.relative_to(fleet))})
             reqs.append({"label": f"{rel}/{f.relative_to(out)}", "app": a, "resources": resources,
                          "skipped": skipped})
-        req = tmp / "argocd-request.json"
-        req.write_text(json.dumps({"projects": projects, "apps": reqs}))
-        r = subprocess.run([binary, str(req)], capture_output=True, text=True)
-        sys.stdout.write(r.stdout)
-        if r.returncode != 0:
-            line("FAIL", f"{rel}: Argo CD's permission code did not run", r.stderr.strip()[:600])
-        sys.stdout.flush()
+        # Each Argo CD sees only the AppProjects it holds: one request per holder, so two
+        # clusters' projects of the same name never stand for each other.
+        holder = argocd_holders(out, apps)
+        for h in sorted({holder(f) for f, _ in apps}):
+            req = tmp / "argocd-request.json"
+            req.write_text(json.dumps({"projects": [p for f, p in projects if holder(f) == h],
+                                       "apps": [r for (f, _), r in zip(apps, reqs) if holder(f) == h]}))
+            r = subprocess.run([binary, str(req)], capture_output=True, text=True)
+            sys.stdout.write(r.stdout)
+            if r.returncode != 0:
+                line("FAIL", f"{rel}: Argo CD's permission code did not run (the Argo CD of {h})", r.stderr.strip()[:600])
+            sys.stdout.flush()
+
+
+def argocd_holders(out, apps):
+    """A function from a file under out/argocd to the Argo CD that holds its objects, named
+    `<env>/<cluster>`: the cluster whose `bootstrap/` directory it is, or whose Applications
+    (app of apps, followed to any depth) sync the directory it is in; a directory nothing leads
+    to is held by the cluster its path names (docs/argocd.md, the layout of out/argocd)."""
+    root = out / "argocd"
+    held = {b: str(b.parent.relative_to(root)) for b in sorted(root.glob("*/*/bootstrap"))}
+    by_dir = {}
+    for f, a in apps:
+        by_dir.setdefault(f.parent, []).append(a)
+    queue = list(held)
+    while queue:
+        d = queue.pop()
+        for a in by_dir.get(d, []):
+            for src in [a["spec"].get("source")] + (a["spec"].get("sources") or []):
+                path = (src or {}).get("path") or ""
+                i = path.find("out/argocd/")
+                if i >= 0 and not src.get("chart"):
+                    target = root / path[i + len("out/argocd/"):].rstrip("/")
+                    if target not in held:
+                        held[target] = held[d]
+                        queue.append(target)
+
+    def holder(f):
+        for d in [f.parent, *f.parent.parents]:
+            if d in held:
+                return held[d]
+            if d == root:
+                break
+        parts = f.relative_to(root).parts
+        return "/".join(parts[:2])
+
+    return holder
 
 
 def rel_of(p):

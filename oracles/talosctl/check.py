@@ -2,7 +2,8 @@
 OUT_DIR, run against fleetc's harness talosctl (oracles/talosctl: talosctl's `gen config` glue
 over Talos's own generator, pkg/machinery of the node's minor), and every rendered file judged.
 
-A scratch copy of the fleet gets a throwaway age identity (its recipient replaces the fleet's),
+A scratch copy of the fleet gets a throwaway age identity per recipient (each replaces one of the
+fleet's),
 one secrets bundle per cluster from the stand-in's `gen secrets`, sealed with `fleetc secrets
 import`. Then, per cluster:
 - `fleetc talos render ENV/CLUSTER --out DIR --identity ID` exits 0, DIR is mode 0700 and every
@@ -313,14 +314,22 @@ def main():
         fleet = os.path.join(SCRATCH, "fleet")
         os.mkdir(fleet)
         copy_fleet(fleet_src, fleet)
-        identity, recipient = agekey.generate()
+        # Each recipient of the fleet gets its own throwaway key, so an environment sealed to
+        # several recipients keeps several (one key for all would repeat a recipient, which
+        # fleetc refuses); the identity file holds every throwaway identity.
+        keys = {}
+
+        def throwaway(m):
+            return keys.setdefault(m.group(0), agekey.generate())[1]
+
+        kdl = os.path.join(fleet, "fleet.kdl")
+        text = re.sub(r"age1[0-9a-z]{58}", throwaway, open(kdl).read())
+        first = next(iter(keys.values()), None) or keys.setdefault("", agekey.generate())
         id_file = os.path.join(SCRATCH, "identity.txt")
         fd = os.open(id_file, os.O_WRONLY | os.O_CREAT, 0o600)
-        os.write(fd, (identity + "\n").encode())
+        os.write(fd, "".join(i + "\n" for i, _ in keys.values()).encode())
         os.close(fd)
-        kdl = os.path.join(fleet, "fleet.kdl")
-        text = re.sub(r"age1[0-9a-z]{58}", recipient, open(kdl).read())
-        open(kdl, "w").write(sealable(text, recipient))
+        open(kdl, "w").write(sealable(text, first[1]))
         p = run([FLEETC, "build", "--quiet"], fleet, check=False)
         if p.returncode != 0:
             say("skip", tree, f"the fleet does not build (a failing golden): {last(p.stderr)}")

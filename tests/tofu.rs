@@ -447,7 +447,7 @@ fn control_plane_applies_are_ordered_one_block_per_node() {
     assert!(files["tofu/staging/cluster/staging.auto.tfvars"].contains("\"../../../talos/staging/main\""));
     // B6/D8 (R19): the variables file's mode never reboots a running node, although fleet.kdl
     // says `auto` (which `fleetc apply` carries out one node at a time).
-    assert!(files["tofu/staging/cluster/staging.auto.tfvars"].contains("apply_mode         = \"no_reboot\""));
+    assert!(files["tofu/staging/cluster/staging.auto.tfvars"].contains("apply_mode            = \"no_reboot\""));
     // Kubeconfig and talosconfig are sensitive outputs.
     let outs = parse("outputs", &files["tofu/modules/talos-cluster-cp3/outputs.tf"]);
     for o in ["kubeconfig", "talosconfig"] {

@@ -621,7 +621,7 @@ fn plan_notes_a_missing_bundle_and_goes_on() {
 fn a_change_that_needs_a_reboot_reboots_one_control_plane_node_at_a_time() {
     let fx = Fixture::new();
     let tfvars = std::fs::read_to_string(fx.out.join("tofu/staging/cluster/staging.auto.tfvars")).unwrap();
-    assert!(tfvars.contains("apply_mode         = \"no_reboot\""), "the root's own mode never reboots:\n{tfvars}");
+    assert!(tfvars.contains("apply_mode            = \"no_reboot\""), "the root's own mode never reboots:\n{tfvars}");
     let fake = Fake::new();
     fake.on(
         |c| has(c, "tofu", &["state", "list"]),

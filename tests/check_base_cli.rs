@@ -100,3 +100,42 @@ fn an_unknown_revision_is_an_error() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("no-such-rev"), "{}", stderr(&o));
 }
+
+/// hidden-fleets-3 D1, R14: on a cluster built by OpenTofu, a change that would make the talos
+/// provider replace `talos_machine_secrets` (a Talos downgrade) is refused with the identity
+/// it would replace; the upgrade to 1.14 that `fleetc upgrade-plan` proposes passes.
+#[test]
+fn a_change_that_replaces_the_machine_secrets_is_refused() {
+    if !common::git_available() {
+        return;
+    }
+    const MINIMAL: &str = include_str!("../golden/scaleway-minimal/fleet.kdl");
+    let tmp = tempfile::tempdir().unwrap();
+    let infra = tmp.path().join("infra");
+    fs::create_dir_all(infra.join("apps/hello")).unwrap();
+    let apps = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/scaleway-minimal/apps/hello");
+    for e in fs::read_dir(apps).unwrap().flatten() {
+        fs::copy(e.path(), infra.join("apps/hello").join(e.file_name())).unwrap();
+    }
+    fs::write(infra.join("fleet.kdl"), MINIMAL).unwrap();
+    common::git(tmp.path(), &["init", "-q", "-b", "main"]);
+    common::git(tmp.path(), &["add", "-A"]);
+    common::git(tmp.path(), &["commit", "-q", "-m", "base"]);
+
+    fs::write(infra.join("fleet.kdl"), MINIMAL.replacen("talos \"v1.13.9\"", "talos \"v1.13.8\"", 1)).unwrap();
+    let o = fleetc(&infra, &["check", "--base", "HEAD", "--format", "short"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.lines().any(|l| l.starts_with("fleet.kdl:3:") && l.contains("fleet::upgrade::identity-replaced")),
+        "{err}"
+    );
+    assert!(err.contains("identity"), "{err}");
+    // Reported once: not also as a plain Talos downgrade.
+    assert!(!err.contains("fleet::upgrade::talos-downgrade"), "{err}");
+
+    fs::write(infra.join("fleet.kdl"), MINIMAL.replacen("talos \"v1.13.9\"", "talos \"v1.14.1\"", 1)).unwrap();
+    let o = fleetc(&infra, &["check", "--base", "HEAD", "--format", "short"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("fleet::upgrade::"), "{}", stderr(&o));
+}

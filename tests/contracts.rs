@@ -175,7 +175,7 @@ fn the_kubeconfig_server_is_the_operators_path_the_cloud_root_opens() {
         let e = &env.name.value;
         let tfvars = text(&set, &format!("tofu/{e}/cluster/{e}.auto.tfvars"));
         let api = env.kubernetes_api(cluster).unwrap();
-        assert!(tfvars.contains(&format!("kubernetes_api     = \"https://{api}\"")), "{e}: {tfvars}");
+        assert!(tfvars.contains(&format!("kubernetes_api        = \"https://{api}\"")), "{e}: {tfvars}");
         if let Some(gateway) = &env.gateway {
             assert!(api.starts_with(&format!("{}:", gateway.value)), "{api}");
             let cloud = text(&set, &format!("tofu/{e}/cloud/{e}.auto.tfvars"));

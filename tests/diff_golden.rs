@@ -72,6 +72,7 @@ fn diff_golden_cases() {
     for required in [
         "diff-worker-count",
         "diff-talos-upgrade",
+        "diff-talos-upgrade-1-14",
         "diff-new-app",
         "diff-rename-moved",
         "diff-rename-destroy",
@@ -99,6 +100,13 @@ fn each_case_shows_the_impact_it_is_for() {
     let expect: &[(&str, &str, &str, &str)] = &[
         ("diff-worker-count", "worker-count", "info", "nodes added: `main-system-3`"),
         ("diff-talos-upgrade", "talos-version", "warning", "path v1.12.6 → v1.12.11 → v1.13.9"),
+        // hidden-fleets-3 D1: the secrets' talos_version moves forward with Talos 1.14.
+        (
+            "diff-talos-upgrade-1-14",
+            "secrets-version",
+            "info",
+            "`talos_machine_secrets.talos_version` v1.13.9 → v1.14.1: updated in place",
+        ),
         ("diff-talos-upgrade", "kubernetes-version", "warning", "1.34 → 1.35.2"),
         ("diff-new-app", "apps", "info", "new app `web` in namespace `web`"),
         ("diff-rename-moved", "lifecycle", "info", "cluster `core` renamed from `main` with `was=`"),

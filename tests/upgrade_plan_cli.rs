@@ -127,3 +127,57 @@ fn with_base_it_plans_from_the_revision() {
     let o = fleetc(tmp.path(), &["upgrade-plan", "lab/mgmt", "--base", "no-such-rev"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o).1);
 }
+
+/// hidden-fleets-3 D1: golden/scaleway-minimal upgraded from Talos 1.13 to 1.14 along fleetc's
+/// own plan. The plan says the secrets' `talos_version` moves forward (an update in place);
+/// after the edit the cluster root carries the cluster's full version, which the talos
+/// provider does not treat as lower than the stored one (`upstream::talos_secrets`, its
+/// rule read from terraform-provider-talos v0.11.0 `talos_machine_secrets_resource.go`
+/// l.525-543), and the plan reads the running Talos back from it (before, a 1.14 cluster's
+/// `talos_version = "v1.13"` read as no version at all).
+#[test]
+fn a_scaleway_cluster_upgraded_to_talos_1_14_keeps_its_machine_secrets() {
+    use fleetc::upstream::talos_secrets::requires_replace;
+    const MINIMAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/scaleway-minimal");
+    let tmp = tempfile::tempdir().unwrap();
+    let minimal = fs::read_to_string(Path::new(MINIMAL).join("fleet.kdl")).unwrap();
+    fs::write(tmp.path().join("fleet.kdl"), &minimal).unwrap();
+    fs::create_dir_all(tmp.path().join("apps/hello")).unwrap();
+    for e in fs::read_dir(Path::new(MINIMAL).join("apps/hello")).unwrap().flatten() {
+        fs::copy(e.path(), tmp.path().join("apps/hello").join(e.file_name())).unwrap();
+    }
+    let o = fleetc(tmp.path(), &["build"]);
+    assert!(o.status.success(), "{}", text(&o).1);
+    let tfvars = tmp.path().join("out/tofu/staging/cluster/staging.auto.tfvars");
+    let secrets = |text: &str| -> String {
+        let line = text.lines().find(|l| l.trim_start().starts_with("secrets_talos_version")).expect("the value");
+        line.split('"').nth(1).unwrap().to_owned()
+    };
+    let before = secrets(&fs::read_to_string(&tfvars).unwrap());
+    assert_eq!(before, "v1.13.9");
+
+    let o = fleetc(tmp.path(), &["upgrade-plan", "staging/main", "--talos", "v1.14.1"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("Talos v1.13.9 → v1.14.1"), "{out}");
+    assert!(out.contains("updates `talos_machine_secrets` in place, its `talos_version` v1.13.9 → v1.14.1"), "{out}");
+
+    // The step's edit, then the build the plan asks for.
+    fs::write(tmp.path().join("fleet.kdl"), minimal.replacen("talos \"v1.13.9\"", "talos \"v1.14.1\"", 1)).unwrap();
+    let o = fleetc(tmp.path(), &["build"]);
+    assert!(o.status.success(), "{}", text(&o).1);
+    let text_after = fs::read_to_string(&tfvars).unwrap();
+    let after = secrets(&text_after);
+    assert_eq!(after, "v1.14.1");
+    // The configs' contract stays at the provider's machinery (versions/talos.kdl), which is
+    // what sorted lower before: the secrets no longer follow it.
+    assert!(text_after.contains("talos_version         = \"v1.13\""), "{text_after}");
+    assert!(requires_replace("v1.13", &before), "the value fleetc wrote before would replace the secrets");
+    assert!(!requires_replace(&after, &before), "{before} → {after} replaces the secrets");
+    // What runs is read back from the new out/.
+    let o = fleetc(tmp.path(), &["upgrade-plan", "staging/main"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("Talos v1.14.1"), "{out}");
+    assert!(out.contains("Nothing to do"), "{out}");
+}

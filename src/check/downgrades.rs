@@ -58,7 +58,10 @@ pub(super) fn check(old: &Fleet, new: &Fleet, diags: &mut Diagnostics) {
                     }
                 }
             }
-            if c.talos.value < before.talos.value {
+            // On a cluster whose cluster root holds the machine secrets, the same change also
+            // replaces the cluster's identity: `secrets_version.rs` reports it, once.
+            let identity = env.secrets_in_cluster_root(c) && old_env.secrets_in_cluster_root(before);
+            if c.talos.value < before.talos.value && !identity {
                 diags.push(
                     Diagnostic::new(
                         &codes::UPGRADE_TALOS_DOWNGRADE,

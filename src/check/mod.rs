@@ -12,6 +12,7 @@ mod cni;
 mod discovery;
 pub mod disk;
 mod downgrades;
+mod endpoint_port;
 mod extensions;
 mod identity;
 mod install_disk;
@@ -28,6 +29,7 @@ pub use patches::SECRET_FIELDS;
 mod quorum;
 mod references;
 mod runtimes;
+mod secrets_version;
 mod talos;
 mod tofu;
 mod upgrade_path;
@@ -41,6 +43,7 @@ use crate::model::Fleet;
 pub fn check_upgrade_path(old: &Fleet, new: &Fleet, diags: &mut Diagnostics) {
     upgrade_path::check(old, new, diags);
     downgrades::check(old, new, diags);
+    secrets_version::check(old, new, diags);
 }
 
 /// Key material in any string or comment of fleet.kdl (F11, R14), over the syntax tree and
@@ -69,6 +72,7 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     argocd::check(fleet, diags);
     capi::check(fleet, diags);
     tofu::check(fleet, diags);
+    endpoint_port::check(fleet, diags);
     disk::check(fleet, diags);
     install_disk::check(fleet, diags);
     machines::check(fleet, diags);

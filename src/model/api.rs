@@ -7,9 +7,24 @@ use super::{Cluster, Environment, Provider};
 
 /// The Kubernetes API port, on the load balancer and on the control-plane nodes; on Scaleway
 /// also the first gateway port of the operator's path to it ([`Environment::kubernetes_api_port`]).
-pub const KUBERNETES_API_PORT: u32 = 6443;
+pub const KUBERNETES_API_PORT: u32 = DEFAULT_API_PORT as u32;
+
+/// The port the API server listens on when the config does not say (`endpoint` without
+/// `port=`): Talos's `constants.DefaultControlPlanePort`, the value
+/// `ClusterConfig.LocalAPIServerPort()` gives for an absent `cluster.controlPlane.
+/// localAPIServerPort` (siderolabs/talos v1.13.9 `pkg/machinery/config/types/v1alpha1/
+/// v1alpha1_clusterconfig.go` l.129-136).
+pub const DEFAULT_API_PORT: u16 = 6443;
 
 impl Environment {
+    /// Whether this environment's cluster root holds the cluster's machine secrets
+    /// (`talos_machine_secrets`, R14): a cluster OpenTofu builds on Scaleway or Proxmox. A
+    /// cluster managed by Cluster API keeps them in its management cluster; bare metal has no
+    /// OpenTofu root.
+    pub fn secrets_in_cluster_root(&self, cluster: &Cluster) -> bool {
+        !cluster.is_managed() && matches!(self.provider, Provider::Scaleway(_) | Provider::Proxmox(_))
+    }
+
     /// The gateway port of a cluster's Kubernetes API rule on Scaleway: 6443, 6444, … in the
     /// order of the clusters the roots build (clusters managed by Cluster API are not).
     pub fn kubernetes_api_port(&self, cluster: &str) -> u32 {

@@ -20,7 +20,7 @@ use std::net::Ipv4Addr;
 
 use crate::diag::Span;
 pub use crate::diag::Spanned;
-pub use api::KUBERNETES_API_PORT;
+pub use api::{DEFAULT_API_PORT, KUBERNETES_API_PORT};
 pub use patch::{Patch, PatchLevel};
 pub use resolve::{Loader, nearest_path, resolve};
 pub use values::{ApplyMode, Bytes, Ipv4Net, Ipv4Range, Runtime, TaintEffect, Version};
@@ -472,6 +472,19 @@ impl Cluster {
     pub fn pool_kubernetes(&self, pool: &Pool) -> Version {
         pool.kubernetes.as_ref().map_or(self.kubernetes.value, |k| k.value)
     }
+    /// The `talos_version` of the cluster's `talos_machine_secrets` in the cluster root (R14):
+    /// the cluster's own Talos version, in full. The talos provider replaces the secrets, the
+    /// cluster's identity, when this value sorts below the stored one
+    /// (`upstream::talos_secrets::requires_replace`), so it must move only forward:
+    /// the full version does whenever Talos does (a downgrade is refused at `check --base`),
+    /// and it never sorts below what earlier releases of fleetc wrote (the same full version
+    /// up to Talos 1.13, the machinery's contract `v1.13` for 1.14). Not the contract the
+    /// configs are generated for (`talos_version` of the configuration data sources), which
+    /// stays at the provider's machinery when Talos moves past it. `fleetc upgrade-plan` reads
+    /// the running version back from it (`plan::upgrade::running_in_out`).
+    pub fn secrets_talos_version(&self) -> String {
+        self.talos.value.v()
+    }
     /// `https://<endpoint>:<port>`
     pub fn endpoint_url(&self) -> String {
         format!("https://{}:{}", self.endpoint.address.value, self.endpoint.port)
@@ -486,7 +499,12 @@ pub const CNI_NONE: &str = "none";
 #[derive(Debug, Clone)]
 pub struct Endpoint {
     pub address: Spanned<Ipv4Addr>,
+    /// The port every node and kubeconfig names; the API server listens on it (written as
+    /// `cluster.controlPlane.localAPIServerPort` when it is not Talos's default,
+    /// [`DEFAULT_API_PORT`]), except on Scaleway, whose load balancer fixes it at 6443.
     pub port: u16,
+    /// Where `port=` is written; `None` when the default applies.
+    pub port_span: Option<Span>,
     /// Reachable from the internet. Fleets in the domain keep it private (R12, R21).
     pub public: bool,
     pub span: Span,

@@ -101,7 +101,10 @@ pub fn plan_from(
 
 /// The versions `target` runs according to the committed output directory, whose files
 /// `read` returns by their path in it: the cluster root's values
-/// (`tofu/<env>/cluster/<env>.auto.tfvars`, its `talos_version` and `kubernetes_version`),
+/// (`tofu/<env>/cluster/<env>.auto.tfvars`, its `secrets_talos_version` — the cluster's full
+/// Talos version, [`crate::model::Cluster::secrets_talos_version`] — and `kubernetes_version`;
+/// an out/ written before that value existed gives its `talos_version`, which was the full
+/// version up to Talos 1.13),
 /// or for a Cluster API cluster its control plane (`capi/<mgmt>/<cluster>/control-plane.yaml`:
 /// the TalosControlPlane's `version` and the installer image's tag). `None` when out/ does
 /// not hold the cluster.
@@ -129,11 +132,11 @@ pub fn running_in_out(fleet: &Fleet, target: &str, read: &dyn Fn(&str) -> Option
         env.name.value
     );
     let text = read(&path)?;
-    // `clusters = { <name> = { … talos_version = "v1.13.9" … kubernetes_version = "1.36.2" … } }`
+    // `clusters = { <name> = { … secrets_talos_version = "v1.14.1" … kubernetes_version = "1.36.2" … } }`
     let head = format!("{} = {{", cluster.name.value);
     let mut lines = text.lines().skip_while(|l| l.trim() != "clusters = {").skip_while(|l| l.trim() != head);
     lines.next()?;
-    let (mut talos, mut kubernetes) = (None, None);
+    let (mut talos, mut secrets, mut kubernetes) = (None, None, None);
     for l in lines {
         let l = l.trim();
         if l == "}" {
@@ -142,12 +145,13 @@ pub fn running_in_out(fleet: &Fleet, target: &str, read: &dyn Fn(&str) -> Option
         if let Some((k, v)) = l.split_once('=') {
             match k.trim() {
                 "talos_version" => talos = unquote(v).parse().ok(),
+                "secrets_talos_version" => secrets = unquote(v).parse().ok(),
                 "kubernetes_version" => kubernetes = unquote(v).parse().ok(),
                 _ => {}
             }
         }
     }
-    Some(Running { talos: talos?, kubernetes: kubernetes?, source: format!("out/{path}") })
+    Some(Running { talos: secrets.or(talos)?, kubernetes: kubernetes?, source: format!("out/{path}") })
 }
 
 fn minor_of(v: Version) -> Minor {
@@ -393,6 +397,15 @@ impl<'a> Planner<'a> {
                 "`fleetc build`, then apply the cluster root (stores the new installer image; F1: it upgrades nothing)"
                     .into(),
             );
+            if !matches!(self.env.provider, crate::model::Provider::Metal(_)) {
+                // R14: the secrets' `talos_version` is the cluster's version, and it moves
+                // forward with it (model::Cluster::secrets_talos_version).
+                rolls.push(format!(
+                    "the cluster root's plan updates `talos_machine_secrets` in place, its `talos_version` {} → {}: the identity is kept (the provider replaces it only for a lower value, upstream::talos_secrets)",
+                    from.v(),
+                    v.v()
+                ));
+            }
             // Each pool's own installer (its schematic, the SecureBoot variant for a
             // `secure-boot` pool), at the new version: what `fleetc upgrade` passes.
             let target = format!("{}/{name}", self.env.name.value);

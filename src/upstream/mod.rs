@@ -15,6 +15,7 @@ pub mod manifests;
 pub mod schemas;
 pub mod talos;
 pub mod talos_decode;
+pub mod talos_secrets;
 
 /// A `(major, minor)` pair.
 pub type Minor = (u32, u32);

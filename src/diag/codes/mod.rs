@@ -200,6 +200,8 @@ pub static ALL: &[&Code] = &[
     &talos::PATCH_INSTALL_DISK_UNUSED,
     &talos::PATCH_SELECTOR_COMPLETED,
     &capi::CAPI_PROVIDER_UNTESTED,
+    &upgrade::UPGRADE_IDENTITY_REPLACED,
+    &tofu::TOFU_ENDPOINT_PORT,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

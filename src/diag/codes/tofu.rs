@@ -101,4 +101,24 @@ Moving a cluster between providers changes the provider block and the addresses 
 or, for a pool of named nodes, one `node` with its `address` per machine (or no `count`:
 the pool has as many machines as it names).
 ";
+
+    TOFU_ENDPOINT_PORT = "fleet::tofu::endpoint-port", Error, Some("R12"),
+    Some("the Scaleway API load balancer listens on 6443 and forwards to 6443 on the control-plane nodes; remove `port=` or write `port=6443`"),
+"## What it does
+Reports a cluster on Scaleway whose `endpoint` names a port other than 6443.
+
+## Why (R12)
+On Scaleway the Kubernetes API sits behind the private load balancer the cloud root builds:
+its frontend listens on 6443 and its backend forwards to 6443 on the control-plane nodes, and
+the public gateway's operator rule forwards to it on 6443. Every node and kubeconfig would name
+`https://<address>:<port>`, which nothing listens on. On Proxmox and bare metal, and for
+clusters managed by Cluster API, the port is the API server's own (`cluster.controlPlane.
+localAPIServerPort`), so any port works there.
+
+## Example
+    endpoint address=\"172.16.0.10\" port=7443
+
+## Instead
+    endpoint address=\"172.16.0.10\"
+";
 }

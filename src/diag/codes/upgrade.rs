@@ -135,4 +135,29 @@ providers forward only (`clusterctl upgrade` has no downgrade, cluster-api docs
 ## Instead
     core \"1.13.3\"
 ";
+
+    UPGRADE_IDENTITY_REPLACED = "fleet::upgrade::identity-replaced", Error, Some("R14"), None,
+"## What it does
+With `fleetc check --base REV`: reports a cluster built by OpenTofu whose machine secrets would
+be replaced by the change: the `talos_version` the cluster root gives `talos_machine_secrets`
+(the cluster's Talos version) sorts below the one at revision REV.
+
+## Why (R14)
+The machine secrets bundle is the cluster's identity: its certificate authorities, tokens and
+keys. The OpenTofu talos provider replaces `talos_machine_secrets` whenever the planned
+`talos_version` compares lower than the stored one (siderolabs/terraform-provider-talos v0.11.0
+`pkg/talos/talos_machine_secrets_resource.go` l.525-543, `semver.Compare`). The roots protect
+it with `prevent_destroy`, so the cluster root's plan fails and no `fleetc apply` of that
+environment can plan again; without it, a new bundle would be another cluster that the running
+nodes do not join. `fleetc diff` calls the change DANGER (rule `secrets-version`).
+
+## Example
+    // at REV
+    talos \"v1.13.9\"
+    // now
+    talos \"v1.12.6\"
+
+## Instead
+    talos \"v1.13.9\"   // the version only moves forward, along `fleetc upgrade-plan`
+";
 }

@@ -195,6 +195,8 @@ pub struct Cluster {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub discovery: Option<Discovery>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub control_plane: Option<ControlPlane>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub api_server: Option<ApiServer>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proxy: Option<Proxy>,
@@ -226,6 +228,19 @@ pub struct Cni {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Discovery {
     pub enabled: bool,
+}
+
+/// `cluster.controlPlane` beside the endpoint the generator writes: the port the API server
+/// listens on (`--secure-port`), when the endpoint names another than Talos's 6443
+/// (siderolabs/talos v1.13.9 `v1alpha1_types.go` l.1176-1180 `LocalAPIServerPort`;
+/// `controllers/k8s/control_plane.go` l.201 and `control_plane_static_pod.go` l.388). Control-
+/// plane nodes also add `localhost:<port>` to KubePrism's endpoints
+/// (`controllers/k8s/kubeprism_endpoints.go` l.59-64).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ControlPlane {
+    #[serde(rename = "localAPIServerPort")]
+    pub local_api_server_port: u16,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

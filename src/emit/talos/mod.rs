@@ -337,6 +337,10 @@ fn controlplane_patch(
         inline.push(InlineManifest { name: runtime::manifest_name(r), contents });
     }
     let cluster_cfg = ClusterPatch {
+        // `endpoint port=`: the API server listens where every node and kubeconfig expects it
+        // (docs/fleet-language.md; refused on Scaleway, whose load balancer fixes 6443).
+        control_plane: (cluster.endpoint.port != crate::model::DEFAULT_API_PORT)
+            .then_some(ControlPlane { local_api_server_port: cluster.endpoint.port }),
         api_server: Some(ApiServer { cert_sans: cert_sans(env, cluster) }),
         proxy: match kube_proxy {
             KubeProxy::TalosDefault => None,

@@ -248,6 +248,14 @@ pub const OWNERS: &[Owner] = &[
     ),
     row(
         V1,
+        "/cluster/controlPlane/localAPIServerPort",
+        "`endpoint port=`",
+        "the API server listens on the port every node's and kubeconfig's endpoint names (written when it is not 6443)",
+        None,
+        |s, _| Some(s.cluster.endpoint.port_span.unwrap_or(s.cluster.endpoint.span)),
+    ),
+    row(
+        V1,
         "/cluster/externalCloudProvider",
         "`addons` (a cloud controller manager)",
         "nodes wait for the manager to set their providerID (R25)",

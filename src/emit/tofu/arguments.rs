@@ -230,17 +230,6 @@ pub static ARGUMENTS: &[Argument] = &[
     },
     Argument {
         cloud: Cloud::Talos,
-        resource: "talos_machine_secrets",
-        argument: "talos_version",
-        on_change: OnChange::ReplaceWhenLower,
-        ignored: false,
-        settings: &[],
-        from: &["talos"],
-        part: "machine secrets bundle (the cluster's identity; `prevent_destroy` makes the plan refuse)",
-        source: "siderolabs/terraform-provider-talos v0.11.0 pkg/talos/talos_machine_secrets_resource.go talosMachineFeaturesVersionPlanModifier (RequiresReplace when lower)",
-    },
-    Argument {
-        cloud: Cloud::Talos,
         resource: "talos_machine_bootstrap",
         argument: "node",
         on_change: OnChange::Live,

@@ -129,9 +129,15 @@ pub(super) fn module_for(cp: usize) -> Module {
     Var::new(
         "talos_version",
         ty("string"),
-        "The Talos version contract the provider generates the secrets and configs for (R14): the cluster's version, or the newest contract the provider's machinery speaks (versions/talos.kdl).",
+        "The Talos version contract the provider generates the configs for: the cluster's version, or the newest contract the provider's machinery speaks (versions/talos.kdl).",
     )
         .write(&mut vars);
+    Var::new(
+        "secrets_talos_version",
+        ty("string"),
+        "R14: the machine secrets' `talos_version`: the cluster's Talos version, which only moves forward. The provider replaces the secrets (the cluster's identity) when it sorts below the stored value (terraform-provider-talos v0.11.0 talos_machine_secrets_resource.go l.525-543).",
+    )
+    .write(&mut vars);
     Var::new("kubernetes_version", ty("string"), "The Kubernetes version.").write(&mut vars);
     Var::new(
         APPLY_MODE_VAR,
@@ -168,10 +174,11 @@ pub(super) fn module_for(cp: usize) -> Module {
     main.comment(
         "R14: the cluster's identity. It is imported from the sealed bundle (the root's import\n\
          block), never generated anew, and OpenTofu refuses to destroy it: a second bundle is\n\
-         another cluster that the running nodes will not talk to.",
+         another cluster that the running nodes will not talk to. Its `talos_version` moves only\n\
+         forward: the provider replaces the resource when the value sorts lower.",
     )
     .block("resource", &["talos_machine_secrets", "this"], |b| {
-        b.attr("talos_version", r("var.talos_version")).block("lifecycle", &[], |l| {
+        b.attr("talos_version", r("var.secrets_talos_version")).block("lifecycle", &[], |l| {
             l.attr("prevent_destroy", true);
         });
     })
@@ -371,6 +378,7 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
                     .attr("cluster_endpoint", cv("endpoint"))
                     .attr("kubernetes_api", cv("kubernetes_api"))
                     .attr("talos_version", cv("talos_version"))
+                    .attr("secrets_talos_version", cv("secrets_talos_version"))
                     .attr("kubernetes_version", cv("kubernetes_version"))
                     .attr(APPLY_MODE_VAR, Expr::call("coalesce", [var(APPLY_MODE_VAR), cv(APPLY_MODE_VAR)]))
                     .attr(
@@ -406,6 +414,7 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
                 ("endpoint", ty("string")),
                 ("kubernetes_api", ty("string")),
                 ("talos_version", ty("string")),
+                ("secrets_talos_version", ty("string")),
                 ("kubernetes_version", ty("string")),
                 (APPLY_MODE_VAR, ty("string")),
                 ("talos_dir", ty("string")),
@@ -470,6 +479,8 @@ pub(super) fn cluster_root(env: &Env<'_>) -> RootFiles {
                                 c.talos.value,
                             )),
                         ),
+                        // R14: moves only forward (model::Cluster::secrets_talos_version).
+                        ("secrets_talos_version", Expr::from(c.secrets_talos_version())),
                         ("kubernetes_version", Expr::from(c.kubernetes.value.to_string())),
                         (APPLY_MODE_VAR, Expr::from(c.apply_mode.value.root_mode(c.talos.value).as_str())),
                         (

@@ -9,7 +9,9 @@ use super::settings::{SETTINGS, Settings};
 use super::urls::parse_ip;
 use super::{Resolver, duplicates, inherit};
 use crate::diag::Diagnostics;
-use crate::model::{ApplyMode, Cluster, Endpoint, Ipv4Range, PatchLevel, Pool, Role, Spanned, Version};
+use crate::model::{
+    ApplyMode, Cluster, DEFAULT_API_PORT, Endpoint, Ipv4Range, PatchLevel, Pool, Role, Spanned, Version,
+};
 use crate::syntax::Node;
 
 impl Resolver<'_> {
@@ -184,10 +186,16 @@ const CLUSTER_CHILDREN: &[&str] = &[
 fn api_endpoint(child: &Node, d: &mut Diagnostics) -> Option<Endpoint> {
     let r = Reader::new(child, &["address", "port", "public"], d);
     let address = r.require_str("address", d).and_then(|a| parse_ip(&a, d));
-    let port = r.prop_int::<u16>("port", d).map_or(6443, |p| p.value);
+    let port = r.prop_int::<u16>("port", d);
     let public = r.prop_bool("public", d).is_some_and(|b| b.value);
     r.finish(false, d);
-    address.map(|address| Endpoint { address, port, public, span: child.head_span() })
+    address.map(|address| Endpoint {
+        address,
+        port: port.as_ref().map_or(DEFAULT_API_PORT, |p| p.value),
+        port_span: port.map(|p| p.span),
+        public,
+        span: child.head_span(),
+    })
 }
 
 /// A version the cluster needs (`talos` or `kubernetes`), from the nearest level that states

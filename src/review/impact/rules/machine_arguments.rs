@@ -167,15 +167,6 @@ fn report(out: &mut Outcome, c: &FactChange, a: &Argument, ms: &[(String, bool)]
     }
     match a.on_change {
         OnChange::Replace => replace(out),
-        OnChange::ReplaceWhenLower if lower(c) && a.cloud == Cloud::Talos => out.push(
-            Severity::Danger,
-            c.scope.subject(),
-            format!("{what} {} lowers {arg}", vals),
-            format!(
-                "the provider plans to replace the {} ({}); `prevent_destroy` makes the cluster root's plan refuse: a new bundle would be another cluster that the running nodes do not join (R14)",
-                a.part, a.source
-            ),
-        ),
         OnChange::ReplaceWhenLower if lower(c) => replace(out),
         OnChange::GrowOrFail if lower(c) => out.push(
             Severity::Warning,
@@ -255,13 +246,11 @@ pub(super) fn machine_arguments(ctx: &Ctx<'_>, out: &mut Outcome) {
         }
         let rows: Vec<&Argument> = ARGUMENTS
             .iter()
-            .filter(|a| (Some(a.cloud) == cloud(env) || a.cloud == Cloud::Talos) && a.from.contains(&c.field.as_str()))
+            // The cluster root's rows (`Cloud::Talos`) replace nothing; its machine secrets are
+            // the rule `secrets-version`'s.
+            .filter(|a| Some(a.cloud) == cloud(env) && a.from.contains(&c.field.as_str()))
             .collect();
         for a in rows {
-            // The cluster root's rows speak only when they replace (a lower Talos version).
-            if a.cloud == Cloud::Talos && !(a.on_change == OnChange::ReplaceWhenLower && lower(c)) {
-                continue;
-            }
             // An ignored argument says what the roots do not do; what the change does to
             // running machines (an upgrade) is another rule's to say.
             if !a.ignored {

@@ -23,6 +23,7 @@ mod kubernetes_version;
 mod lifecycle;
 mod machine_arguments;
 mod sealed_inputs;
+mod secrets_version;
 mod size_class;
 mod talos_fields;
 mod talos_version;
@@ -64,6 +65,12 @@ pub static RULES: &[Rule] = &[
         cites: "F1",
         covers: "a cluster's Talos version changed",
         check: talos_version::talos_version,
+    },
+    Rule {
+        name: "secrets-version",
+        cites: "R14",
+        covers: "the `talos_version` the cluster root gives the machine secrets changed (with the cluster's Talos version): DANGER when the provider would replace the cluster's identity",
+        check: secrets_version::secrets_version,
     },
     Rule {
         name: "disk-security",

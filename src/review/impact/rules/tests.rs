@@ -232,7 +232,8 @@ fn every_case_reports_its_impact_and_goes_unknown_without_its_rule() {
 #[test]
 fn every_rule_has_a_case() {
     for r in RULES {
-        let covered = CASES.iter().any(|c| c.0 == r.name) || ARTIFACT_RULES.contains(&r.name);
+        let covered =
+            CASES.iter().any(|c| c.0 == r.name) || ARTIFACT_RULES.contains(&r.name) || OWN_TEST_RULES.contains(&r.name);
         assert!(covered, "rule `{}` has no test case", r.name);
     }
 }
@@ -335,12 +336,32 @@ fn a_talos_upgrade_replaces_no_machine_and_a_downgrade_refuses_to_replace_the_id
         "{hit:?}"
     );
     assert!(!i.iter().any(|x| x.severity == Severity::Danger), "{i:#?}");
+    // The secrets' `talos_version` moves forward with Talos: an update in place.
+    assert!(
+        find(
+            &i,
+            "secrets-version",
+            Severity::Info,
+            "`talos_machine_secrets.talos_version` v1.12.6 → v1.13.9: updated in place"
+        )
+        .is_some(),
+        "{i:#?}"
+    );
     let up = edit("talos \"v1.12.6\"", "talos \"v1.13.9\"");
     let i = impacts_with(RULES, &up, BASE);
     assert!(
-        find(&i, "machine-arguments", Severity::Danger, "lowers `talos_machine_secrets.talos_version`").is_some(),
+        find(
+            &i,
+            "secrets-version",
+            Severity::Danger,
+            "`talos_machine_secrets.talos_version` v1.13.9 → v1.12.6: replaces the cluster's identity"
+        )
+        .is_some(),
         "{i:#?}"
     );
+    // Without the rule, nothing says the identity goes (the Talos downgrade is a warning).
+    let rest = impacts_with(without("secrets-version"), &up, BASE);
+    assert!(!rest.iter().any(|x| x.severity == Severity::Danger), "{rest:#?}");
     // A grown data volume is updated in place.
     let i = impacts_with(RULES, BASE, &edit("data-disk-size=\"200GB\"", "data-disk-size=\"300GB\""));
     assert!(
@@ -394,6 +415,11 @@ fn upgrade_paths() {
     assert_eq!(kubernetes_path(v("1.33.0"), v("1.36.2")), "1.33 → 1.34 → 1.35 → 1.36.2");
     assert_eq!(kubernetes_path(v("1.36.0"), v("1.36.2")), "1.36.0 → 1.36.2");
 }
+
+/// Rules that speak about a change another rule claims (so that without them it is not an
+/// unknown impact), each with its own test that fails without it:
+/// `secrets-version` in `a_talos_upgrade_replaces_no_machine_and_a_downgrade_refuses_to_replace_the_identity`.
+const OWN_TEST_RULES: &[&str] = &["secrets-version"];
 
 // Rules on the artifacts: the output alone tells, so the cases are artifact sets.
 

@@ -31,14 +31,15 @@ import {
 module "k8s" {
   source = "../../modules/talos-cluster-cp3"
 
-  cluster_name       = "k8s"
-  cluster_endpoint   = var.clusters["k8s"].endpoint
-  kubernetes_api     = var.clusters["k8s"].kubernetes_api
-  talos_version      = var.clusters["k8s"].talos_version
-  kubernetes_version = var.clusters["k8s"].kubernetes_version
-  apply_mode         = coalesce(var.apply_mode, var.clusters["k8s"].apply_mode)
-  talos_dir          = "${path.root}/${var.clusters["k8s"].talos_dir}"
-  control_plane      = local.cloud["k8s"].control_plane
-  workers            = local.cloud["k8s"].workers
-  worker_pools       = var.clusters["k8s"].worker_pools
+  cluster_name          = "k8s"
+  cluster_endpoint      = var.clusters["k8s"].endpoint
+  kubernetes_api        = var.clusters["k8s"].kubernetes_api
+  talos_version         = var.clusters["k8s"].talos_version
+  secrets_talos_version = var.clusters["k8s"].secrets_talos_version
+  kubernetes_version    = var.clusters["k8s"].kubernetes_version
+  apply_mode            = coalesce(var.apply_mode, var.clusters["k8s"].apply_mode)
+  talos_dir             = "${path.root}/${var.clusters["k8s"].talos_dir}"
+  control_plane         = local.cloud["k8s"].control_plane
+  workers               = local.cloud["k8s"].workers
+  worker_pools          = var.clusters["k8s"].worker_pools
 }

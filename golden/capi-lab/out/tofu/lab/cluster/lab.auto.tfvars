@@ -10,12 +10,13 @@ cloud_state = {
 
 clusters = {
   mgmt = {
-    endpoint           = "https://192.168.50.10:6443"
-    kubernetes_api     = "https://192.168.50.10:6443"
-    talos_version      = "v1.13.9"
-    kubernetes_version = "1.36.2"
-    apply_mode         = "no_reboot"
-    talos_dir          = "../../../talos/lab/mgmt"
-    worker_pools       = {}
+    endpoint              = "https://192.168.50.10:6443"
+    kubernetes_api        = "https://192.168.50.10:6443"
+    talos_version         = "v1.13.9"
+    secrets_talos_version = "v1.13.9"
+    kubernetes_version    = "1.36.2"
+    apply_mode            = "no_reboot"
+    talos_dir             = "../../../talos/lab/mgmt"
+    worker_pools          = {}
   }
 }

@@ -31,14 +31,15 @@ import {
 module "mgmt" {
   source = "../../modules/talos-cluster-cp1"
 
-  cluster_name       = "mgmt"
-  cluster_endpoint   = var.clusters["mgmt"].endpoint
-  kubernetes_api     = var.clusters["mgmt"].kubernetes_api
-  talos_version      = var.clusters["mgmt"].talos_version
-  kubernetes_version = var.clusters["mgmt"].kubernetes_version
-  apply_mode         = coalesce(var.apply_mode, var.clusters["mgmt"].apply_mode)
-  talos_dir          = "${path.root}/${var.clusters["mgmt"].talos_dir}"
-  control_plane      = local.cloud["mgmt"].control_plane
-  workers            = local.cloud["mgmt"].workers
-  worker_pools       = var.clusters["mgmt"].worker_pools
+  cluster_name          = "mgmt"
+  cluster_endpoint      = var.clusters["mgmt"].endpoint
+  kubernetes_api        = var.clusters["mgmt"].kubernetes_api
+  talos_version         = var.clusters["mgmt"].talos_version
+  secrets_talos_version = var.clusters["mgmt"].secrets_talos_version
+  kubernetes_version    = var.clusters["mgmt"].kubernetes_version
+  apply_mode            = coalesce(var.apply_mode, var.clusters["mgmt"].apply_mode)
+  talos_dir             = "${path.root}/${var.clusters["mgmt"].talos_dir}"
+  control_plane         = local.cloud["mgmt"].control_plane
+  workers               = local.cloud["mgmt"].workers
+  worker_pools          = var.clusters["mgmt"].worker_pools
 }

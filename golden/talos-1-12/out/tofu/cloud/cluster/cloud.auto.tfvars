@@ -10,12 +10,13 @@ cloud_state = {
 
 clusters = {
   main = {
-    endpoint           = "https://10.10.0.10:6443"
-    kubernetes_api     = "https://51.15.200.10:6443"
-    talos_version      = "v1.12.4"
-    kubernetes_version = "1.35.0"
-    apply_mode         = "staged_if_needing_reboot"
-    talos_dir          = "../../../talos/cloud/main"
+    endpoint              = "https://10.10.0.10:6443"
+    kubernetes_api        = "https://51.15.200.10:6443"
+    talos_version         = "v1.12.4"
+    secrets_talos_version = "v1.12.4"
+    kubernetes_version    = "1.35.0"
+    apply_mode            = "staged_if_needing_reboot"
+    talos_dir             = "../../../talos/cloud/main"
     worker_pools = {
       main-system-1 = "system"
     }

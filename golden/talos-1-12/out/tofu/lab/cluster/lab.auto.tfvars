@@ -10,12 +10,13 @@ cloud_state = {
 
 clusters = {
   lab = {
-    endpoint           = "https://10.20.0.10:6443"
-    kubernetes_api     = "https://10.20.0.10:6443"
-    talos_version      = "v1.12.4"
-    kubernetes_version = "1.35.0"
-    apply_mode         = "staged_if_needing_reboot"
-    talos_dir          = "../../../talos/lab/lab"
+    endpoint              = "https://10.20.0.10:6443"
+    kubernetes_api        = "https://10.20.0.10:6443"
+    talos_version         = "v1.12.4"
+    secrets_talos_version = "v1.12.4"
+    kubernetes_version    = "1.35.0"
+    apply_mode            = "staged_if_needing_reboot"
+    talos_dir             = "../../../talos/lab/lab"
     worker_pools = {
       lab-system-1 = "system"
     }

@@ -31,14 +31,15 @@ import {
 module "lab" {
   source = "../../modules/talos-cluster-cp3"
 
-  cluster_name       = "lab"
-  cluster_endpoint   = var.clusters["lab"].endpoint
-  kubernetes_api     = var.clusters["lab"].kubernetes_api
-  talos_version      = var.clusters["lab"].talos_version
-  kubernetes_version = var.clusters["lab"].kubernetes_version
-  apply_mode         = coalesce(var.apply_mode, var.clusters["lab"].apply_mode)
-  talos_dir          = "${path.root}/${var.clusters["lab"].talos_dir}"
-  control_plane      = local.cloud["lab"].control_plane
-  workers            = local.cloud["lab"].workers
-  worker_pools       = var.clusters["lab"].worker_pools
+  cluster_name          = "lab"
+  cluster_endpoint      = var.clusters["lab"].endpoint
+  kubernetes_api        = var.clusters["lab"].kubernetes_api
+  talos_version         = var.clusters["lab"].talos_version
+  secrets_talos_version = var.clusters["lab"].secrets_talos_version
+  kubernetes_version    = var.clusters["lab"].kubernetes_version
+  apply_mode            = coalesce(var.apply_mode, var.clusters["lab"].apply_mode)
+  talos_dir             = "${path.root}/${var.clusters["lab"].talos_dir}"
+  control_plane         = local.cloud["lab"].control_plane
+  workers               = local.cloud["lab"].workers
+  worker_pools          = var.clusters["lab"].worker_pools
 }

@@ -31,14 +31,15 @@ import {
 module "main" {
   source = "../../modules/talos-cluster-cp3"
 
-  cluster_name       = "main"
-  cluster_endpoint   = var.clusters["main"].endpoint
-  kubernetes_api     = var.clusters["main"].kubernetes_api
-  talos_version      = var.clusters["main"].talos_version
-  kubernetes_version = var.clusters["main"].kubernetes_version
-  apply_mode         = coalesce(var.apply_mode, var.clusters["main"].apply_mode)
-  talos_dir          = "${path.root}/${var.clusters["main"].talos_dir}"
-  control_plane      = local.cloud["main"].control_plane
-  workers            = local.cloud["main"].workers
-  worker_pools       = var.clusters["main"].worker_pools
+  cluster_name          = "main"
+  cluster_endpoint      = var.clusters["main"].endpoint
+  kubernetes_api        = var.clusters["main"].kubernetes_api
+  talos_version         = var.clusters["main"].talos_version
+  secrets_talos_version = var.clusters["main"].secrets_talos_version
+  kubernetes_version    = var.clusters["main"].kubernetes_version
+  apply_mode            = coalesce(var.apply_mode, var.clusters["main"].apply_mode)
+  talos_dir             = "${path.root}/${var.clusters["main"].talos_dir}"
+  control_plane         = local.cloud["main"].control_plane
+  workers               = local.cloud["main"].workers
+  worker_pools          = var.clusters["main"].worker_pools
 }

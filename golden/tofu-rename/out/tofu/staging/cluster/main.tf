@@ -31,16 +31,17 @@ import {
 module "prod" {
   source = "../../modules/talos-cluster-cp3"
 
-  cluster_name       = "prod"
-  cluster_endpoint   = var.clusters["prod"].endpoint
-  kubernetes_api     = var.clusters["prod"].kubernetes_api
-  talos_version      = var.clusters["prod"].talos_version
-  kubernetes_version = var.clusters["prod"].kubernetes_version
-  apply_mode         = coalesce(var.apply_mode, var.clusters["prod"].apply_mode)
-  talos_dir          = "${path.root}/${var.clusters["prod"].talos_dir}"
-  control_plane      = local.cloud["prod"].control_plane
-  workers            = local.cloud["prod"].workers
-  worker_pools       = var.clusters["prod"].worker_pools
+  cluster_name          = "prod"
+  cluster_endpoint      = var.clusters["prod"].endpoint
+  kubernetes_api        = var.clusters["prod"].kubernetes_api
+  talos_version         = var.clusters["prod"].talos_version
+  secrets_talos_version = var.clusters["prod"].secrets_talos_version
+  kubernetes_version    = var.clusters["prod"].kubernetes_version
+  apply_mode            = coalesce(var.apply_mode, var.clusters["prod"].apply_mode)
+  talos_dir             = "${path.root}/${var.clusters["prod"].talos_dir}"
+  control_plane         = local.cloud["prod"].control_plane
+  workers               = local.cloud["prod"].workers
+  worker_pools          = var.clusters["prod"].worker_pools
 }
 
 moved {

@@ -200,6 +200,10 @@ pub static ALL: &[&Code] = &[
     &talos::PATCH_INSTALL_DISK_UNUSED,
     &talos::PATCH_SELECTOR_COMPLETED,
     &capi::CAPI_PROVIDER_UNTESTED,
+    &metal::DISK_UNIDENTIFIED,
+    &metal::LINKS_WITHOUT_NAMESERVERS,
+    &node::LINK_NOT_ON_VM,
+    &node::EPHEMERAL_DISK_ON_VM,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

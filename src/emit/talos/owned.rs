@@ -312,6 +312,14 @@ pub const OWNERS: &[Owner] = &[
     ),
     row(
         V1,
+        "/cluster/etcd/advertisedSubnets",
+        "the environment's `network`",
+        "etcd advertises its address on the private network, as the kubelet's node IP (R18)",
+        Some("R18"),
+        network_span,
+    ),
+    row(
+        V1,
         "/cluster/inlineManifests",
         "`addons` and `runtimes`",
         "the add-ons and runtime classes are embedded from fleet.kdl's pinned manifests (R11)",

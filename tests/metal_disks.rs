@@ -117,7 +117,10 @@ fn a_metal_disk_without_identity_is_refused() {
     for (from, to) in [
         (r#"install-disk serial="S6PNNS0T500112""#, r#"install-disk size="<= 1TB""#),
         (r#"install-disk serial="S6PNNS0T500112""#, r#"install-disk device="/dev/nvme0n1""#),
-        (r#"install-disk serial="S6PNNS0T500112""#, r#"install-disk serial="S6PNNS0T500112"; ephemeral-disk size=">= 1TB""#),
+        (
+            r#"install-disk serial="S6PNNS0T500112""#,
+            r#"install-disk serial="S6PNNS0T500112"; ephemeral-disk size=">= 1TB""#,
+        ),
         (r#"install-disk serial="S6PNNS0T500112""#, ""),
     ] {
         let c = edited("metal-single-disk", from, to);
@@ -125,7 +128,8 @@ fn a_metal_disk_without_identity_is_refused() {
         assert!(c.artifacts.is_none(), "{to:?}: nothing is built");
     }
     // A model names the hardware.
-    let c = edited("metal-single-disk", r#"install-disk serial="S6PNNS0T500112""#, r#"install-disk model="Micron_5300*""#);
+    let c =
+        edited("metal-single-disk", r#"install-disk serial="S6PNNS0T500112""#, r#"install-disk model="Micron_5300*""#);
     assert!(!codes(&c).contains(&"fleet::metal::disk-unidentified"), "{:?}", codes(&c));
 }
 
@@ -224,7 +228,11 @@ fn the_vip_is_held_on_the_link_of_the_cluster_network() {
 fn etcd_advertises_on_the_cluster_network() {
     let c = case("metal-two-disks");
     let d = docs(&c, "lab", "main");
-    assert!(d.controlplane.text.contains("etcd:\n    advertisedSubnets:\n    - 10.30.0.0/24\n"), "{}", d.controlplane.text);
+    assert!(
+        d.controlplane.text.contains("etcd:\n    advertisedSubnets:\n    - 10.30.0.0/24\n"),
+        "{}",
+        d.controlplane.text
+    );
     assert!(d.common.text.contains("- 10.30.0.0/24"), "the kubelet's node IP follows the same network");
     let c = case("capi-lab");
     let fleet = c.fleet.as_ref().unwrap();

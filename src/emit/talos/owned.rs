@@ -342,7 +342,7 @@ pub const OWNERS: &[Owner] = &[
         row(
             "VolumeConfig",
             "/provisioning/diskSelector/match",
-            "the pool's `ephemeral-min-size` (VMs), the system disk or the node's `ephemeral-disk` (metal)",
+            "the pool's `ephemeral-min-size` (a VM) or the node's `ephemeral-disk` (bare metal)",
             "EPHEMERAL is on the data disk, selected by size (R15, F5)",
             Some("R15"),
             |s, _| Some(s.pool.ephemeral_min_size.span),

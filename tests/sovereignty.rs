@@ -68,6 +68,7 @@ const PLATFORMS: &[Platform] = &[
                 node "cp-1" {
                     address "10.10.0.11"
                     mac "3c:ec:ef:00:00:11"
+                    install-disk serial="S6PNNS0T500011"
                     link "eno1" {
                         address "10.10.0.11/22"
                         route gateway="10.10.0.1"
@@ -76,6 +77,7 @@ const PLATFORMS: &[Platform] = &[
                 node "cp-2" {
                     address "10.10.0.12"
                     mac "3c:ec:ef:00:00:12"
+                    install-disk serial="S6PNNS0T500012"
                     link "eno1" {
                         address "10.10.0.12/22"
                         route gateway="10.10.0.1"
@@ -84,6 +86,7 @@ const PLATFORMS: &[Platform] = &[
                 node "cp-3" {
                     address "10.10.0.13"
                     mac "3c:ec:ef:00:00:13"
+                    install-disk serial="S6PNNS0T500013"
                     link "eno1" {
                         address "10.10.0.13/22"
                         route gateway="10.10.0.1"
@@ -94,10 +97,12 @@ const PLATFORMS: &[Platform] = &[
         system: r#"                node "system-1" {
                     address "10.10.0.21"
                     mac "3c:ec:ef:00:00:21"
+                    install-disk serial="S6PNNS0T500021"
                 }
                 node "system-2" {
                     address "10.10.0.22"
                     mac "3c:ec:ef:00:00:22"
+                    install-disk serial="S6PNNS0T500022"
                 }
 "#,
     },

@@ -25,6 +25,10 @@ pub fn exact_identity(disk: &InstallDisk) -> bool {
         .any(|f| f.as_ref().is_some_and(|v| !v.value.trim().is_empty() && !v.value.contains('*')))
 }
 
+/// The one network interface of a Proxmox VM, as the Talos emitter names it
+/// (`emit::talos::PROXMOX_LINK`, its `LinkAliasConfig`): `check` does not import `emit`.
+const PROXMOX_NIC: &str = "net0";
+
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     let mut reported: Vec<Span> = Vec::new();
     let mut once = |s: Span| {
@@ -115,7 +119,7 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                                 );
                             }
                             let nic = match provider {
-                                Provider::Proxmox(_) => Some(crate::emit::talos::PROXMOX_LINK),
+                                Provider::Proxmox(_) => Some(PROXMOX_NIC),
                                 _ => None,
                             };
                             for l in &s.links {

@@ -154,9 +154,35 @@ const PLATFORM_KINDS: &[&str] = &["LinkConfig", "Layer2VIPConfig", "LinkAliasCon
 
 /// A Talos file with the platform's name taken out of the installer and the address-bearing
 /// documents dropped: what must be the same on every platform.
+/// The disks differ by design too (R15, issue 30): a VM's are selected by the sizes fleetc gave
+/// them, a metal machine's by identity in its own document, with EPHEMERAL on the system disk
+/// unless the node names another.
 fn normalised(text: &str, platform: &str) -> String {
     let installer = format!("factory.talos.dev/{platform}-installer/");
-    text.replace(&installer, "factory.talos.dev/<platform>-installer/")
+    let lines: Vec<&str> = text.lines().collect();
+    let mut kept = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        // A metal node's own install disk: a document of `machine.install.diskSelector` only.
+        if lines[i..].starts_with(&["machine:", "  install:", "    diskSelector:"]) {
+            let mut j = i + 3;
+            while lines.get(j).is_some_and(|l| l.starts_with("      ")) {
+                j += 1;
+            }
+            if lines.get(j) == Some(&"---") {
+                i = j + 1;
+                continue;
+            }
+        }
+        if lines[i] == "    diskSelector:" && lines.get(i + 1).is_some_and(|l| l.starts_with("      size: ")) {
+            i += 2;
+            continue;
+        }
+        kept.push(if lines[i].starts_with("    match: ") { "    match: <the platform's disk>" } else { lines[i] });
+        i += 1;
+    }
+    kept.join("\n")
+        .replace(&installer, "factory.talos.dev/<platform>-installer/")
         .split("\n---\n")
         .map(str::trim_end)
         .filter(|doc| !PLATFORM_KINDS.iter().any(|k| doc.lines().any(|l| l == format!("kind: {k}"))))

@@ -35,6 +35,7 @@ mod hcl_roundtrip;
 mod init;
 mod injection;
 mod layering;
+mod metal_disks;
 mod noop_build;
 mod oracle_tables;
 mod owned;

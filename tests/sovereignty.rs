@@ -68,6 +68,7 @@ const PLATFORMS: &[Platform] = &[
                 node "cp-1" {
                     address "10.10.0.11"
                     mac "3c:ec:ef:00:00:11"
+                    install-disk serial="S6PNNS0T500011"
                     link "eno1" {
                         address "10.10.0.11/22"
                         route gateway="10.10.0.1"
@@ -76,6 +77,7 @@ const PLATFORMS: &[Platform] = &[
                 node "cp-2" {
                     address "10.10.0.12"
                     mac "3c:ec:ef:00:00:12"
+                    install-disk serial="S6PNNS0T500012"
                     link "eno1" {
                         address "10.10.0.12/22"
                         route gateway="10.10.0.1"
@@ -84,6 +86,7 @@ const PLATFORMS: &[Platform] = &[
                 node "cp-3" {
                     address "10.10.0.13"
                     mac "3c:ec:ef:00:00:13"
+                    install-disk serial="S6PNNS0T500013"
                     link "eno1" {
                         address "10.10.0.13/22"
                         route gateway="10.10.0.1"
@@ -94,10 +97,12 @@ const PLATFORMS: &[Platform] = &[
         system: r#"                node "system-1" {
                     address "10.10.0.21"
                     mac "3c:ec:ef:00:00:21"
+                    install-disk serial="S6PNNS0T500021"
                 }
                 node "system-2" {
                     address "10.10.0.22"
                     mac "3c:ec:ef:00:00:22"
+                    install-disk serial="S6PNNS0T500022"
                 }
 "#,
     },
@@ -149,9 +154,35 @@ const PLATFORM_KINDS: &[&str] = &["LinkConfig", "Layer2VIPConfig", "LinkAliasCon
 
 /// A Talos file with the platform's name taken out of the installer and the address-bearing
 /// documents dropped: what must be the same on every platform.
+/// The disks differ by design too (R15, issue 30): a VM's are selected by the sizes fleetc gave
+/// them, a metal machine's by identity in its own document, with EPHEMERAL on the system disk
+/// unless the node names another.
 fn normalised(text: &str, platform: &str) -> String {
     let installer = format!("factory.talos.dev/{platform}-installer/");
-    text.replace(&installer, "factory.talos.dev/<platform>-installer/")
+    let lines: Vec<&str> = text.lines().collect();
+    let mut kept = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        // A metal node's own install disk: a document of `machine.install.diskSelector` only.
+        if lines[i..].starts_with(&["machine:", "  install:", "    diskSelector:"]) {
+            let mut j = i + 3;
+            while lines.get(j).is_some_and(|l| l.starts_with("      ")) {
+                j += 1;
+            }
+            if lines.get(j) == Some(&"---") {
+                i = j + 1;
+                continue;
+            }
+        }
+        if lines[i] == "    diskSelector:" && lines.get(i + 1).is_some_and(|l| l.starts_with("      size: ")) {
+            i += 2;
+            continue;
+        }
+        kept.push(if lines[i].starts_with("    match: ") { "    match: <the platform's disk>" } else { lines[i] });
+        i += 1;
+    }
+    kept.join("\n")
+        .replace(&installer, "factory.talos.dev/<platform>-installer/")
         .split("\n---\n")
         .map(str::trim_end)
         .filter(|doc| !PLATFORM_KINDS.iter().any(|k| doc.lines().any(|l| l == format!("kind: {k}"))))

@@ -18,14 +18,20 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
             let written = pool.machines.iter().flat_map(|m| &m.install_disks_written);
             for disk in pool.node.install_disk.iter().chain(written) {
                 if seen.insert(disk.span) {
-                    one(disk, diags);
+                    one(disk, "install-disk", diags);
+                }
+            }
+            let ephemeral = pool.machines.iter().filter_map(|m| m.settings.ephemeral_disk.as_ref());
+            for disk in pool.node.ephemeral_disk.iter().chain(ephemeral) {
+                if seen.insert(disk.span) {
+                    one(disk, "ephemeral-disk", diags);
                 }
             }
         }
     }
 }
 
-fn one(disk: &InstallDisk, diags: &mut Diagnostics) {
+fn one(disk: &InstallDisk, what: &str, diags: &mut Diagnostics) {
     if let Some(size) = &disk.size {
         size_matcher(size, diags);
     }
@@ -41,7 +47,7 @@ fn one(disk: &InstallDisk, diags: &mut Diagnostics) {
             && let Some((why, help)) = field_problem(name, &v.value, sysfs)
         {
             diags.push(
-                Diagnostic::new(&codes::INSTALL_DISK_SELECTOR, format!("install-disk `{name}` {why}"))
+                Diagnostic::new(&codes::INSTALL_DISK_SELECTOR, format!("{what} `{name}` {why}"))
                     .at(v.span)
                     .label(format!("`{name}` matches no disk as written"))
                     .help(help),

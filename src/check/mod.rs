@@ -19,6 +19,7 @@ mod install_disk;
 mod key_material;
 mod links;
 mod machines;
+pub mod metal;
 mod names;
 mod network;
 mod nodes;
@@ -76,6 +77,7 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     disk::check(fleet, diags);
     install_disk::check(fleet, diags);
     machines::check(fleet, diags);
+    metal::check(fleet, diags);
 }
 
 #[cfg(test)]

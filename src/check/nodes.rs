@@ -133,9 +133,15 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                                 m.index, pool.name.value
                             )),
                             (Some(n), None) => Some(format!("node `{}` has no `address`", n.value)),
-                            (Some(n), Some(_)) if m.mac.is_none() && m.settings.install_disk.is_none() => {
+                            // R13: apply recognises the machine by its MAC, or by the one
+                            // disk an exact serial or WWID names; a size, a model or a glob
+                            // fits other machines too (talos-3 M8).
+                            (Some(n), Some(_))
+                                if m.mac.is_none()
+                                    && !m.settings.install_disk.as_ref().is_some_and(super::metal::exact_identity) =>
+                            {
                                 Some(format!(
-                                    "node `{}` has neither a `mac` nor an `install-disk` to be recognised by",
+                                    "node `{}` has neither a `mac` nor an install disk `serial`/`wwid` to be recognised by",
                                     n.value
                                 ))
                             }

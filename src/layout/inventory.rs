@@ -34,6 +34,11 @@ pub struct Machine {
     /// `device`): the machine's disks as reported in maintenance mode must contain one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub install_disk: Option<Disk>,
+    /// The disk EPHEMERAL has to itself (`ephemeral-disk`), as written; absent when EPHEMERAL
+    /// shares the install disk. Optional and new (issue 30): an inventory without it reads as
+    /// before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ephemeral_disk: Option<Disk>,
     pub schematic: String,
     pub installer: String,
     pub boot: BootAssets,

@@ -682,6 +682,9 @@ pub struct Machine {
 pub struct NodeSettings {
     /// The disk Talos installs to (`install-disk`), at most one per machine.
     pub install_disk: Option<InstallDisk>,
+    /// The disk EPHEMERAL (`/var`) has to itself on bare metal (`ephemeral-disk`, the same
+    /// forms as `install-disk`); without it EPHEMERAL shares the system disk.
+    pub ephemeral_disk: Option<InstallDisk>,
     /// The machine's network links (`link`, `bond`, `vlan`): each one Talos document.
     pub links: Vec<NetLink>,
     /// `nameservers`: replaces the provider's DNS servers for this machine.
@@ -708,6 +711,7 @@ impl NodeSettings {
     /// Nothing of its own: the machine's documents are its pool's.
     pub fn is_empty(&self) -> bool {
         self.install_disk.is_none()
+            && self.ephemeral_disk.is_none()
             && self.links.is_empty()
             && self.nameservers.is_empty()
             && self.labels.is_empty()

@@ -202,6 +202,10 @@ pub static ALL: &[&Code] = &[
     &capi::CAPI_PROVIDER_UNTESTED,
     &upgrade::UPGRADE_IDENTITY_REPLACED,
     &tofu::TOFU_ENDPOINT_PORT,
+    &metal::DISK_UNIDENTIFIED,
+    &metal::LINKS_WITHOUT_NAMESERVERS,
+    &node::LINK_NOT_ON_VM,
+    &node::EPHEMERAL_DISK_ON_VM,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

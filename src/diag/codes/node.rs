@@ -224,4 +224,44 @@ spaces matches no disk at all.
 ## Instead
     install-disk serial=\"S6PNNS0T500123\"   // as `talosctl get disks` prints it
 ";
+
+    LINK_NOT_ON_VM = "fleet::node::link-not-on-vm", Error, None,
+    Some("a VM has the one network interface the platform gives it (`net0` on Proxmox): state its address on `link \"net0\"`, and VLANs on `net0`; bonds and other link names are bare-metal settings"),
+"## What it does
+Reports, on a VM platform (Proxmox, Scaleway), a `link` whose name is not the VM's network
+interface, a `bond`, or a `vlan` whose parent is not that interface.
+
+## Why
+fleetc creates each VM with one network interface (the Proxmox modules' one
+`network_device`, named `net0` by fleetc's `LinkAliasConfig`). A link by another name, or
+the second member of a bond, is a device the VM does not have: Talos waits for it and the
+address never comes up, and on a control-plane node the endpoint's shared address stays on
+`net0`, which a bond would have taken as its member (talos-3 m5). On Scaleway fleetc writes no
+link at all.
+
+## Example
+    bond \"bond0\" mode=\"active-backup\" { links \"net0\" \"net1\"; address \"10.10.0.21/22\" }
+
+## Instead
+    link \"net0\" { address \"10.10.0.21/22\"; route gateway=\"10.10.0.1\" }
+";
+
+    EPHEMERAL_DISK_ON_VM = "fleet::node::ephemeral-disk-on-vm", Error, Some("R15"),
+    Some("on a VM fleetc creates the data disk and selects it by size (`ephemeral-min-size`, `data-disk-size`): remove `ephemeral-disk`, which is for bare metal"),
+"## What it does
+Reports an `ephemeral-disk` outside a `metal` environment.
+
+## Why (R15)
+On a VM fleetc creates the system disk and the data disk, and selects EPHEMERAL's by the
+size it gave it (`!system_disk && disk.size >= <ephemeral-min-size>`). An `ephemeral-disk`
+there would name a disk fleetc does not create.
+
+## Example
+    proxmox { … }
+    …
+    node \"w1\" { ephemeral-disk serial=\"S6PNNS0T500123\" }
+
+## Instead
+    pool \"w\" ephemeral-min-size=\"100GB\" data-disk-size=\"200GB\" { … }
+";
 }

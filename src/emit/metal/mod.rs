@@ -51,14 +51,16 @@ fn entry(
         .ok_or_else(|| EmitError(format!("schematic `{}` of pool `{}` is not declared", pool.schematic, pool.name)))?;
     let address = m.address.as_ref().ok_or_else(|| EmitError(format!("machine `{}` has no address", m.hostname)))?;
     let v = |f: &Option<crate::model::Spanned<String>>| f.as_ref().map(|x| x.value.clone());
-    let install_disk = m.settings.install_disk.as_ref().map(|d| Disk {
+    let disk = |d: &crate::model::InstallDisk| Disk {
         size: v(&d.size),
         model: v(&d.model),
         serial: v(&d.serial),
         wwid: v(&d.wwid),
         bus_path: v(&d.bus_path),
         device: v(&d.device),
-    });
+    };
+    let install_disk = m.settings.install_disk.as_ref().map(disk);
+    let ephemeral_disk = m.settings.ephemeral_disk.as_ref().map(disk);
     let talos = cluster.talos.value;
     Ok(MachineEntry {
         hostname: m.hostname.clone(),
@@ -68,6 +70,7 @@ fn entry(
         mac: m.mac.as_ref().map(|x| x.value.to_ascii_lowercase()),
         arch: m.settings.arch().to_owned(),
         install_disk,
+        ephemeral_disk,
         schematic: schematic.id.clone(),
         installer: fleet
             .installer(env, cluster, pool)

@@ -202,6 +202,21 @@ pub struct Cluster {
     pub proxy: Option<Proxy>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub inline_manifests: Vec<InlineManifest>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub etcd: Option<Etcd>,
+}
+
+/// `cluster.etcd`: the networks etcd advertises its address from (R18). Without it etcd
+/// advertises the node's first routed address, sorted by value, whatever its network
+/// (siderolabs/talos v1.13.9 and v1.12.6 `internal/app/machined/pkg/controllers/etcd/spec.go`);
+/// with it, the addresses of the node in those networks, the endpoint's shared address
+/// excluded (`controllers/etcd/config.go`, "filter out any virtual IPs"), and etcd listens on
+/// them and on 127.0.0.1 (`listenSubnets` defaults to `advertisedSubnets`,
+/// `v1alpha1_types.go` `EtcdConfig.EtcdListenSubnets`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Etcd {
+    pub advertised_subnets: Vec<String>,
 }
 
 /// `cluster.externalCloudProvider`: kubelets and control plane run with
@@ -333,6 +348,12 @@ pub struct Encryption {
 #[serde(rename_all = "camelCase")]
 pub struct EncryptionKey {
     pub slot: u32,
+    /// `lockToState`: the key opens the volume only with the STATE it was sealed with, which
+    /// Talos recommends for a TPM key on a volume other than STATE (siderolabs/talos v1.13.9
+    /// and v1.12.6 `pkg/machinery/config/types/block/encryption.go`, `KeyLockToSTATE`; the
+    /// field is there from v1.11.0).
+    #[serde(rename = "lockToState", skip_serializing_if = "Option::is_none")]
+    pub lock_to_state: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tpm: Option<TpmKey>,
     #[serde(rename = "nodeID", skip_serializing_if = "Option::is_none")]

@@ -158,7 +158,8 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
             link: PROXMOX_LINK.to_owned(),
         }));
     }
-    cp.extend(volumes(&cluster.control_plane));
+    let metal = matches!(env.provider, Provider::Metal(_));
+    cp.extend(volumes(&cluster.control_plane, metal));
     let controlplane = DocSet::new(format!("{dir}/{}", crate::layout::paths::CONTROL_PLANE_DOC), cp)?;
     let mut workers = BTreeMap::new();
     for pool in &cluster.workers {
@@ -166,7 +167,7 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
             machine: Some(pool_machine(fleet, env, cluster, pool)?),
             cluster: None,
         })];
-        docs.extend(volumes(pool));
+        docs.extend(volumes(pool, metal));
         workers.insert(
             pool.name.value.clone(),
             DocSet::new(format!("{dir}/{}", crate::layout::paths::role_doc(false, &pool.name.value)), docs)?,
@@ -183,14 +184,14 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
                     DocSet::new(format!("{dir}/{}", crate::layout::paths::node_doc(&m.hostname)), docs)?,
                 );
                 if !m.settings.patches.is_empty() {
-                    node_patches.insert(m.hostname.clone(), patches::node_patches(&dir, pool, m)?);
+                    node_patches.insert(m.hostname.clone(), patches::node_patches(&dir, pool, m, metal)?);
                 }
             }
         }
     }
     let mut user_patches = BTreeMap::new();
     for pool in cluster.pools().filter(|p| !p.patches.is_empty()) {
-        user_patches.insert(pool.name.value.clone(), patches::pool_patches(&dir, pool)?);
+        user_patches.insert(pool.name.value.clone(), patches::pool_patches(&dir, pool, metal)?);
     }
     Ok(TalosDocs { dir, common, controlplane, workers, nodes, kube_proxy, patches: user_patches, node_patches })
 }
@@ -351,6 +352,12 @@ fn controlplane_patch(
         // taints it `node-role.kubernetes.io/control-plane:NoSchedule`
         // (siderolabs/talos v1.13.9 `controllers/k8s/node_taint_spec.go`).
         allow_scheduling_on_control_planes: cluster.workers.is_empty().then_some(true),
+        // etcd on the cluster network, as the kubelet's node IP (R18): a multi-homed
+        // control-plane node (bond, VLAN, second NIC, a cloud's public address) would
+        // otherwise advertise whichever address sorts first (talos-3 M12). Not on a cluster
+        // Cluster API builds: its VMs have the one NIC, and a changed control-plane config
+        // would roll every control-plane machine for nothing.
+        etcd: (!cluster.is_managed()).then(|| Etcd { advertised_subnets: vec![env.network.value.to_string()] }),
         ..ClusterPatch::default()
     };
     let mut machine = pool_machine(fleet, env, cluster, &cluster.control_plane)?;
@@ -387,9 +394,66 @@ pub fn install_disk_size(cluster: &Cluster, pool: &Pool) -> String {
     }
 }
 
-/// The EPHEMERAL volume's disk: not the system disk, and at least the pool's minimum (F5, R15).
-pub fn ephemeral_match(pool: &Pool) -> String {
+/// The EPHEMERAL volume's disk as the pool's document states it. On a VM, the data disk
+/// fleetc creates: not the system disk, and at least the pool's minimum (F5, R15). On bare
+/// metal, the system disk (`system_disk`, Talos's own default for EPHEMERAL,
+/// siderolabs/talos v1.13.9 `internal/app/machined/pkg/controllers/block/internal/volumes/
+/// volumeconfig/ephemeral.go`): fleetc made no disk there, so a machine's second disk is
+/// only what its `ephemeral-disk` names ([`machine_ephemeral_match`], in its own document).
+pub fn ephemeral_match(pool: &Pool, metal: bool) -> String {
+    if metal {
+        return "system_disk".to_owned();
+    }
     format!("!system_disk && disk.size >= {}", cel_size(pool.ephemeral_min_size.value))
+}
+
+/// A bare-metal machine's `ephemeral-disk` as the CEL of a `VolumeConfig` selector: off the
+/// system disk, never a USB disk (a boot stick is an ordinary disk of transport `usb`:
+/// `DiskSpec.Transport`, siderolabs/talos v1.13.9 and v1.12.6
+/// `pkg/machinery/resources/block/disk.go`, field `transport` of `DiskSpec` in
+/// `api/resource/definitions/block/block.proto`), and the declared identity matched the way
+/// Talos matches an install disk's: `glob(pattern, disk.<field>)` for `serial`, `wwid`,
+/// `model` and `bus_path`, `disk.size <op> <bytes>` for `size` (v1alpha1_provider.go
+/// `InstallConfig.DiskMatchExpression`; `glob` is a function of the disk-locator CEL
+/// environment, `pkg/machinery/cel/celenv/celenv.go` `DiskLocator`, at both tags).
+pub fn machine_ephemeral_match(disk: &crate::model::InstallDisk) -> String {
+    let mut terms = vec!["!system_disk".to_owned(), "disk.transport != \"usb\"".to_owned()];
+    terms.extend(disk_identity_cel(disk));
+    terms.join(" && ")
+}
+
+/// The CEL terms that select `disk` by what it declares, in Talos's order.
+pub fn disk_identity_cel(disk: &crate::model::InstallDisk) -> Vec<String> {
+    let mut terms = Vec::new();
+    if let Some(size) = &disk.size
+        && let Ok(m) = size.value.parse::<crate::model::values::SizeMatch>()
+    {
+        use crate::model::values::SizeOp;
+        let op = match m.op {
+            SizeOp::Bare | SizeOp::Eq => "==",
+            SizeOp::Ge => ">=",
+            SizeOp::Le => "<=",
+            SizeOp::Gt => ">",
+            SizeOp::Lt => "<",
+        };
+        terms.push(format!("disk.size {op} {}u", m.bytes));
+    }
+    for (field, v) in
+        [("wwid", &disk.wwid), ("model", &disk.model), ("serial", &disk.serial), ("bus_path", &disk.bus_path)]
+    {
+        if let Some(v) = v {
+            terms.push(format!("glob({}, disk.{field})", cel_string(&v.value)));
+        }
+    }
+    if let Some(dev) = &disk.device {
+        terms.push(format!("disk.dev_path == {}", cel_string(&dev.value)));
+    }
+    terms
+}
+
+/// A CEL string literal: double-quoted, with `\` and `"` escaped.
+fn cel_string(v: &str) -> String {
+    format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 fn pool_machine(fleet: &Fleet, env: &Environment, cluster: &Cluster, pool: &Pool) -> Result<Machine, EmitError> {
@@ -462,7 +526,7 @@ fn registration(pool: &Pool, taints: &[crate::model::Taint]) -> Option<Kubelet> 
 
 /// The pool's volume documents: STATE when it is encrypted (encryption only: STATE takes no
 /// provisioning), then EPHEMERAL, on its data disk and encrypted when the pool says so.
-fn volumes(pool: &Pool) -> Vec<Document> {
+fn volumes(pool: &Pool, metal: bool) -> Vec<Document> {
     let mut docs = Vec::new();
     if let Some(e) = pool.disk.volume(SystemVolume::State) {
         docs.push(Document::Volume(VolumeConfig {
@@ -475,7 +539,10 @@ fn volumes(pool: &Pool) -> Vec<Document> {
     docs.push(Document::Volume(VolumeConfig {
         meta: Meta::new("VolumeConfig"),
         name: SystemVolume::Ephemeral.label().to_owned(),
-        provisioning: Some(Provisioning { disk_selector: DiskSelector { expr: ephemeral_match(pool) }, grow: true }),
+        provisioning: Some(Provisioning {
+            disk_selector: DiskSelector { expr: ephemeral_match(pool, metal) },
+            grow: true,
+        }),
         encryption: pool.disk.volume(SystemVolume::Ephemeral).and_then(|e| encryption(pool, e)),
     }));
     docs
@@ -487,7 +554,11 @@ fn volumes(pool: &Pool) -> Vec<Document> {
 pub fn encryption(pool: &Pool, e: &VolumeEncryption) -> Option<Encryption> {
     let mut key = EncryptionKey { slot: 0, ..EncryptionKey::default() };
     match e.key.value {
-        KeySource::Tpm => key.tpm = Some(TpmKey { check_secureboot_status_on_enroll: pool.disk.secure_boot() }),
+        KeySource::Tpm => {
+            key.tpm = Some(TpmKey { check_secureboot_status_on_enroll: pool.disk.secure_boot() });
+            // Talos's advice for a TPM key on a volume other than STATE (talos-3 m7).
+            key.lock_to_state = (e.volume.value != SystemVolume::State).then_some(true);
+        }
         KeySource::NodeId => key.node_id = Some(Empty {}),
         KeySource::Kms => key.kms = Some(KmsKey { endpoint: e.endpoint.as_ref()?.value.clone() }),
         KeySource::Static => return None,
@@ -593,6 +664,20 @@ fn node_docs(env: &Environment, cluster: &Cluster, pool: &Pool, m: &crate::model
         hostname: m.hostname.clone(),
         auto: "off",
     }));
+    // A bare-metal machine's own EPHEMERAL disk: Talos merges this document into its pool's
+    // by name, and the selector replaces the pool's (`pkg/machinery/cel/cel.go`
+    // `Expression.Merge`, siderolabs/talos v1.13.9).
+    if let (Provider::Metal(_), Some(disk)) = (&env.provider, &settings.ephemeral_disk) {
+        docs.push(Document::Volume(VolumeConfig {
+            meta: Meta::new("VolumeConfig"),
+            name: SystemVolume::Ephemeral.label().to_owned(),
+            provisioning: Some(Provisioning {
+                disk_selector: DiskSelector { expr: machine_ephemeral_match(disk) },
+                grow: true,
+            }),
+            encryption: None,
+        }));
+    }
     if !settings.links.is_empty() {
         docs.extend(link_docs(&settings.links));
         // On bare metal the API endpoint is a shared address that the control-plane nodes

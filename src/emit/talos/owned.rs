@@ -320,6 +320,14 @@ pub const OWNERS: &[Owner] = &[
     ),
     row(
         V1,
+        "/cluster/etcd/advertisedSubnets",
+        "the environment's `network`",
+        "etcd advertises its address on the private network, as the kubelet's node IP (R18)",
+        Some("R18"),
+        network_span,
+    ),
+    row(
+        V1,
         "/cluster/inlineManifests",
         "`addons` and `runtimes`",
         "the add-ons and runtime classes are embedded from fleet.kdl's pinned manifests (R11)",
@@ -342,7 +350,7 @@ pub const OWNERS: &[Owner] = &[
         row(
             "VolumeConfig",
             "/provisioning/diskSelector/match",
-            "the pool's `ephemeral-min-size`",
+            "the pool's `ephemeral-min-size` (a VM) or the node's `ephemeral-disk` (bare metal)",
             "EPHEMERAL is on the data disk, selected by size (R15, F5)",
             Some("R15"),
             |s, _| Some(s.pool.ephemeral_min_size.span),
@@ -648,13 +656,17 @@ fn walk(patch: &Value, have: Option<&Value>, at: &str, out: &mut Vec<Touch>) {
 /// - the kubelet's node IP subnets (l.790 `KubeletNodeIPValidSubnets`): R18 needs the node IP on
 ///   the private network, so an added subnet is an addition only when it cannot select another
 ///   address of the node ([`node_ip_subnet`]).
-const ADDITIVE_LISTS: &[&str] = &["/machine/certSANs", "/cluster/apiServer/certSANs", VALID_SUBNETS];
+/// - etcd's advertised subnets (`EtcdConfig.EtcdAdvertisedSubnets`, a plain list too, v1.13.9
+///   l.1495): etcd advertises every address of the node the subnets select
+///   (`controllers/etcd/spec.go`), so an added subnet is judged as a node IP subnet is.
+const ADDITIVE_LISTS: &[&str] = &["/machine/certSANs", "/cluster/apiServer/certSANs", VALID_SUBNETS, ETCD_SUBNETS];
 const VALID_SUBNETS: &str = "/machine/kubelet/nodeIP/validSubnets";
+const ETCD_SUBNETS: &str = "/cluster/etcd/advertisedSubnets";
 
 /// Whether every item a patch adds to the owned list at `pointer` (of the `kind` document) is
 /// an addition, whatever it is: the certSANs.
 pub fn always_additive(kind: &str, pointer: &str) -> bool {
-    kind == V1 && pointer != VALID_SUBNETS && ADDITIVE_LISTS.contains(&pointer)
+    kind == V1 && pointer != VALID_SUBNETS && pointer != ETCD_SUBNETS && ADDITIVE_LISTS.contains(&pointer)
 }
 
 /// The items of a patch list that the list it patches does not hold (the `$patch: delete` ones
@@ -672,7 +684,7 @@ fn addition(pointer: &str, added: &[(usize, &Value)], node: &NodeNet) -> Option<
     if !ADDITIVE_LISTS.contains(&pointer) || added.is_empty() {
         return None;
     }
-    if pointer != VALID_SUBNETS {
+    if pointer != VALID_SUBNETS && pointer != ETCD_SUBNETS {
         return Some(Ok(()));
     }
     Some(added.iter().try_for_each(|(i, v)| node_ip_subnet(v, node).map_err(|w| (*i, w))))
@@ -1386,6 +1398,18 @@ mod tests {
         assert_eq!(addition("/machine/certSANs", &[(0, &x)], &known()), Some(Ok(())));
         // podSubnets is no addition, ever (replaced).
         assert_eq!(addition("/cluster/network/podSubnets", &[(0, &x)], &known()), None);
+    }
+
+    #[test]
+    fn an_added_etcd_subnet_is_judged_as_a_node_ip_subnet() {
+        // etcd advertises every address its subnets select (siderolabs/talos v1.13.9
+        // `controllers/etcd/spec.go`): a private range where fleetc makes every address is an
+        // addition, a public one or an IPv6 one is not.
+        let node = known();
+        assert!(!always_additive(V1, ETCD_SUBNETS));
+        assert_eq!(addition(ETCD_SUBNETS, &[(0, &Value::from("10.0.0.0/8"))], &node), Some(Ok(())));
+        assert!(matches!(addition(ETCD_SUBNETS, &[(0, &Value::from("8.8.8.0/24"))], &node), Some(Err(_))));
+        assert!(matches!(addition(ETCD_SUBNETS, &[(0, &Value::from("fd00::/8"))], &node), Some(Err(_))));
     }
 
     #[test]

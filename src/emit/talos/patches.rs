@@ -13,7 +13,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{DocSet, HEADER, ephemeral_match};
+use super::{DocSet, HEADER, ephemeral_match, machine_ephemeral_match};
 use crate::emit::EmitError;
 use crate::layout::paths;
 use crate::model::{Machine, Patch, Pool, Role};
@@ -33,7 +33,7 @@ pub fn completes_selector(patch: &Patch, v: &Value) -> bool {
 /// The patch's documents with the pool's EPHEMERAL selector added where
 /// [`completes_selector`] says, as YAML under a comment that says so; `None` when no document
 /// needs it (the file's own bytes are written).
-pub fn completed(patch: &Patch, pool: &Pool) -> Option<String> {
+pub fn completed(patch: &Patch, selector: &str) -> Option<String> {
     let docs = &patch.file.documents;
     if !docs.iter().any(|d| completes_selector(patch, &d.value)) {
         return None;
@@ -55,7 +55,7 @@ pub fn completed(patch: &Patch, pool: &Pool) -> Option<String> {
             if !sel.is_object() {
                 *sel = Value::Object(Map::new());
             }
-            sel.as_object_mut()?.insert("match".into(), Value::String(ephemeral_match(pool)));
+            sel.as_object_mut()?.insert("match".into(), Value::String(selector.to_owned()));
         }
         if i > 0 {
             out.push_str("---\n");
@@ -66,8 +66,8 @@ pub fn completed(patch: &Patch, pool: &Pool) -> Option<String> {
 }
 
 /// The bytes a patch becomes for `pool`'s machines.
-fn text_for(p: &Patch, pool: &Pool) -> String {
-    let body = completed(p, pool).unwrap_or_else(|| p.file.emitted().to_owned());
+fn text_for(p: &Patch, selector: &str) -> String {
+    let body = completed(p, selector).unwrap_or_else(|| p.file.emitted().to_owned());
     format!("# {HEADER}\n# From {} (`patch` at the {} level).\n{body}", p.path.value, p.level.as_str())
 }
 
@@ -79,7 +79,8 @@ fn file_name(i: usize, patch: &Patch) -> String {
 }
 
 /// A pool's patch files under `dir` (the cluster's `talos/<env>/<cluster>`), in apply order.
-pub fn pool_patches(dir: &str, pool: &Pool) -> Result<Vec<DocSet>, EmitError> {
+pub fn pool_patches(dir: &str, pool: &Pool, metal: bool) -> Result<Vec<DocSet>, EmitError> {
+    let selector = ephemeral_match(pool, metal);
     if pool.patches.len() > 99 {
         return Err(EmitError(format!("pool `{}` has more than 99 patches", pool.name)));
     }
@@ -93,14 +94,20 @@ pub fn pool_patches(dir: &str, pool: &Pool) -> Result<Vec<DocSet>, EmitError> {
                 paths::pool_patches(pool.role == Role::ControlPlane, &pool.name.value),
                 file_name(i, p)
             );
-            DocSet { path, docs: Vec::new(), text: text_for(p, pool) }
+            DocSet { path, docs: Vec::new(), text: text_for(p, &selector) }
         })
         .collect())
 }
 
 /// A named node's patch files (the node level's only), in apply order: they apply after its
 /// pool's (docs/talos.md, "Patches").
-pub fn node_patches(dir: &str, pool: &Pool, m: &Machine) -> Result<Vec<DocSet>, EmitError> {
+/// On bare metal a node's patch gets the node's own EPHEMERAL selector when it declares an
+/// `ephemeral-disk`.
+pub fn node_patches(dir: &str, pool: &Pool, m: &Machine, metal: bool) -> Result<Vec<DocSet>, EmitError> {
+    let selector = match (&m.settings.ephemeral_disk, metal) {
+        (Some(d), true) => machine_ephemeral_match(d),
+        _ => ephemeral_match(pool, metal),
+    };
     if m.settings.patches.len() > 99 {
         return Err(EmitError(format!("node `{}` of pool `{}` has more than 99 patches", m.hostname, pool.name)));
     }
@@ -110,7 +117,7 @@ pub fn node_patches(dir: &str, pool: &Pool, m: &Machine) -> Result<Vec<DocSet>, 
         .enumerate()
         .map(|(i, p)| {
             let path = format!("{dir}/{}/{}", paths::node_patches(&m.hostname), file_name(i, p));
-            DocSet { path, docs: Vec::new(), text: text_for(p, pool) }
+            DocSet { path, docs: Vec::new(), text: text_for(p, &selector) }
         })
         .collect())
 }

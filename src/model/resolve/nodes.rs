@@ -16,8 +16,20 @@ use crate::model::{
 use crate::syntax::Node;
 
 /// The children a named node's block takes.
-pub(super) const NODE_CHILDREN: &[&str] =
-    &["address", "mac", "arch", "install-disk", "link", "bond", "vlan", "nameservers", "label", "taint", "patch"];
+pub(super) const NODE_CHILDREN: &[&str] = &[
+    "address",
+    "mac",
+    "arch",
+    "install-disk",
+    "ephemeral-disk",
+    "link",
+    "bond",
+    "vlan",
+    "nameservers",
+    "label",
+    "taint",
+    "patch",
+];
 
 /// The bond modes Talos accepts (siderolabs/talos v1.13.9 `pkg/machinery/nethelpers/bondmode.go`).
 pub(super) const BOND_MODES: &[&str] =
@@ -47,34 +59,26 @@ impl Resolver<'_> {
         let d = &mut *self.diags;
         match child.name.value.as_str() {
             "install-disk" => {
-                let r = Reader::new(child, &["size", "model", "serial", "wwid", "bus-path", "device"], d);
-                let disk = InstallDisk {
-                    size: r.prop_str("size", d),
-                    model: r.prop_str("model", d),
-                    serial: r.prop_str("serial", d),
-                    wwid: r.prop_str("wwid", d),
-                    bus_path: r.prop_str("bus-path", d),
-                    device: r.prop_str("device", d),
-                    span: child.head_span(),
-                };
-                r.finish(false, d);
-                if [&disk.size, &disk.model, &disk.serial, &disk.wwid, &disk.bus_path, &disk.device]
-                    .iter()
-                    .all(|v| v.is_none())
-                {
-                    d.push(
-                        Diagnostic::new(&codes::INVALID_VALUE, "`install-disk` selects no disk")
-                            .at(child.head_span())
-                            .label("no property")
-                            .help(
-                                "state what identifies the disk: `size`, `model`, `serial`, `wwid` or `bus-path` (R15)",
-                            ),
-                    );
-                } else {
+                if let Some(disk) = disk_child(child, "install-disk", d) {
                     if disks.is_empty() {
                         s.install_disk = Some(disk.clone());
                     }
                     disks.push(disk);
+                }
+            }
+            "ephemeral-disk" => {
+                if let Some(disk) = disk_child(child, "ephemeral-disk", d) {
+                    if let Some(first) = &s.ephemeral_disk {
+                        d.push(
+                            Diagnostic::new(&codes::DUPLICATE_KEY, format!("a second `ephemeral-disk` for `{owner}`"))
+                                .at(disk.span)
+                                .label("second EPHEMERAL disk")
+                                .related(first.span, "the first")
+                                .help("Talos provisions EPHEMERAL on one disk: keep one `ephemeral-disk`"),
+                        );
+                    } else {
+                        s.ephemeral_disk = Some(disk);
+                    }
                 }
             }
             "arch" => {
@@ -252,6 +256,32 @@ impl Resolver<'_> {
         settings.patches = std::mem::take(level_patches);
         Some(NamedNode { name: name?, address, mac, settings, install_disks })
     }
+}
+
+/// `install-disk` or `ephemeral-disk`: a disk by the fields Talos matches (both take the same
+/// forms, docs/fleet-language.md "Named nodes"); `None` (reported) when it states none.
+fn disk_child(child: &Node, what: &str, d: &mut Diagnostics) -> Option<InstallDisk> {
+    let r = Reader::new(child, &["size", "model", "serial", "wwid", "bus-path", "device"], d);
+    let disk = InstallDisk {
+        size: r.prop_str("size", d),
+        model: r.prop_str("model", d),
+        serial: r.prop_str("serial", d),
+        wwid: r.prop_str("wwid", d),
+        bus_path: r.prop_str("bus-path", d),
+        device: r.prop_str("device", d),
+        span: child.head_span(),
+    };
+    r.finish(false, d);
+    if [&disk.size, &disk.model, &disk.serial, &disk.wwid, &disk.bus_path, &disk.device].iter().all(|v| v.is_none()) {
+        d.push(
+            Diagnostic::new(&codes::INVALID_VALUE, format!("`{what}` selects no disk"))
+                .at(child.head_span())
+                .label("no property")
+                .help("state what identifies the disk: `serial`, `wwid`, `model`, `bus-path` or `size` (R15)"),
+        );
+        return None;
+    }
+    Some(disk)
 }
 
 /// `10.0.0.5/24`: an address and its prefix, host bits allowed (it is an interface's address).

@@ -209,7 +209,7 @@ impl Resolver<'_> {
                 b.named.extend(self.named_node(child, &mut node_patches));
                 continue;
             }
-            if matches!(child.name.value.as_str(), "install-disk" | "nameservers" | "arch") {
+            if matches!(child.name.value.as_str(), "install-disk" | "ephemeral-disk" | "nameservers" | "arch") {
                 self.node_setting(child, &pool_word(node), &mut b.node, &mut b.disks);
                 continue;
             }
@@ -238,6 +238,7 @@ impl Resolver<'_> {
                         "encrypt",
                         "node",
                         "install-disk",
+                        "ephemeral-disk",
                         "nameservers",
                         "arch",
                     ],
@@ -420,6 +421,9 @@ fn machines(cluster: &str, pool: &str, count: u32, b: &PoolBlock) -> Vec<Machine
                 let s = n.settings.clone();
                 if s.install_disk.is_some() {
                     settings.install_disk = s.install_disk;
+                }
+                if s.ephemeral_disk.is_some() {
+                    settings.ephemeral_disk = s.ephemeral_disk;
                 }
                 if !s.nameservers.is_empty() {
                     settings.nameservers = s.nameservers;

@@ -698,7 +698,7 @@ mod tests {
 }"#;
         let (macs, names) = parse_links(links);
         assert_eq!(macs, ["3c:ec:ef:10:00:11"]);
-        assert_eq!(names, ["enp3s0", "eno1", "lo"]);
+        assert_eq!(names, ["eno1", "enp3s0", "lo"]);
         let disks = br#"{"spec": {"dev_path": "/dev/nvme0n1", "size": 512110190592, "serial": "S6PNNS0T500123", "model": "Samsung SSD 980 PRO", "transport": "nvme", "readonly": false, "cdrom": false}}"#;
         let d = parse_disks(disks);
         assert_eq!(d[0].serial, "S6PNNS0T500123");

@@ -276,6 +276,24 @@ fn a_failed_first_bootstrap_is_retried_and_a_rerun_bootstraps() {
     assert!(fake.index(&["get links --insecure", "--nodes 10.30.0.11"]).is_none());
 }
 
+/// A replaced first control-plane node (wiped, in maintenance mode again) beside a running
+/// control plane joins its etcd: bootstrapping it would start a second cluster.
+#[test]
+fn a_replaced_first_node_beside_a_running_control_plane_is_not_bootstrapped() {
+    let fx = fixture();
+    let fake = Fake::new();
+    let mut ms = declared();
+    for m in &mut ms[1..] {
+        m.configured = true;
+    }
+    let machines = maintenance(&fake, ms);
+    let (r, log) = run_apply(&fx, &fake, &fx.options());
+    assert!(r.is_ok(), "{r:?}\n{}", log.join("\n"));
+    assert!(machines.borrow()[0].configured);
+    assert!(fake.lines().iter().all(|l| !l.ends_with(" bootstrap")), "{:?}", fake.lines());
+    assert!(log.iter().any(|l| l.contains("main-cp-2 runs the cluster's config: etcd exists")));
+}
+
 /// The onprem control plane with SecureBoot and STATE sealed to the TPM.
 fn secure_boot_fixture() -> Fixture {
     Fixture::for_env_edited("onprem", SEALED, |t| {

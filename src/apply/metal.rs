@@ -440,7 +440,8 @@ fn one_cluster(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, leases: Op
             configure(s, ctx, c, m, target, node, &tc, bundle, leases)?;
         }
         if cp && i == 0 {
-            bootstrap(s, &tc, node)?;
+            let others: Vec<&Node> = nodes.control_plane.iter().skip(1).collect();
+            bootstrap(s, &tc, node, &others)?;
             s.run(talosctl(&tc, node).args(["kubeconfig", &kubeconfig_file(ctx, c), "--force"]))?;
         }
         if cp {
@@ -590,10 +591,14 @@ pub const BOOTSTRAP_TRIES: u32 = 30;
 /// v1alpha1_server.go` l.439-458; `talosctl bootstrap` does not retry,
 /// `cmd/talosctl/cmd/talos/bootstrap.go` l.69-74) is tried again, and a rerun after one
 /// bootstraps. AlreadyExists (etcd has data) is not an error: fleetc waits for the member.
-fn bootstrap(s: &mut Session<'_>, tc: &str, node: &Node) -> StepResult {
+/// Never while another control-plane node runs the cluster's config: etcd exists there, and a
+/// bootstrap of a replaced first node would start a second cluster beside it (it joins).
+fn bootstrap(s: &mut Session<'_>, tc: &str, node: &Node, others: &[&Node]) -> StepResult {
     let members = || talosctl(tc, node).args(["get", "etcdmembers", "-o", "json"]).plan_stdout("");
     if s.plan {
-        s.note("etcd: bootstrapped on the first control-plane node unless its member shows already");
+        s.note(
+            "etcd: bootstrapped on the first control-plane node unless its member shows already or another control-plane node runs the cluster's config (it joins that etcd)",
+        );
         s.run(members())?;
         s.run(talosctl(tc, node).args(["bootstrap"]))?;
         s.note(&format!(
@@ -604,13 +609,24 @@ fn bootstrap(s: &mut Session<'_>, tc: &str, node: &Node) -> StepResult {
         return Ok(());
     }
     let mut last = String::new();
-    for _ in 0..BOOTSTRAP_TRIES {
+    for n in 0..BOOTSTRAP_TRIES {
         let out = s.try_run(members())?;
         if out.success()
             && let Some(id) = parse_member(&out.stdout)
         {
             s.note(&format!("etcd runs on {} (member {id})", node.hostname));
             return Ok(());
+        }
+        if n == 0 {
+            for o in others {
+                if s.try_run(talosctl(tc, o).args(["version", "--short"]))?.success() {
+                    s.note(&format!(
+                        "{} runs the cluster's config: etcd exists, {} joins it (no bootstrap)",
+                        o.hostname, node.hostname
+                    ));
+                    return Ok(());
+                }
+            }
         }
         let b = s.try_run(talosctl(tc, node).args(["bootstrap"]))?;
         let stderr = String::from_utf8_lossy(&b.stderr);

@@ -249,6 +249,10 @@ pub struct ApplyArgs {
     /// private S3 endpoint); tofu gets it as AWS_CA_BUNDLE and SSL_CERT_FILE.
     #[arg(long, value_name = "FILE")]
     pub ca_bundle: Option<PathBuf>,
+    /// Bare metal: a DHCP server's lease file (dnsmasq or ISC dhcpd), where apply finds each
+    /// machine's maintenance-mode address by its MAC (docs/metal.md).
+    #[arg(long, value_name = "FILE")]
+    pub leases: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

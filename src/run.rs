@@ -802,6 +802,7 @@ fn apply_command(ui: &Ui, args: &crate::cli::ApplyArgs) -> i32 {
             provider_mirror: args.provider_mirror.clone(),
             ca_bundle: args.ca_bundle.clone(),
         },
+        leases: args.leases.clone(),
     };
     let mut runner = match crate::apply::SystemRunner::for_run(&env) {
         Ok(r) => r,

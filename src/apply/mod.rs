@@ -70,6 +70,9 @@ pub struct ApplyOptions {
     /// `--provider-mirror`, `--ca-bundle`: what tofu uses instead of the registry and the
     /// system's CA certificates ([`env::ToolPath`]).
     pub tools: env::ToolPath,
+    /// `--leases FILE`: a DHCP server's lease file, where bare-metal apply finds each
+    /// machine's maintenance-mode address by its MAC (docs/metal.md, [`metal::Leases`]).
+    pub leases: Option<PathBuf>,
 }
 
 /// `fleetc apply <env>`: the steps of [`order::of`], in that order.
@@ -118,7 +121,7 @@ pub fn apply(
                 switch::with_switch(&mut s, &ctx, which, |s| cluster::apply(s, &ctx, clusters))?;
             }
             // Bare metal: no image pipeline, no cloud root, no switch (docs/metal.md).
-            Stage::Machines { clusters } => metal::apply(&mut s, &ctx, clusters)?,
+            Stage::Machines { clusters } => metal::apply(&mut s, &ctx, clusters, opts.leases.as_deref())?,
             Stage::ArgoCd { clusters } => {
                 s.begin(Step::ArgoCd);
                 argocd::bootstrap(&mut s, &ctx, clusters)?;

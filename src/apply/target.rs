@@ -109,6 +109,39 @@ pub struct NodeTarget {
     /// The schematic's ID and the installer image for the cluster's Talos version (R17).
     pub schematic_id: String,
     pub installer: String,
+    /// The link names the machine must have before its config arrives (bare metal,
+    /// [`required_links`]): its declared physical links, its bonds' members and its VLANs'
+    /// parents, less the names the config itself creates.
+    pub required_links: Vec<String>,
+    /// `secure-boot=#true`: it boots the SecureBoot image and installs the signed UKI.
+    pub secure_boot: bool,
+    /// A volume of it is sealed to its TPM (`encrypt … key="tpm"`).
+    pub seals_to_tpm: bool,
+}
+
+/// The link names a machine's config expects to find on it: a `link` names a link the
+/// machine has; a `bond`'s `links` and a `vlan`'s parent too, unless they name a bond or VLAN
+/// the same config creates. One `LinkConfig` ends DHCP on every link (siderolabs/talos
+/// v1.13.9 `pkg/machinery/config/container/container.go` l.408-416,
+/// `RunDefaultDHCPOperators`), so a wrong name leaves the machine with no address mid-install.
+pub fn required_links(links: &[crate::model::NetLink]) -> Vec<String> {
+    use crate::model::LinkKind;
+    let created: Vec<&str> =
+        links.iter().filter(|l| !matches!(l.kind, LinkKind::Link)).map(|l| l.name.value.as_str()).collect();
+    let mut out: Vec<String> = Vec::new();
+    for l in links {
+        let names: Vec<&str> = match &l.kind {
+            LinkKind::Link => vec![l.name.value.as_str()],
+            LinkKind::Bond { links, .. } => links.iter().map(|m| m.value.as_str()).collect(),
+            LinkKind::Vlan { parent, .. } => vec![parent.value.as_str()],
+        };
+        for n in names {
+            if !created.contains(&n) && !out.iter().any(|o| o == n) {
+                out.push(n.to_owned());
+            }
+        }
+    }
+    out
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,6 +224,9 @@ pub fn of_environment(fleet: &Fleet, e: &Environment) -> Target {
                     role: pool.role,
                     schematic_id: s.map(|s| s.id.clone()).unwrap_or_default(),
                     installer: fleet.installer(e, c, pool).unwrap_or_default(),
+                    required_links: required_links(&m.settings.links),
+                    secure_boot: sb,
+                    seals_to_tpm: pool.disk.uses_tpm(),
                 }
             };
             let control_plane: Vec<NodeTarget> =

@@ -26,6 +26,11 @@ pub struct Machine {
     pub role: String,
     pub pool: String,
     pub address: String,
+    /// Where the machine answers in maintenance mode, before its config gives it `address`:
+    /// its DHCP lease, as fleet.kdl declares it (`maintenance-address`). Absent: `fleetc
+    /// apply` looks the MAC up in `--leases`, else uses `address` (a DHCP reservation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maintenance_address: Option<String>,
     /// The MAC address `fleetc apply` expects the machine to report in maintenance mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mac: Option<String>,

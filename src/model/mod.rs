@@ -663,6 +663,9 @@ pub struct Machine {
     pub address: Option<Spanned<Ipv4Addr>>,
     /// The name written in `node "<name>"`, for a named node.
     pub name: Option<Spanned<String>>,
+    /// `maintenance-address`: the address a bare-metal machine has in maintenance mode (its
+    /// DHCP lease, docs/metal.md), where `fleetc apply` checks it and sends its config.
+    pub maintenance_address: Option<Spanned<Ipv4Addr>>,
     /// The MAC address of the machine's link (`mac`), by which `fleetc apply` recognises a
     /// bare-metal machine in maintenance mode before it sends the config.
     pub mac: Option<Spanned<String>>,

@@ -72,6 +72,11 @@ impl Fixture {
     /// The reference fleet, applying environment `env`'s cluster `main`, with the sealed
     /// inputs `sealed` imported.
     pub fn for_env(env_name: &str, sealed: &[&str]) -> Fixture {
+        Fixture::for_env_edited(env_name, sealed, |t| t.to_owned())
+    }
+
+    /// [`Fixture::for_env`] on the reference fleet as `edit` rewrites it.
+    pub fn for_env_edited(env_name: &str, sealed: &[&str], edit: impl Fn(&str) -> String) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("fleet");
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -85,7 +90,7 @@ impl Fixture {
         use age::secrecy::ExposeSecret;
         let id_file = dir.path().join("identity.txt");
         std::fs::write(&id_file, format!("# test identity\n{}\n", identity.to_string().expose_secret())).unwrap();
-        let text = std::fs::read_to_string(repo.join("fleet.kdl")).unwrap();
+        let text = edit(&std::fs::read_to_string(repo.join("fleet.kdl")).unwrap());
         let text = text.replace("age1wh7qxmt0740e28qvq0jjz5ylyxfctxtm4skkffn6kers9dln89eswx42s2", &public);
         std::fs::write(root.join("fleet.kdl"), &text).unwrap();
         let c = fleetc::compile::compile("fleet.kdl", &text, &fleetc::compile::FsLoader::new(&root));
@@ -296,57 +301,192 @@ pub fn map<K: Ord, V>(v: Vec<(K, V)>) -> BTreeMap<K, V> {
     v.into_iter().collect()
 }
 
-/// One bare-metal machine in maintenance mode, as the fake talosctl models it: its address,
-/// the MAC its link reports, the serial of its disk, and whether it runs the cluster's config.
+/// One bare-metal machine, as the fake talosctl models it: its static address and, until it
+/// runs a config, the DHCP address it has in maintenance mode (`dhcp`; `None`: DHCP reserved
+/// its static address), the MAC and names of its link, its disks, how many times it reports
+/// SecureBoot off before it is on (`None`: never), whether it runs the cluster's config, and
+/// its etcd (bootstrapped, and how many bootstraps Talos refuses first).
 #[derive(Debug, Clone)]
 pub struct Machine {
     pub address: String,
+    pub dhcp: Option<String>,
     pub mac: String,
-    pub serial: String,
+    pub links: Vec<String>,
+    pub disks: Vec<FakeDisk>,
+    pub secure_boot_after: Option<u32>,
     pub configured: bool,
+    pub bootstrapped: bool,
+    pub bootstrap_refusals: u32,
 }
 
-/// Models maintenance mode in `fake`: `talosctl get links|disks --insecure` answers what the
-/// machine at that address reports (siderolabs/talos v1.13.9 `-o json`: one object per
-/// resource, `spec.hardwareAddr`, `spec.serial`) and fails once it runs a config;
-/// `apply-config --insecure` configures it; `version` through the talosconfig succeeds only
-/// on a configured machine. Returns the machines, to inspect.
+/// A disk a machine reports: `dev_path`, `serial`, `transport`.
+#[derive(Debug, Clone)]
+pub struct FakeDisk {
+    pub dev: String,
+    pub serial: String,
+    pub transport: String,
+    pub size: u64,
+}
+
+impl FakeDisk {
+    pub fn nvme(serial: &str) -> FakeDisk {
+        FakeDisk { dev: "/dev/nvme0n1".into(), serial: serial.into(), transport: "nvme".into(), size: 512_110_190_592 }
+    }
+}
+
+impl Machine {
+    /// A machine in maintenance mode at its static address, with link `eno1` and one NVMe
+    /// disk of serial `serial`.
+    pub fn new(address: &str, mac: &str, serial: &str) -> Machine {
+        Machine {
+            address: address.into(),
+            dhcp: None,
+            mac: mac.into(),
+            links: vec!["eno1".into()],
+            disks: vec![FakeDisk::nvme(serial)],
+            secure_boot_after: Some(0),
+            configured: false,
+            bootstrapped: false,
+            bootstrap_refusals: 0,
+        }
+    }
+}
+
+/// A resource as `talosctl get … -o json` prints it (siderolabs/talos v1.13.9
+/// `cmd/talosctl/cmd/talos/output/json.go` l.47-85: the resource's YAML form, `metadata` and
+/// `spec` (cosi-project/runtime v1.14.1 `pkg/resource/resource.go` l.62-70), with `node`
+/// added, indented by four spaces, keys sorted as Go's encoder writes a map).
+fn resource(node: &str, namespace: &str, ty: &str, id: &str, spec: serde_json::Value) -> String {
+    let v = serde_json::json!({
+        "metadata": {
+            "namespace": namespace, "type": ty, "id": id, "version": 1,
+            "owner": "", "phase": "running",
+            "created": "2026-12-05T07:00:00Z", "updated": "2026-12-05T07:00:00Z",
+        },
+        "node": node,
+        "spec": spec,
+    });
+    let mut buf = Vec::new();
+    let fmt = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
+    serde::Serialize::serialize(&v, &mut ser).unwrap();
+    String::from_utf8(buf).unwrap() + "\n"
+}
+
+/// Models bare metal in `fake`. In maintenance mode a machine answers `talosctl get
+/// links|disks|securitystate --insecure` at its maintenance address only, with what it
+/// reports (siderolabs/talos v1.13.9: `LinkStatuses.net.talos.dev`, `spec.hardwareAddr`/
+/// `permanentAddr`, `pkg/machinery/resources/network/link_status.go` l.29-37;
+/// `Disks.block.talos.dev`, `pkg/machinery/resources/block/disk.go` l.26-53;
+/// `SecurityStates.talos.dev` `spec.secureBoot`, `pkg/machinery/resources/runtime/
+/// security_status.go` l.54-62), and takes `apply-config --insecure` there. Once configured it
+/// answers at its static address: `version` through the talosconfig succeeds, `get
+/// etcdmembers` lists the local member once bootstrapped (`EtcdMembers.etcd.talos.dev`,
+/// `spec.memberID`, `pkg/machinery/resources/etcd/member.go` l.16-30), and `bootstrap`
+/// answers FailedPrecondition `bootstrap_refusals` times (`v1alpha1_server.go` l.443), then
+/// bootstraps, then AlreadyExists (l.458). Returns the machines, to inspect.
 pub fn maintenance(fake: &Fake, machines: Vec<Machine>) -> Rc<RefCell<Vec<Machine>>> {
     let state = Rc::new(RefCell::new(machines));
-    let node_of = |c: &Cmd| c.flag("--nodes").map(str::to_owned);
     let st = state.clone();
     fake.rules.borrow_mut().push(Box::new(move |c: &Cmd| {
         if c.program != "talosctl" {
             return None;
         }
-        let addr = node_of(c)?;
+        let addr = c.flag("--nodes")?.to_owned();
         let mut machines = st.borrow_mut();
-        let m = machines.iter_mut().find(|m| m.address == addr)?;
         let insecure = c.args.iter().any(|a| a == "--insecure");
-        if c.args.first().map(String::as_str) == Some("get") && insecure {
-            if m.configured {
-                return Some(Output::failed(1, "rpc error: code = Unavailable: not in maintenance mode"));
+        let first = c.args.iter().find(|a| !a.starts_with('-') && !a.contains('/') && !a.contains('.')).cloned();
+        if insecure {
+            // The maintenance service: at the machine's DHCP address until it is configured.
+            let Some(m) =
+                machines.iter_mut().find(|m| !m.configured && m.dhcp.as_deref().unwrap_or(&m.address) == addr)
+            else {
+                return Some(Output::failed(
+                    1,
+                    format!("error: rpc error: code = Unavailable desc = connection error: dial tcp {addr}:50000: connect: no route to host"),
+                ));
+            };
+            if first.as_deref() == Some("apply-config") {
+                m.configured = true;
+                return Some(Output::ok(Vec::new()));
             }
-            let what = c.args.get(1).map(String::as_str);
-            let json = match what {
-                Some("links") => format!(
-                    "{{\n    \"metadata\": {{\"id\": \"eno1\"}},\n    \"spec\": {{\"hardwareAddr\": \"{}\"}}\n}}\n{{\n    \"metadata\": {{\"id\": \"lo\"}},\n    \"spec\": {{\"hardwareAddr\": \"00:00:00:00:00:00\"}}\n}}\n",
-                    m.mac
-                ),
-                _ => format!("{{\"spec\": {{\"dev_path\": \"/dev/nvme0n1\", \"serial\": \"{}\"}}}}\n", m.serial),
+            let json = match c.args.get(1).map(String::as_str) {
+                Some("links") => {
+                    let mut out = String::new();
+                    for (i, l) in m.links.iter().enumerate() {
+                        let mac = if i == 0 { m.mac.clone() } else { format!("3c:ec:ef:99:00:{i:02x}") };
+                        out += &resource(&addr, "network", "LinkStatuses.net.talos.dev", l, serde_json::json!({
+                            "alias": "", "hardwareAddr": mac, "permanentAddr": mac, "index": i + 2,
+                            "kind": "", "linkState": true, "mtu": 1500, "operationalState": "up", "type": "ether",
+                        }));
+                    }
+                    out += &resource(&addr, "network", "LinkStatuses.net.talos.dev", "lo", serde_json::json!({
+                        "hardwareAddr": "00:00:00:00:00:00", "index": 1, "type": "loopback",
+                    }));
+                    out
+                }
+                Some("disks") => m
+                    .disks
+                    .iter()
+                    .map(|d| {
+                        let id = d.dev.trim_start_matches("/dev/");
+                        resource(&addr, "runtime", "Disks.block.talos.dev", id, serde_json::json!({
+                            "dev_path": d.dev, "size": d.size, "pretty_size": "512 GB", "io_size": 512,
+                            "sector_size": 512, "readonly": false, "cdrom": false,
+                            "model": "Samsung SSD 980 PRO 500GB", "serial": d.serial, "transport": d.transport,
+                            "sub_system": "/sys/class/block",
+                        }))
+                    })
+                    .collect(),
+                Some("securitystate") => {
+                    let on = match &mut m.secure_boot_after {
+                        Some(0) => true,
+                        Some(n) => {
+                            *n -= 1;
+                            false
+                        }
+                        None => false,
+                    };
+                    resource(&addr, "runtime", "SecurityStates.talos.dev", "securitystate", serde_json::json!({
+                        "secureBoot": on, "bootedWithUKI": true,
+                    }))
+                }
+                _ => return None,
             };
             return Some(Output::ok(json.into_bytes()));
         }
-        if c.args.first().map(String::as_str) == Some("apply-config") && insecure {
-            m.configured = true;
-            return Some(Output::ok(Vec::new()));
+        // Through the talosconfig, at the static address: only a configured machine answers.
+        let m = machines.iter_mut().find(|m| m.address == addr)?;
+        if !m.configured {
+            return Some(Output::failed(1, "error: tls: certificate required (maintenance mode)"));
         }
         if c.args.iter().any(|a| a == "version") {
-            return Some(if m.configured {
-                Output::ok(b"Server: v1.13.9\n".to_vec())
+            return Some(Output::ok(b"Server: v1.13.9\n".to_vec()));
+        }
+        if c.args.iter().any(|a| a == "etcdmembers") {
+            let out = if m.bootstrapped {
+                resource(&addr, "etcd", "EtcdMembers.etcd.talos.dev", "local", serde_json::json!({"memberID": "8a1c6d7e2f3b4c5d"}))
             } else {
-                Output::failed(1, "tls: certificate required (maintenance mode)")
-            });
+                String::new()
+            };
+            return Some(Output::ok(out.into_bytes()));
+        }
+        if c.args.last().map(String::as_str) == Some("bootstrap") {
+            if m.bootstrap_refusals > 0 {
+                m.bootstrap_refusals -= 1;
+                return Some(Output::failed(
+                    1,
+                    "error executing bootstrap: rpc error: code = FailedPrecondition desc = time is not in sync yet",
+                ));
+            }
+            if m.bootstrapped {
+                return Some(Output::failed(
+                    1,
+                    "error executing bootstrap: rpc error: code = AlreadyExists desc = etcd data directory is not empty",
+                ));
+            }
+            m.bootstrapped = true;
+            return Some(Output::ok(Vec::new()));
         }
         None
     }));

@@ -67,6 +67,7 @@ fn entry(
         role: pool.role.as_str().to_owned(),
         pool: pool.name.value.clone(),
         address: address.value.to_string(),
+        maintenance_address: m.maintenance_address.as_ref().map(|a| a.value.to_string()),
         mac: m.mac.as_ref().map(|x| x.value.to_ascii_lowercase()),
         arch: m.settings.arch().to_owned(),
         install_disk,

@@ -18,6 +18,7 @@ use crate::syntax::Node;
 /// The children a named node's block takes.
 pub(super) const NODE_CHILDREN: &[&str] = &[
     "address",
+    "maintenance-address",
     "mac",
     "arch",
     "install-disk",
@@ -39,6 +40,8 @@ pub(super) const BOND_MODES: &[&str] =
 pub(super) struct NamedNode {
     pub name: Spanned<String>,
     pub address: Option<Spanned<Ipv4Addr>>,
+    /// `maintenance-address`: where the machine answers before its config (its DHCP lease).
+    pub maintenance_address: Option<Spanned<Ipv4Addr>>,
     pub mac: Option<Spanned<String>>,
     pub settings: NodeSettings,
     /// Every `install-disk` written in the block (more than one is reported by `check`).
@@ -217,6 +220,7 @@ impl Resolver<'_> {
         let mut settings = NodeSettings::default();
         let mut install_disks = Vec::new();
         let mut address = None;
+        let mut maintenance_address = None;
         let mut mac = None;
         let owner = name.as_ref().map_or_else(String::new, |n| n.value.clone());
         for child in node.children() {
@@ -232,6 +236,12 @@ impl Resolver<'_> {
                 "address" => {
                     let mut r = Reader::new(child, &[], d);
                     address = r.arg_str(d, "the node's address").and_then(|a| parse_ip(&a, d));
+                    r.finish(false, d);
+                }
+                "maintenance-address" => {
+                    let mut r = Reader::new(child, &[], d);
+                    maintenance_address =
+                        r.arg_str(d, "the address the machine has in maintenance mode").and_then(|a| parse_ip(&a, d));
                     r.finish(false, d);
                 }
                 "mac" => {
@@ -254,7 +264,7 @@ impl Resolver<'_> {
             }
         }
         settings.patches = std::mem::take(level_patches);
-        Some(NamedNode { name: name?, address, mac, settings, install_disks })
+        Some(NamedNode { name: name?, address, maintenance_address, mac, settings, install_disks })
     }
 }
 

@@ -449,6 +449,7 @@ fn machines(cluster: &str, pool: &str, count: u32, b: &PoolBlock) -> Vec<Machine
                     .and_then(|n| n.address.clone())
                     .or_else(|| b.addresses.as_ref().and_then(|a| a.get(i as usize - 1).cloned())),
                 name: own.map(|n| n.name.clone()),
+                maintenance_address: own.and_then(|n| n.maintenance_address.clone()),
                 mac: own.and_then(|n| n.mac.clone()),
                 install_disks_written: written,
                 settings,

@@ -16,14 +16,15 @@ fn fixture() -> Fixture {
 /// The machines of `onprem` as fleet.kdl declares them, in maintenance mode at their static
 /// addresses (a DHCP reservation).
 fn declared() -> Vec<Machine> {
+    // Each with its install disk's serial as fleet.kdl names it (`install-disk serial=`).
     let mut ms: Vec<Machine> = [
-        ("10.30.0.11", "3c:ec:ef:10:00:11"),
-        ("10.30.0.12", "3c:ec:ef:10:00:12"),
-        ("10.30.0.13", "3c:ec:ef:10:00:13"),
-        ("10.30.0.21", "3c:ec:ef:10:00:21"),
+        ("10.30.0.11", "3c:ec:ef:10:00:11", "S6PNNS0T500111"),
+        ("10.30.0.12", "3c:ec:ef:10:00:12", "S6PNNS0T500112"),
+        ("10.30.0.13", "3c:ec:ef:10:00:13", "S6PNNS0T500113"),
+        ("10.30.0.21", "3c:ec:ef:10:00:21", "S6PNNS0T500123"),
     ]
     .into_iter()
-    .map(|(a, m)| Machine::new(a, m, if a.ends_with(".21") { "S6PNNS0T500123" } else { "OTHER" }))
+    .map(|(a, m, serial)| Machine::new(a, m, serial))
     .collect();
     // The storage node bonds two ports.
     ms[3].links = vec!["enp1s0f0".into(), "enp1s0f1".into()];

@@ -2,9 +2,10 @@
 
 # R14: the cluster's identity. It is imported from the sealed bundle (the root's import
 # block), never generated anew, and OpenTofu refuses to destroy it: a second bundle is
-# another cluster that the running nodes will not talk to.
+# another cluster that the running nodes will not talk to. Its `talos_version` moves only
+# forward: the provider replaces the resource when the value sorts lower.
 resource "talos_machine_secrets" "this" {
-  talos_version = var.talos_version
+  talos_version = var.secrets_talos_version
   lifecycle {
     prevent_destroy = true
   }

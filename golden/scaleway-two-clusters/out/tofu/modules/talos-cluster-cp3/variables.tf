@@ -16,7 +16,12 @@ variable "kubernetes_api" {
 }
 
 variable "talos_version" {
-  description = "The Talos version contract the provider generates the secrets and configs for (R14): the cluster's version, or the newest contract the provider's machinery speaks (versions/talos.kdl)."
+  description = "The Talos version contract the provider generates the configs for: the cluster's version, or the newest contract the provider's machinery speaks (versions/talos.kdl)."
+  type        = string
+}
+
+variable "secrets_talos_version" {
+  description = "R14: the machine secrets' `talos_version`: the cluster's Talos version, which only moves forward. The provider replaces the secrets (the cluster's identity) when it sorts below the stored value (terraform-provider-talos v0.11.0 talos_machine_secrets_resource.go l.525-543)."
   type        = string
 }
 

@@ -31,16 +31,17 @@ import {
 module "main" {
   source = "../../modules/talos-cluster-cp3"
 
-  cluster_name       = "main"
-  cluster_endpoint   = var.clusters["main"].endpoint
-  kubernetes_api     = var.clusters["main"].kubernetes_api
-  talos_version      = var.clusters["main"].talos_version
-  kubernetes_version = var.clusters["main"].kubernetes_version
-  apply_mode         = coalesce(var.apply_mode, var.clusters["main"].apply_mode)
-  talos_dir          = "${path.root}/${var.clusters["main"].talos_dir}"
-  control_plane      = local.cloud["main"].control_plane
-  workers            = local.cloud["main"].workers
-  worker_pools       = var.clusters["main"].worker_pools
+  cluster_name          = "main"
+  cluster_endpoint      = var.clusters["main"].endpoint
+  kubernetes_api        = var.clusters["main"].kubernetes_api
+  talos_version         = var.clusters["main"].talos_version
+  secrets_talos_version = var.clusters["main"].secrets_talos_version
+  kubernetes_version    = var.clusters["main"].kubernetes_version
+  apply_mode            = coalesce(var.apply_mode, var.clusters["main"].apply_mode)
+  talos_dir             = "${path.root}/${var.clusters["main"].talos_dir}"
+  control_plane         = local.cloud["main"].control_plane
+  workers               = local.cloud["main"].workers
+  worker_pools          = var.clusters["main"].worker_pools
 }
 
 # R14: the secrets bundle is imported from the sealed input, decrypted at apply time.
@@ -52,14 +53,15 @@ import {
 module "older" {
   source = "../../modules/talos-cluster-cp3"
 
-  cluster_name       = "older"
-  cluster_endpoint   = var.clusters["older"].endpoint
-  kubernetes_api     = var.clusters["older"].kubernetes_api
-  talos_version      = var.clusters["older"].talos_version
-  kubernetes_version = var.clusters["older"].kubernetes_version
-  apply_mode         = coalesce(var.apply_mode, var.clusters["older"].apply_mode)
-  talos_dir          = "${path.root}/${var.clusters["older"].talos_dir}"
-  control_plane      = local.cloud["older"].control_plane
-  workers            = local.cloud["older"].workers
-  worker_pools       = var.clusters["older"].worker_pools
+  cluster_name          = "older"
+  cluster_endpoint      = var.clusters["older"].endpoint
+  kubernetes_api        = var.clusters["older"].kubernetes_api
+  talos_version         = var.clusters["older"].talos_version
+  secrets_talos_version = var.clusters["older"].secrets_talos_version
+  kubernetes_version    = var.clusters["older"].kubernetes_version
+  apply_mode            = coalesce(var.apply_mode, var.clusters["older"].apply_mode)
+  talos_dir             = "${path.root}/${var.clusters["older"].talos_dir}"
+  control_plane         = local.cloud["older"].control_plane
+  workers               = local.cloud["older"].workers
+  worker_pools          = var.clusters["older"].worker_pools
 }

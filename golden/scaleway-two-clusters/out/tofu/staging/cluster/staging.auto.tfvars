@@ -10,24 +10,26 @@ cloud_state = {
 
 clusters = {
   main = {
-    endpoint           = "https://10.10.0.10:6443"
-    kubernetes_api     = "https://51.15.200.10:6443"
-    talos_version      = "v1.13.9"
-    kubernetes_version = "1.36.2"
-    apply_mode         = "no_reboot"
-    talos_dir          = "../../../talos/staging/main"
+    endpoint              = "https://10.10.0.10:6443"
+    kubernetes_api        = "https://51.15.200.10:6443"
+    talos_version         = "v1.13.9"
+    secrets_talos_version = "v1.13.9"
+    kubernetes_version    = "1.36.2"
+    apply_mode            = "no_reboot"
+    talos_dir             = "../../../talos/staging/main"
     worker_pools = {
       main-system-1 = "system"
       main-system-2 = "system"
     }
   }
   older = {
-    endpoint           = "https://10.10.1.10:6443"
-    kubernetes_api     = "https://51.15.200.10:6444"
-    talos_version      = "v1.12.4"
-    kubernetes_version = "1.35.0"
-    apply_mode         = "staged_if_needing_reboot"
-    talos_dir          = "../../../talos/staging/older"
+    endpoint              = "https://10.10.1.10:6443"
+    kubernetes_api        = "https://51.15.200.10:6444"
+    talos_version         = "v1.12.4"
+    secrets_talos_version = "v1.12.4"
+    kubernetes_version    = "1.35.0"
+    apply_mode            = "staged_if_needing_reboot"
+    talos_dir             = "../../../talos/staging/older"
     worker_pools = {
       older-system-1 = "system"
     }

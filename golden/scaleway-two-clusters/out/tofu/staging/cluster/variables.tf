@@ -14,13 +14,14 @@ variable "cloud_state" {
 variable "clusters" {
   description = "Per cluster: versions, endpoint, the apply mode of a plain apply (never one that reboots a running node, R19), the Talos documents' directory and each worker's pool."
   type = map(object({
-    endpoint           = string
-    kubernetes_api     = string
-    talos_version      = string
-    kubernetes_version = string
-    apply_mode         = string
-    talos_dir          = string
-    worker_pools       = map(string)
+    endpoint              = string
+    kubernetes_api        = string
+    talos_version         = string
+    secrets_talos_version = string
+    kubernetes_version    = string
+    apply_mode            = string
+    talos_dir             = string
+    worker_pools          = map(string)
   }))
 }
 

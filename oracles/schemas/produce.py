@@ -18,10 +18,12 @@ Usage: produce.py [--check] [--out DIR]
 """
 
 import argparse
+import fcntl
 import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -632,12 +634,45 @@ def existing(out):
     return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
 
 
+def produced():
+    """produce()'s files, once per input: kept in the harness cache under a key of this script,
+    the decoder's sources and the Go version, behind a lock, so `oracles/run`'s check and the
+    self-test beside it (which run at the same time) produce once and compare twice."""
+    cache = Path(os.environ.get("FLEETC_ORACLES_CACHE", Path.home() / ".cache/fleetc-oracles"))
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    for f in sorted((Path(__file__).parent / "decoded").rglob("*")):
+        if f.is_file():
+            h.update(f.name.encode() + f.read_bytes())
+    h.update(subprocess.run(["go", "version"], capture_output=True, text=True).stdout.encode())
+    d = cache / "schemas-produced" / h.hexdigest()[:16]
+    (cache / "locks").mkdir(parents=True, exist_ok=True)
+    with open(cache / "locks" / f"schemas-{d.name}", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (d / ".complete").exists():
+            return {str(p.relative_to(d)): p.read_bytes() for p in d.rglob("*") if p.is_file() and p.name != ".complete"}
+        files = produce()
+        d.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=d.parent))
+        for rel, data in files.items():
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp / rel).write_bytes(data)
+        (tmp / ".complete").write_text("")
+        if d.exists():
+            shutil.rmtree(d)
+        os.replace(tmp, d)
+        return files
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--warm", action="store_true", help="only produce into the harness cache (oracles/build)")
     ap.add_argument("--out", type=Path, default=REPO / "schemas")
     a = ap.parse_args()
-    files = produce()
+    files = produced()
+    if a.warm:
+        print(f"produce: {len(files)} files in the harness cache")
+        return
     have = existing(a.out)
     if a.check:
         bad = 0

@@ -56,7 +56,7 @@ pub const PLATFORMS: &[PlatformCaps] = &[
     PlatformCaps {
         platform: "metal",
         secure_boot: Capability::Provided(
-            "the machine's own UEFI firmware, in setup mode, boots the SecureBoot ISO or UKI (`metal-<arch>-secureboot.iso`, docs/metal.md), which enrolls its keys",
+            "the machine's own UEFI firmware, once the SecureBoot image's keys are enrolled in it (the ISO's auto-enrol entry with the firmware in setup mode, or by hand for PXE and UKI boots: docs/metal.md); `fleetc apply` reads `securitystate` and sends no config that seals to the TPM before SecureBoot is on",
         ),
         tpm: Capability::Provided(
             "the machine's own TPM 2.0 (fleetc cannot see it: docs/metal.md says to enable it in the firmware)",

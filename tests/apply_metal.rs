@@ -358,3 +358,18 @@ fn the_plan_lists_the_identity_check_before_each_config() {
     assert!(pos("== 7. Argo CD") > pos("apply-config --insecure --nodes 10.30.0.21"));
     assert!(log.iter().all(|l| !l.starts_with("$ tofu")), "no OpenTofu on bare metal");
 }
+
+/// `--leases` where no machine is bare metal is refused before any command runs: no other
+/// step reads the file, and an operator would otherwise believe apply used it.
+#[test]
+fn leases_off_metal_are_refused_before_anything_runs() {
+    let fx = Fixture::new();
+    let fake = Fake::new();
+    let file = fx.dir.path().join("dnsmasq.leases");
+    std::fs::write(&file, "1733400000 3c:ec:ef:10:00:11 10.30.0.150 * *\n").unwrap();
+    let opts = fleetc::apply::ApplyOptions { leases: Some(file), ..fx.options() };
+    let (r, _) = run_apply(&fx, &fake, &opts);
+    let f = r.expect_err("a leases file on a Scaleway environment");
+    assert!(f.message.contains("only bare-metal apply reads a leases file"), "{}", f.message);
+    assert!(fake.lines().is_empty(), "nothing ran:\n{}", fake.lines().join("\n"));
+}

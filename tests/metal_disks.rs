@@ -196,6 +196,7 @@ fn static_links_without_nameservers_warn() {
 fn vm_nodes_declare_only_the_links_and_disks_they_have() {
     assert_eq!(codes(&case("node-link-not-on-vm")), ["fleet::node::link-not-on-vm"]);
     assert_eq!(codes(&case("node-ephemeral-disk-on-vm")), ["fleet::node::ephemeral-disk-on-vm"]);
+    assert_eq!(codes(&case("node-maintenance-address-on-vm")), ["fleet::node::maintenance-address-on-vm"]);
     let c = edited("nodes-named", r#"link "net0" {"#, r#"link "eth1" {"#);
     assert!(codes(&c).contains(&"fleet::node::link-not-on-vm"), "{:?}", codes(&c));
     let c = edited("nodes-named", r#"parent="net0""#, r#"parent="eth1""#);

@@ -84,6 +84,17 @@ pub fn apply(
 ) -> Result<(), Failure> {
     let mut s = Session::new(runner, opts.plan, opts.yes, sink);
     let order = order::of(inp.target);
+    if let Some(path) = &opts.leases
+        && !order.stages.iter().any(|st| matches!(st, Stage::Machines { .. }))
+    {
+        // Only bare-metal machines are found by their DHCP lease; elsewhere the file would be
+        // read by nothing, and the operator would believe apply used it.
+        return Err(s.failure(format!(
+            "--leases {}: `{}` has no bare-metal machines, and only bare-metal apply reads a leases file (docs/metal.md)",
+            path.display(),
+            inp.target.env
+        )));
+    }
     let clusters: Vec<String> = inp.target.built_clusters().map(|c| c.name.clone()).collect();
     let ctx = preflight(
         &mut s,

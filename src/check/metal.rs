@@ -3,7 +3,8 @@
 //! model, bus path), since fleetc made no disk there and a size matches a USB boot stick as
 //! well as the NVMe (R15); static links come with DNS servers, because they turn DHCP off
 //! and its DNS servers with it. On a VM platform the reverse: `ephemeral-disk` and links
-//! the VM does not have are refused (fleetc creates the VM's disks and its one NIC).
+//! the VM does not have are refused (fleetc creates the VM's disks and its one NIC), and so is a
+//! `maintenance-address`, which only bare-metal apply reads.
 
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
 use crate::model::{Fleet, InstallDisk, LinkKind, Provider};
@@ -106,6 +107,22 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                             }
                         }
                         provider => {
+                            if let Some(a) = &m.maintenance_address
+                                && once(a.span)
+                            {
+                                diags.push(
+                                    Diagnostic::new(
+                                        &codes::MAINTENANCE_ADDRESS_ON_VM,
+                                        format!(
+                                            "`maintenance-address` on node `{}`, a {} VM",
+                                            m.hostname,
+                                            provider.name()
+                                        ),
+                                    )
+                                    .at(a.span)
+                                    .label("apply never reads this on a VM"),
+                                );
+                            }
                             if let Some(d) = &s.ephemeral_disk
                                 && once(d.span)
                             {

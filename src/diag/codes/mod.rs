@@ -205,6 +205,7 @@ pub static ALL: &[&Code] = &[
     &metal::DISK_UNIDENTIFIED,
     &metal::LINKS_WITHOUT_NAMESERVERS,
     &node::LINK_NOT_ON_VM,
+    &node::MAINTENANCE_ADDRESS_ON_VM,
     &node::EPHEMERAL_DISK_ON_VM,
 ];
 

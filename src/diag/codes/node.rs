@@ -246,6 +246,28 @@ link at all.
     link \"net0\" { address \"10.10.0.21/22\"; route gateway=\"10.10.0.1\" }
 ";
 
+    MAINTENANCE_ADDRESS_ON_VM = "fleet::node::maintenance-address-on-vm", Error, Some("R13"),
+    Some("a VM is reached before its config where fleetc put it (its static address on Proxmox, the gateway on Scaleway): remove `maintenance-address`, which is for bare metal on DHCP"),
+"## What it does
+Reports a `maintenance-address` outside a `metal` environment.
+
+## Why (R13)
+`fleetc apply` sends a bare-metal machine its first config at the address it has in
+maintenance mode, after checking the machine is the one fleet.kdl names (docs/metal.md). A
+VM fleetc created has no such address: on Proxmox it boots with its static address from the
+NoCloud data fleetc wrote, on Scaleway it is reached through the gateway. A
+`maintenance-address` there would be silently ignored, and whoever reads fleet.kdl would
+believe apply talks to it.
+
+## Example
+    proxmox { … }
+    …
+    node \"w1\" { maintenance-address \"10.10.0.150\" }
+
+## Instead
+    node \"w1\" { address \"10.10.0.21\" }
+";
+
     EPHEMERAL_DISK_ON_VM = "fleet::node::ephemeral-disk-on-vm", Error, Some("R15"),
     Some("on a VM fleetc creates the data disk and selects it by size (`ephemeral-min-size`, `data-disk-size`): remove `ephemeral-disk`, which is for bare metal"),
 "## What it does

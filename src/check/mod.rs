@@ -31,6 +31,7 @@ mod quorum;
 mod references;
 mod runtimes;
 mod secrets_version;
+mod state_moved;
 mod talos;
 mod tofu;
 mod upgrade_path;
@@ -40,11 +41,13 @@ use crate::diag::Diagnostics;
 use crate::model::Fleet;
 
 /// `fleetc check --base REV`: version changes a running cluster can take (R26, F1): no
-/// skipped minor, no workers ahead, no downgrade.
+/// skipped minor, no workers ahead, no downgrade; no change that replaces a cluster's
+/// identity (R14) or moves an environment's OpenTofu state (R28).
 pub fn check_upgrade_path(old: &Fleet, new: &Fleet, diags: &mut Diagnostics) {
     upgrade_path::check(old, new, diags);
     downgrades::check(old, new, diags);
     secrets_version::check(old, new, diags);
+    state_moved::check(old, new, diags);
 }
 
 /// Key material in any string or comment of fleet.kdl (F11, R14), over the syntax tree and

@@ -365,6 +365,15 @@ pub struct StateBackend {
     pub span: Span,
 }
 
+impl StateBackend {
+    /// Where every root's state lives: the bucket, its region and the S3 endpoint. The roots'
+    /// backends and the bootstrap root's bucket are all written from these three, so a change
+    /// of any one moves the state (`check --base` refuses it, `fleetc diff` calls it DANGER).
+    pub fn location(&self) -> String {
+        format!("{} in {} at {}", self.bucket.value, self.region.value, self.endpoint.value)
+    }
+}
+
 /// A managed PostgreSQL instance, reachable only from the private network (R6).
 #[derive(Debug, Clone)]
 pub struct Postgres {

@@ -201,6 +201,7 @@ pub static ALL: &[&Code] = &[
     &talos::PATCH_SELECTOR_COMPLETED,
     &capi::CAPI_PROVIDER_UNTESTED,
     &upgrade::UPGRADE_IDENTITY_REPLACED,
+    &upgrade::UPGRADE_STATE_MOVED,
     &tofu::TOFU_ENDPOINT_PORT,
     &metal::DISK_UNIDENTIFIED,
     &metal::LINKS_WITHOUT_NAMESERVERS,

@@ -136,6 +136,31 @@ providers forward only (`clusterctl upgrade` has no downgrade, cluster-api docs
     core \"1.13.3\"
 ";
 
+    UPGRADE_STATE_MOVED = "fleet::upgrade::state-moved", Error, Some("R28"),
+    Some("every root's backend and the bootstrap root's bucket are written from `state`: a new bucket, region or endpoint leaves every state behind, and each plan would create the environment again beside the running one. Copy the state first (`tofu init -migrate-state` in each root, docs/tofu.md), then change fleet.kdl"),
+"## What it does
+With `fleetc check --base REV`: reports an environment whose `state` bucket, region or
+endpoint differs from revision REV.
+
+## Why (R28)
+Every OpenTofu root fleetc writes for the environment keeps its state in that bucket (its S3
+backend), and the bootstrap root creates the bucket itself. After the change, `tofu init` in
+each root finds an empty bucket: each plan would create the environment's network, gateway,
+machines and machine secrets again beside the running ones, and the bootstrap root would
+replace its bucket, whose name forces a new one (scaleway/terraform-provider-scaleway v2.81.0
+`internal/services/object/bucket.go`, `name` is `ForceNew`) and which `prevent_destroy`
+protects. Moving state is an operation on the state, not an edit of fleet.kdl.
+
+## Example
+    // at REV
+    state bucket=\"demo-tofu-state\"
+    // now
+    state bucket=\"demo-tofu-state-2\"
+
+## Instead
+    state bucket=\"demo-tofu-state\"   // then migrate each root's state by hand, and change both together
+";
+
     UPGRADE_IDENTITY_REPLACED = "fleet::upgrade::identity-replaced", Error, Some("R14"), None,
 "## What it does
 With `fleetc check --base REV`: reports a cluster built by OpenTofu whose machine secrets would

@@ -445,18 +445,8 @@ pub fn facts(fleet: &Fleet) -> BTreeMap<(Scope, String), String> {
             put(&mut f, &e, &format!("size {name}"), instance_type(env, name));
         }
         if let Some(st) = &env.state {
-            put(
-                &mut f,
-                &e,
-                "state",
-                format!(
-                    "{} in {} at {}{}",
-                    st.bucket.value,
-                    st.region.value,
-                    st.endpoint.value,
-                    if st.skip_checksum { " (skip checksum)" } else { "" }
-                ),
-            );
+            put(&mut f, &e, "state", st.location());
+            put(&mut f, &e, "state-checksum", if st.skip_checksum { "skipped" } else { "verified" });
         }
         put(&mut f, &e, "network", env.network.value);
         put(&mut f, &e, "gateway", env.gateway.as_ref().map(|g| g.value.to_string()).unwrap_or_default());

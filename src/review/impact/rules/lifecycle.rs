@@ -1,7 +1,8 @@
 //! R14, F13: the rule `lifecycle`, entities added, removed or renamed. A rename declared with
 //! `was=` keeps every resource (OpenTofu `moved` blocks); an entity removed while another of
 //! its kind appears beside it is what OpenTofu will do, destroy and create, with the advice to
-//! write `was=`; a bucket's or registry's global name cannot change in place. What destroying
+//! write `was=`; a bucket's or registry's global name cannot change in place, nor can where the
+//! environment's OpenTofu state lives (R28). What destroying
 //! each kind of entity loses ([`destroy_effect`]) lives here: no other rule says it.
 
 use std::collections::BTreeSet;
@@ -136,6 +137,17 @@ pub(super) fn lifecycle(ctx: &Ctx<'_>, out: &mut Outcome) {
                 effect: "unknown impact: how running nodes take a new hostname is not classified; review the Talos documents in the diff".to_owned(),
             });
         }
+    }
+    // Every root's backend and the bootstrap root's bucket are written from the state's
+    // location: moving it leaves every state behind (R28).
+    for (i, c) in stable_changes(ctx, "state") {
+        out.claim(i);
+        out.push(
+            Severity::Danger,
+            c.scope.subject(),
+            format!("the OpenTofu state of {} moves: {}", c.scope.what(), c.values()),
+            "every root's backend points at a bucket without its state: `tofu init` finds none and each plan creates the environment again beside the running one; the bootstrap root replaces its bucket, which OpenTofu refuses to destroy. Copy the state first (`tofu init -migrate-state` in each root), then change fleet.kdl",
+        );
     }
     // A service's global name is what the cloud knows it by: it cannot be renamed in place.
     for field in ["bucket-name", "namespace"] {

@@ -50,8 +50,8 @@ pub struct Rule {
 pub static RULES: &[Rule] = &[
     Rule {
         name: "lifecycle",
-        cites: "R14, F13",
-        covers: "environments, clusters, pools and services added, removed, or renamed with or without `was=`; a bucket or registry whose global name changes",
+        cites: "R14, F13, R28",
+        covers: "environments, clusters, pools and services added, removed, or renamed with or without `was=`; a bucket or registry whose global name changes; the environment's OpenTofu state moved (R28)",
         check: lifecycle::lifecycle,
     },
     Rule {

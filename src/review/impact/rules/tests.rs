@@ -93,6 +93,13 @@ const CASES: &[(&str, &str, &str, Severity, &str)] = &[
     ("lifecycle", "cluster \"main\" {", "cluster \"core\" {", Severity::Danger, "machine secrets bundle"),
     (
         "lifecycle",
+        "state bucket=\"t-tofu-state\"",
+        "state bucket=\"t-tofu-state-2\"",
+        Severity::Danger,
+        "the OpenTofu state of environment `staging` moves",
+    ),
+    (
+        "lifecycle",
         "bucket \"app\"",
         "bucket \"app\" name=\"t-staging-assets\"",
         Severity::Danger,

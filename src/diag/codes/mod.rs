@@ -49,6 +49,7 @@ mod disk;
 mod emit;
 mod fmt;
 mod iam;
+mod import;
 mod internal;
 mod limits;
 mod metal;
@@ -67,7 +68,7 @@ mod upgrade;
 mod versions;
 
 pub use self::{
-    addons::*, argocd::*, capi::*, discovery::*, disk::*, emit::*, fmt::*, iam::*, internal::*, limits::*, metal::*,
+    addons::*, argocd::*, capi::*, discovery::*, disk::*, emit::*, fmt::*, iam::*, import::*, internal::*, limits::*, metal::*,
     model::*, names::*, network::*, node::*, quorum::*, runtimes::*, schematic::*, secrets::*, syntax::*, talos::*,
     tofu::*, upgrade::*, versions::*,
 };
@@ -206,6 +207,10 @@ pub static ALL: &[&Code] = &[
     &metal::LINKS_WITHOUT_NAMESERVERS,
     &node::LINK_NOT_ON_VM,
     &node::EPHEMERAL_DISK_ON_VM,
+    &import::IMPORT_NOT_TALHELPER,
+    &import::IMPORT_INVALID,
+    &import::IMPORT_UNSET_VARIABLE,
+    &import::IMPORT_FILE_UNREADABLE,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).
@@ -258,6 +263,7 @@ mod tests {
             disk::FAMILY,
             emit::FAMILY,
             fmt::FAMILY,
+            import::FAMILY,
             iam::FAMILY,
             internal::FAMILY,
             limits::FAMILY,

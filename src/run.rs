@@ -944,7 +944,8 @@ fn init(ui: &Ui, dir: &Path, platform: crate::cli::PlatformArg) -> i32 {
 
 fn import_talhelper(ui: &Ui, config: &Path, env: &[PathBuf], out: &Path) -> i32 {
     use crate::import::{ImportError, Imported};
-    let written = crate::import::talhelper(config, env).and_then(|i: Imported| crate::import::write(out, &i).map(|()| i));
+    let written =
+        crate::import::talhelper(config, env).and_then(|i: Imported| crate::import::write(out, &i).map(|()| i));
     match written {
         Ok(i) => {
             use crate::import::report::Kind;

@@ -160,10 +160,13 @@ pub fn substitute_tree(
         Value::String(s) if s.contains('$') => match env.substitute(s) {
             Ok(v) => *s = v,
             Err(name) => diags.push(
-                Diagnostic::new(&codes::IMPORT_UNSET_VARIABLE, format!("`${{{name}}}` is not set by any env file read"))
-                    .at(place(at))
-                    .label(format!("`{name}` is unset"))
-                    .help(env.unset_help(&name)),
+                Diagnostic::new(
+                    &codes::IMPORT_UNSET_VARIABLE,
+                    format!("`${{{name}}}` is not set by any env file read"),
+                )
+                .at(place(at))
+                .label(format!("`{name}` is unset"))
+                .help(env.unset_help(&name)),
             ),
         },
         Value::Array(items) => {

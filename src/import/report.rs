@@ -19,7 +19,7 @@ pub enum Kind {
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub kind: Kind,
-    /// The 1-based line of the source that holds it.
+    /// The 1-based line of the source that holds it; 0 for none (a default the source leaves).
     pub line: usize,
     pub field: String,
     pub why: String,
@@ -102,7 +102,8 @@ impl Report {
             }
             let _ = writeln!(out, "| line | field | why |\n|---|---|---|");
             for e in rows {
-                let _ = writeln!(out, "| {} | `{}` | {} |", e.line, e.field.replace('|', "\\|"), e.why.replace('|', "\\|"));
+                let at = if e.line == 0 { "—".to_owned() } else { e.line.to_string() };
+                let _ = writeln!(out, "| {at} | `{}` | {} |", e.field.replace('|', "\\|"), e.why.replace('|', "\\|"));
             }
             out.push('\n');
         }

@@ -20,6 +20,7 @@ use super::env::{Env, substitute_tree};
 use super::report::Report;
 use crate::diag::{Diagnostic, Diagnostics, FileId, Sources, Span, codes};
 use crate::model::patch::{PatchDocument, read_yaml};
+use crate::model::values::is_dns_label;
 
 /// talhelper v3.1.16's Talos version when the config names none (`pkg/config/defaults.go`
 /// `LatestTalosVersion`).
@@ -192,7 +193,11 @@ impl Ctx<'_> {
                 .filter_map(|(i, x)| {
                     let s = scalar(x);
                     if s.is_none() {
-                        self.invalid(&format!("{ptr}/{i}"), format!("an entry of `{field}` is not a string"), "not a string");
+                        self.invalid(
+                            &format!("{ptr}/{i}"),
+                            format!("an entry of `{field}` is not a string"),
+                            "not a string",
+                        );
                     }
                     s
                 })
@@ -231,12 +236,13 @@ pub fn translate(
     let whole = Span::new(cfg, 0, text.find('\n').unwrap_or(text.len()));
     let Some(doc) = docs.first() else {
         diags.push(
-            Diagnostic::new(&codes::IMPORT_NOT_TALHELPER, format!("{file_name} is empty")).at(whole).label("no document"),
+            Diagnostic::new(&codes::IMPORT_NOT_TALHELPER, format!("{file_name} is empty"))
+                .at(whole)
+                .label("no document"),
         );
         return None;
     };
-    let missing: Vec<&str> =
-        ["clusterName", "nodes"].into_iter().filter(|k| doc.value.get(*k).is_none()).collect();
+    let missing: Vec<&str> = ["clusterName", "nodes"].into_iter().filter(|k| doc.value.get(*k).is_none()).collect();
     if !doc.value.is_object() || !missing.is_empty() || docs.len() > 1 {
         let why = if !doc.value.is_object() {
             "its document is not a mapping".to_owned()
@@ -280,7 +286,8 @@ pub fn translate(
         return None;
     };
 
-    let group = |key: &str| -> Map<String, Value> { value.get(key).and_then(Value::as_object).cloned().unwrap_or_default() };
+    let group =
+        |key: &str| -> Map<String, Value> { value.get(key).and_then(Value::as_object).cloned().unwrap_or_default() };
     let (cp_group, worker_group) = (group("controlPlane"), group("worker"));
     for (g, m) in [("controlPlane", &cp_group), ("worker", &worker_group)] {
         if value.get(g).is_some_and(|v| !v.is_object() && !v.is_null()) {
@@ -389,19 +396,25 @@ pub fn translate(
 
     // Cluster name: the hostnames' common `<prefix>-`, so that fleetc's `<cluster>-<node>`
     // keeps every hostname; else talhelper's clusterName, and the hostnames change.
-    let cluster = common_prefix(&nodes).unwrap_or_else(|| dns_label(&cluster_name));
-    let keeps_hostnames = nodes.iter().all(|n| n.hostname.starts_with(&format!("{cluster}-")));
+    // A hostname's first label is its name in fleet.kdl (fleetc's hostnames are labels).
     for n in &mut nodes {
-        if let Some(rest) = n.hostname.strip_prefix(&format!("{cluster}-")) {
+        n.name = n.hostname.split('.').next().unwrap_or_default().to_ascii_lowercase();
+    }
+    let cluster = common_prefix(&nodes).unwrap_or_else(|| dns_label(&cluster_name));
+    for n in &mut nodes {
+        if let Some(rest) = n.name.strip_prefix(&format!("{cluster}-"))
+            && is_dns_label(rest)
+        {
             n.name = rest.to_owned();
         }
     }
-    if !keeps_hostnames {
+    for n in nodes.iter().filter(|n| n.hostname != format!("{cluster}-{}", n.name)) {
         report.deliberate(
-            line(sources, cfg, doc.place("/nodes")),
-            "nodes[].hostname",
+            line(sources, cfg, doc.place(&format!("{}/hostname", n.ptr))),
+            &format!("nodes[{}].hostname", n.hostname),
             &format!(
-                "fleetc names a node `<cluster>-<name>`, and the hostnames share no prefix: each node's hostname becomes `{cluster}-<hostname>` (a new Kubernetes Node name; rename before you apply to a running cluster)"
+                "fleetc names a node `<cluster>-<name>`: the hostname becomes `{cluster}-{}` (a new Kubernetes Node: drain and delete the old one, or rename the node in fleet.kdl's cluster before you apply to a running cluster)",
+                n.name
             ),
         );
     }
@@ -445,17 +458,18 @@ fn dns_label(s: &str) -> String {
     if out.is_empty() { "main".to_owned() } else { out }
 }
 
-/// The longest `<p>` such that every hostname is `<p>-<something>`.
+/// The longest `<p>` such that every node's name is `<p>-<a DNS label>`.
 fn common_prefix(nodes: &[TNode]) -> Option<String> {
-    let first = &nodes.first()?.hostname;
+    let first = &nodes.first()?.name;
     let mut best = None;
     for (i, c) in first.char_indices() {
         if c != '-' || i == 0 {
             continue;
         }
         let p = &first[..i];
-        let ok = nodes.iter().all(|n| n.hostname.len() > i + 1 && n.hostname.starts_with(p) && n.hostname.as_bytes()[i] == b'-');
-        if ok && dns_label(p) == p {
+        let ok =
+            nodes.iter().all(|n| n.name.strip_prefix(p).and_then(|r| r.strip_prefix('-')).is_some_and(is_dns_label));
+        if ok && is_dns_label(p) {
             best = Some(p.to_owned());
         }
     }
@@ -538,15 +552,30 @@ impl Writer<'_> {
             Some(v) => k.push_str(&format!("kubernetes {}\n", q(v.trim_start_matches('v')))),
             None => {
                 k.push_str("// talconfig names no kubernetesVersion (talhelper requires one). CHANGE\nkubernetes \"CHANGE-ME\"\n");
-                self.report.placeholder(1, "kubernetesVersion", "the Kubernetes version: talhelper requires it, and the config names none");
+                self.report.placeholder(
+                    0,
+                    "kubernetesVersion",
+                    "the Kubernetes version: talhelper requires it, and the config names none",
+                );
             }
         }
-        // Talos enables discovery by default, and talhelper leaves it; fleetc's default is off (R21).
-        k.push_str("// Talos's default, which talhelper keeps (fleetc's own default is off for private clusters, R21).\ndiscovery #true\n");
+        // Talos enables discovery by default, and talhelper leaves it; fleetc's is off (R21).
+        self.report.deliberate(
+            0,
+            "cluster.discovery.enabled",
+            "Talos turns discovery on by default and talhelper keeps it; fleetc turns it off for a cluster with a private endpoint (R21, `fleet::discovery::private-cluster`)",
+        );
+        self.report.deliberate(
+            0,
+            "machine.install.image",
+            "talhelper installs `factory.talos.dev/installer/<schematic id>:<talos>`; fleetc the same schematic's metal installer, `factory.talos.dev/metal-installer/<id>:<talos>` (docs/metal.md)",
+        );
         let cni = top.pointer("/cniConfig/name").and_then(Value::as_str);
         match cni {
             None | Some("flannel") => {}
-            Some("none") => k.push_str("// talconfig: cniConfig.name: none (the CNI is installed after the cluster).\ncni \"none\"\n"),
+            Some("none") => k.push_str(
+                "// talconfig: cniConfig.name: none (the CNI is installed after the cluster).\ncni \"none\"\n",
+            ),
             Some(other) => {
                 let l = self.line("/cniConfig");
                 self.report.not_carried(
@@ -561,11 +590,16 @@ impl Writer<'_> {
         // Schematics, by content, named in order of first use.
         let mut schematics: Vec<(Value, String)> = Vec::new();
         for n in nodes {
-            if let Some(s) = n.eff.get("schematic")
-                && !schematics.iter().any(|(v, _)| v == s)
-            {
-                let name = if schematics.is_empty() { "base".to_owned() } else { dns_label(&n.name) };
-                schematics.push((s.clone(), name));
+            let s = n.eff.get("schematic").cloned().unwrap_or(Value::Null);
+            if !schematics.iter().any(|(v, _)| *v == s) {
+                let name = if s.is_null() {
+                    "vanilla".to_owned()
+                } else if schematics.iter().all(|(v, _)| v.is_null()) {
+                    "base".to_owned()
+                } else {
+                    dns_label(&n.name)
+                };
+                schematics.push((s, name));
             }
         }
         for (s, name) in &schematics {
@@ -574,7 +608,9 @@ impl Writer<'_> {
 
         let env_name = dns_label(cluster_name);
         k.push_str(&format!("environment {} {{\n", q(&env_name)));
-        k.push_str("// talhelper configures machines that exist (talosctl apply-config): bare metal to fleetc.\nmetal\n");
+        k.push_str(
+            "// talhelper configures machines that exist (talosctl apply-config): bare metal to fleetc.\nmetal\n",
+        );
         let (network, derived) = self.network(nodes, ep_host);
         match network {
             Some(n) => {
@@ -582,7 +618,11 @@ impl Writer<'_> {
             }
             None => {
                 k.push_str("// No IPv4 node address to derive the network from (fleetc is IPv4 only). CHANGE\nnetwork \"CHANGE-ME\"\n");
-                self.report.placeholder(self.line("/nodes"), "environment network", "the nodes' IPv4 network: no node has an IPv4 address, and fleetc models IPv4 only");
+                self.report.placeholder(
+                    self.line("/nodes"),
+                    "environment network",
+                    "the nodes' IPv4 network: no node has an IPv4 address, and fleetc models IPv4 only",
+                );
             }
         }
         k.push_str(&format!("cluster {} {{\n", q(cluster)));
@@ -591,46 +631,68 @@ impl Writer<'_> {
         let vip = self.vip(nodes);
         let ep_ip = ep_host.parse::<Ipv4Addr>().ok();
         let port = if ep_port == 6443 { String::new() } else { format!(" port={ep_port}") };
-        match (ep_ip, vip) {
-            (Some(ip), _) => k.push_str(&format!("endpoint address={}{port}\n", q(&ip.to_string()))),
+        let mut sans: Vec<String> = Vec::new();
+        match (ep_ip, vip.clone()) {
+            (Some(ip), _) => {
+                k.push_str(&format!("endpoint address={}{port}\n", q(&ip.to_string())));
+                if let Some(n) = nodes.iter().find(|n| first_v4(n.ip.as_deref()) == Some(ip)) {
+                    self.report.deliberate(
+                        self.line("/endpoint"),
+                        "endpoint",
+                        &format!("the endpoint is node `{}`'s own address; on metal fleetc's endpoint is a virtual IP the control plane shares (Layer2VIPConfig): `fleetc check` refuses it until `endpoint address=` names a free address of the network", n.hostname),
+                    );
+                }
+            }
             (None, Some(v)) => {
                 k.push_str(&format!(
-                    "// talconfig's endpoint is {ep_host}; fleetc's endpoint is an address: the control plane's VIP.\nendpoint address={}{port}\ncert-sans {}\n",
+                    "// talconfig's endpoint is {ep_host}; fleetc's endpoint is an address: the control plane's VIP.\nendpoint address={}{port}\n",
                     q(&v),
-                    q(ep_host)
                 ));
+                sans.push(ep_host.to_owned());
                 self.report.deliberate(self.line("/endpoint"), "endpoint", &format!("`{ep_host}` is a name; fleetc's endpoint is the VIP `{v}`, and `{ep_host}` is kept as a certificate SAN"));
             }
             (None, None) => {
                 k.push_str(&format!(
-                    "// talconfig's endpoint is {ep_host}, a name; fleetc's endpoint is an address. CHANGE\nendpoint address=\"CHANGE-ME\"{port}\ncert-sans {}\n",
-                    q(ep_host)
+                    "// talconfig's endpoint is {ep_host}, a name; fleetc's endpoint is an address. CHANGE\nendpoint address=\"CHANGE-ME\"{port}\n"
                 ));
+                sans.push(ep_host.to_owned());
                 self.report.placeholder(self.line("/endpoint"), "endpoint", &format!("the address behind `{ep_host}` (a VIP or a load balancer): fleetc's endpoint is an IPv4 address"));
             }
         }
-        let api_sans: Vec<String> = top
-            .get("additionalApiServerCertSans")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(scalar).collect())
-            .unwrap_or_default();
-        if !api_sans.is_empty() {
-            k.push_str(&format!("cert-sans {}\n", api_sans.iter().map(|s| q(s)).collect::<Vec<_>>().join(" ")));
+        for s in
+            top.get("additionalApiServerCertSans").and_then(Value::as_array).into_iter().flatten().filter_map(scalar)
+        {
+            if !sans.contains(&s) {
+                sans.push(s);
+            }
+        }
+        // fleetc adds the endpoint itself (`fleet::talos::redundant-cert-san`).
+        let endpoint_address = ep_ip.map(|i| i.to_string()).or_else(|| vip.clone());
+        sans.retain(|s| Some(s) != endpoint_address.as_ref());
+        if !sans.is_empty() {
+            k.push_str(&format!("cert-sans {}\n", sans.iter().map(|s| q(s)).collect::<Vec<_>>().join(" ")));
         }
         let cps = nodes.iter().filter(|n| n.cp).count();
         if cps == 1 {
             k.push_str("// One control-plane node, as in the talconfig (R29 asks three; a lab may have one).\nsingle-node #true\n");
         }
         for (key, setting) in [("clusterPodNets", "pod-cidr"), ("clusterSvcNets", "service-cidr")] {
-            let nets: Vec<String> =
-                top.get(key).and_then(Value::as_array).map(|a| a.iter().filter_map(scalar).collect()).unwrap_or_default();
+            let nets: Vec<String> = top
+                .get(key)
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(scalar).collect())
+                .unwrap_or_default();
             let v4: Vec<&String> = nets.iter().filter(|n| !n.contains(':')).collect();
             if let Some(first) = v4.first() {
                 k.push_str(&format!("{setting} {}\n", q(first)));
             }
             if nets.len() > 1 || (v4.is_empty() && !nets.is_empty()) {
                 let l = self.line(&format!("/{key}"));
-                self.report.not_carried(l, key, &format!("{} (IPv6 or a second network): fleetc models one IPv4 `{setting}`", nets.join(", ")));
+                self.report.not_carried(
+                    l,
+                    key,
+                    &format!("{} (IPv6 or a second network): fleetc models one IPv4 `{setting}`", nets.join(", ")),
+                );
             }
         }
         // Cluster-wide fields talhelper writes into every node's config.
@@ -644,12 +706,21 @@ impl Writer<'_> {
             let l = self.line("/allowSchedulingOnControlPlanes");
             self.report.deliberate(l, "allowSchedulingOnControlPlanes", "fleetc lets the control plane run workloads only when the cluster has no worker pool (an owned field, `/cluster/allowSchedulingOnControlPlanes`)");
         } else if !sched && !has_workers {
-            self.report.deliberate(1, "allowSchedulingOnControlPlanes", "the cluster has no worker: fleetc lets its control plane run workloads (talhelper leaves them off unless asked)");
+            self.report.deliberate(0, "allowSchedulingOnControlPlanes", "the cluster has no worker: fleetc lets its control plane run workloads (talhelper leaves them off unless asked)");
         }
         for (key, why) in [
-            ("additionalMachineCertSans", "the machines' certificate SANs are fleetc's (`cert-sans`, an owned field `/machine/certSANs`)"),
-            ("inlineManifests", "inline manifests are fleetc's (`addons`, an owned field `/cluster/inlineManifests`): deliver them with Argo CD (`app`) or pin them as an add-on"),
-            ("imageFactory", "fleetc's installer is `factory.talos.dev/metal-installer/<schematic id>:<talos>` from the schematic; another factory is not modeled"),
+            (
+                "additionalMachineCertSans",
+                "the machines' certificate SANs are fleetc's (`cert-sans`, an owned field `/machine/certSANs`)",
+            ),
+            (
+                "inlineManifests",
+                "inline manifests are fleetc's (`addons`, an owned field `/cluster/inlineManifests`): deliver them with Argo CD (`app`) or pin them as an add-on",
+            ),
+            (
+                "imageFactory",
+                "fleetc's installer is `factory.talos.dev/metal-installer/<schematic id>:<talos>` from the schematic; another factory is not modeled",
+            ),
         ] {
             if top.get(key).is_some_and(|v| !is_zero(v)) {
                 let l = self.line(&format!("/{key}"));
@@ -662,7 +733,10 @@ impl Writer<'_> {
         let mut cluster_patches = Vec::new();
         if !cluster_doc.is_empty() {
             let path = "patches/talhelper/cluster.yaml".to_owned();
-            self.files.insert(path.clone(), self.generated_header("the cluster-wide fields (domain)") + &yaml_docs(&[Value::Object(cluster_doc)]));
+            self.files.insert(
+                path.clone(),
+                self.generated_header("the cluster-wide fields (domain)") + &yaml_docs(&[Value::Object(cluster_doc)]),
+            );
             cluster_patches.push(path);
         }
         for p in global_patches {
@@ -685,16 +759,16 @@ impl Writer<'_> {
         let default_schematic = |ns: &[&TNode]| -> Option<String> {
             let mut count: BTreeMap<String, usize> = BTreeMap::new();
             for n in ns {
-                if let Some(s) = n.eff.get("schematic")
-                    && let Some((_, name)) = schematics.iter().find(|(v, _)| v == s)
-                {
+                let s = n.eff.get("schematic").cloned().unwrap_or(Value::Null);
+                if let Some((_, name)) = schematics.iter().find(|(v, _)| *v == s) {
                     *count.entry(name.clone()).or_default() += 1;
                 }
             }
             count.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))).map(|(n, _)| n)
         };
         let schematic_of = |n: &TNode| -> Option<String> {
-            n.eff.get("schematic").and_then(|s| schematics.iter().find(|(v, _)| v == s)).map(|(_, name)| name.clone())
+            let s = n.eff.get("schematic").cloned().unwrap_or(Value::Null);
+            schematics.iter().find(|(v, _)| *v == s).map(|(_, name)| name.clone())
         };
         let secure = |n: &TNode| as_bool(n.eff.get("machineSpec").and_then(|m| m.get("secureboot")));
         let mut pools: Vec<PoolOut> = Vec::new();
@@ -723,7 +797,11 @@ impl Writer<'_> {
             }
         }
         for (i, ((s, sb), ns)) in groups.into_iter().enumerate() {
-            let name = if i == 0 { "workers".to_owned() } else { format!("workers-{}", s.clone().unwrap_or_else(|| "plain".into())) };
+            let name = if i == 0 {
+                "workers".to_owned()
+            } else {
+                format!("workers-{}", s.clone().unwrap_or_else(|| "plain".into()))
+            };
             pools.push(PoolOut { head: format!("pool {}", q(&name)), nodes: ns, schematic: s, secure_boot: sb });
         }
         for p in &pools {
@@ -738,13 +816,19 @@ impl Writer<'_> {
 
     fn generated_header(&self, what: &str) -> String {
         format!(
-            "# Written by `fleetc import talhelper` from {}: {what}, as talhelper v3.1.16 writes\n# them into the machine config. Edit freely; it is a patch like any other.\n",
+            "# Written by `fleetc import talhelper` from {}: {what},\n# as talhelper v3.1.16 writes them into the machine config. Edit freely: it is a patch.\n",
             self.report.source
         )
     }
 
     fn schematic(&mut self, s: &Value, name: &str) -> String {
-        let mut k = format!("schematic {} {{\n", q(name));
+        let mut k = String::new();
+        if s.is_null() {
+            k.push_str(
+                "// Nodes without a schematic in the talconfig: talhelper installs the factory's plain image.\n",
+            );
+        }
+        k.push_str(&format!("schematic {} {{\n", q(name)));
         let c = s.get("customization");
         let exts: Vec<String> = c
             .and_then(|c| c.pointer("/systemExtensions/officialExtensions"))
@@ -754,7 +838,9 @@ impl Writer<'_> {
         for e in &exts {
             k.push_str(&format!("extension {}\n", q(e)));
         }
-        for a in c.and_then(|c| c.get("extraKernelArgs")).and_then(Value::as_array).into_iter().flatten().filter_map(scalar) {
+        for a in
+            c.and_then(|c| c.get("extraKernelArgs")).and_then(Value::as_array).into_iter().flatten().filter_map(scalar)
+        {
             k.push_str(&format!("kernel-arg {}\n", q(&a)));
         }
         for m in c.and_then(|c| c.get("meta")).and_then(Value::as_array).into_iter().flatten() {
@@ -767,12 +853,20 @@ impl Writer<'_> {
                 k.push_str(&format!("overlay image={} name={}\n", q(&img), q(&n)));
             }
             if o.get("options").is_some_and(|v| !is_zero(v)) {
-                self.report.not_carried(1, &format!("schematic `{name}` overlay.options"), "fleetc's `overlay` takes an image and a name, no options");
+                self.report.not_carried(
+                    0,
+                    &format!("schematic `{name}` overlay.options"),
+                    "fleetc's `overlay` takes an image and a name, no options",
+                );
             }
         }
         if let Some(c) = c.and_then(Value::as_object) {
             for key in c.keys().filter(|k| !matches!(k.as_str(), "systemExtensions" | "extraKernelArgs" | "meta")) {
-                self.report.not_carried(1, &format!("schematic `{name}` customization.{key}"), "not modeled by fleetc's `schematic` (docs/schematics.md)");
+                self.report.not_carried(
+                    0,
+                    &format!("schematic `{name}` customization.{key}"),
+                    "not modeled by fleetc's `schematic` (docs/schematics.md)",
+                );
             }
         }
         k.push_str("}\n");
@@ -794,7 +888,8 @@ impl Writer<'_> {
         for n in nodes {
             let ip = first_v4(n.ip.as_deref());
             for a in n.eff.get("networkInterfaces").and_then(Value::as_array).into_iter().flatten() {
-                for addr in a.get("addresses").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+                for addr in a.get("addresses").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
+                {
                     if let Some((h, p)) = addr.split_once('/')
                         && h.parse::<Ipv4Addr>().ok() == ip
                         && let Ok(p) = p.parse::<u32>()
@@ -812,9 +907,9 @@ impl Writer<'_> {
         }
         let net = Ipv4Addr::from(base & mask(prefix));
         let why = if from_links {
-            "The nodes' network, from the prefix of their interface addresses in the talconfig (it holds every node and the endpoint)."
+            "The nodes' network: their interfaces' prefix, holding every node and the endpoint."
         } else {
-            "The nodes' network, derived from their addresses (the talconfig states none): check it."
+            "The nodes' network, from their addresses (the talconfig states none): check it."
         };
         (Some(format!("{net}/{prefix}")), why.to_owned())
     }
@@ -873,10 +968,13 @@ impl Writer<'_> {
                     let file = self.sources.add(rel.to_owned(), text.clone());
                     let at = text.find(&format!("${name}")).or_else(|| text.find(&format!("${{{name}"))).unwrap_or(0);
                     self.diags.push(
-                        Diagnostic::new(&codes::IMPORT_UNSET_VARIABLE, format!("`${{{name}}}` is not set by any env file read"))
-                            .at(Span::new(file, at, name.len() + 1))
-                            .label(format!("`{name}` is unset"))
-                            .help(self.env.unset_help(&name)),
+                        Diagnostic::new(
+                            &codes::IMPORT_UNSET_VARIABLE,
+                            format!("`${{{name}}}` is not set by any env file read"),
+                        )
+                        .at(Span::new(file, at, name.len() + 1))
+                        .label(format!("`{name}` is unset"))
+                        .help(self.env.unset_help(&name)),
                     );
                     return None;
                 }
@@ -888,7 +986,11 @@ impl Writer<'_> {
             if let Some(old) = self.files.get(&dest)
                 && *old != text
             {
-                self.report.not_carried(l, &format!("patch {rel}"), "a second file of the same name under another directory; add it by hand");
+                self.report.not_carried(
+                    l,
+                    &format!("patch {rel}"),
+                    "a second file of the same name under another directory; add it by hand",
+                );
                 return None;
             }
             self.files.insert(dest.clone(), text);
@@ -903,7 +1005,10 @@ impl Writer<'_> {
         }
         let idx = p.origin.rsplit('/').next().and_then(|i| i.parse::<usize>().ok()).unwrap_or(0) + 1;
         let dest = format!("patches/{level}-{idx}.yaml");
-        let mut text = format!("# Inline patch {} of {}, written out by `fleetc import talhelper`.\n", p.origin, self.report.source);
+        let mut text = format!(
+            "# Inline patch {} of {}, written out by `fleetc import talhelper`.\n",
+            p.origin, self.report.source
+        );
         text.push_str(&p.text);
         if !text.ends_with('\n') {
             text.push('\n');
@@ -918,7 +1023,10 @@ impl Writer<'_> {
         } else if p.origin.starts_with("/worker") {
             "worker".into()
         } else {
-            nodes.iter().find(|n| p.origin.starts_with(&format!("{}/", n.ptr))).map_or_else(|| "node".into(), |n| n.name.clone())
+            nodes
+                .iter()
+                .find(|n| p.origin.starts_with(&format!("{}/", n.ptr)))
+                .map_or_else(|| "node".into(), |n| n.name.clone())
         }
     }
 
@@ -959,14 +1067,24 @@ impl Writer<'_> {
         let lists: Vec<&Vec<PatchRef>> = p.nodes.iter().map(|n| &n.patches).collect();
         let common: usize = {
             let mut c = 0;
-            while lists.iter().all(|l| l.len() > c && l[c] == lists[0][c]) {
+            // Only a node group's patches go on the pool: a node's own stay on the node.
+            while lists.iter().all(|l| l.len() > c && l[c] == lists[0][c])
+                && (lists[0][c].origin.starts_with("/controlPlane/") || lists[0][c].origin.starts_with("/worker/"))
+            {
                 c += 1;
             }
             c
         };
         let level = if p.head == "control-plane" { "controlplane" } else { "workers" };
         if pool_gen {
-            let path = format!("patches/talhelper/{level}{}.yaml", if p.head == "control-plane" { String::new() } else { p.head.trim_start_matches("pool ").trim_matches('"').trim_start_matches("workers").to_owned() });
+            let path = format!(
+                "patches/talhelper/{level}{}.yaml",
+                if p.head == "control-plane" {
+                    String::new()
+                } else {
+                    p.head.trim_start_matches("pool ").trim_matches('"').trim_start_matches("workers").to_owned()
+                }
+            );
             let text = self.generated_header("the node group's fields") + &yaml_docs(&gens[0]);
             self.files.insert(path.clone(), text);
             k.push_str(&format!("patch {}\n", q(&path)));
@@ -985,7 +1103,11 @@ impl Writer<'_> {
                 k.push_str(&format!("address {}\n", q(ip.split(',').next().unwrap_or("").trim())));
             }
             if n.ip.as_deref().is_some_and(|s| s.contains(',')) {
-                self.report.not_carried(self.line(&format!("{}/ipAddress", n.ptr)), &format!("nodes[{}].ipAddress", n.hostname), "a second address: fleetc's node has one `address` (talosctl's endpoint)");
+                self.report.not_carried(
+                    self.line(&format!("{}/ipAddress", n.ptr)),
+                    &format!("nodes[{}].ipAddress", n.hostname),
+                    "a second address: fleetc's node has one `address` (talosctl's endpoint)",
+                );
             }
             let (links, mac) = self.links(n);
             let disk = self.disk(n);
@@ -1020,6 +1142,17 @@ impl Writer<'_> {
             {
                 k.push_str(&taints(&v));
             }
+            for key in ["nodeLabels", "nodeAnnotations"] {
+                for (lk, lv) in n.eff.get(key).and_then(Value::as_object).into_iter().flatten() {
+                    if scalar(lv).unwrap_or_default().contains("{{") {
+                        self.report.not_carried(
+                            self.line(&format!("{}/{key}", n.ptr)),
+                            &format!("nodes[{}].{key}.{lk}", n.hostname),
+                            "a Go template talhelper renders against the generated config; write the value itself in fleet.kdl",
+                        );
+                    }
+                }
+            }
             if pool_ann.is_none() && get("nodeAnnotations")(n).is_some() {
                 self.report.not_carried(self.line(&format!("{}/nodeAnnotations", n.ptr)), &format!("nodes[{}].nodeAnnotations", n.hostname), "annotations are a pool's in fleetc (`annotation`), and this pool's nodes differ: move them to a pool of their own");
             }
@@ -1036,12 +1169,22 @@ impl Writer<'_> {
                 }
             }
             for (key, why) in [
-                ("talosImageURL", "fleetc's installer comes from the schematic (`factory.talos.dev/metal-installer/<id>`)"),
+                (
+                    "talosImageURL",
+                    "fleetc's installer comes from the schematic (`factory.talos.dev/metal-installer/<id>`)",
+                ),
                 ("imageSchematic", "boot media come from the pool's schematic (out/metal/<env>/)"),
-                ("certSANs", "the machine certificate's SANs are fleetc's (`cert-sans` on the cluster; an owned field `/machine/certSANs`)"),
+                (
+                    "certSANs",
+                    "the machine certificate's SANs are fleetc's (`cert-sans` on the cluster; an owned field `/machine/certSANs`)",
+                ),
             ] {
                 if n.eff.get(key).is_some_and(|v| !is_zero(v)) {
-                    self.report.not_carried(self.line(&format!("{}/{key}", n.ptr)), &format!("nodes[{}].{key}", n.hostname), why);
+                    self.report.not_carried(
+                        self.line(&format!("{}/{key}", n.ptr)),
+                        &format!("nodes[{}].{key}", n.hostname),
+                        why,
+                    );
                 }
             }
             if let Some(ms) = n.eff.get("machineSpec").and_then(Value::as_object) {
@@ -1128,7 +1271,11 @@ impl Writer<'_> {
         }
         for (key, kind, fields) in [
             ("volumes", "VolumeConfig", &["name", "provisioning", "encryption"][..]),
-            ("userVolumes", "UserVolumeConfig", &["name", "volumeType", "provisioning", "filesystem", "encryption"][..]),
+            (
+                "userVolumes",
+                "UserVolumeConfig",
+                &["name", "volumeType", "provisioning", "filesystem", "encryption"][..],
+            ),
         ] {
             for s in e.get(key).and_then(Value::as_array).into_iter().flatten() {
                 let mut d = json!({"apiVersion": "v1alpha1", "kind": kind});
@@ -1147,7 +1294,9 @@ impl Writer<'_> {
     fn disk(&mut self, n: &TNode) -> String {
         let mut props = Vec::new();
         if let Some(sel) = &n.selector {
-            for (key, prop) in [("size", "size"), ("model", "model"), ("serial", "serial"), ("wwid", "wwid"), ("busPath", "bus-path")] {
+            for (key, prop) in
+                [("size", "size"), ("model", "model"), ("serial", "serial"), ("wwid", "wwid"), ("busPath", "bus-path")]
+            {
                 if let Some(v) = sel.get(key).and_then(scalar) {
                     props.push(format!("{prop}={}", q(&v)));
                 }
@@ -1185,17 +1334,54 @@ impl Writer<'_> {
     /// The links fleet.kdl can hold, the MAC, and the interfaces kept as a patch instead.
     fn link_plan(&self, n: &TNode) -> (String, Option<String>, Option<Value>) {
         let Some(Value::Array(ifaces)) = n.eff.get("networkInterfaces") else { return (String::new(), None, None) };
-        let mac = ifaces.iter().find_map(|i| i.pointer("/deviceSelector/hardwareAddr").and_then(Value::as_str)).map(str::to_owned);
+        let mac = ifaces
+            .iter()
+            .find_map(|i| i.pointer("/deviceSelector/hardwareAddr").and_then(Value::as_str))
+            .map(str::to_owned);
         let mut k = String::new();
         for i in ifaces {
             match link_kdl(i) {
                 Some(s) => k.push_str(&s),
-                None => return (String::new(), mac, Some(Value::Array(ifaces.clone()))),
+                None => {
+                    // talhelper decodes them into Talos's `Device` (yaml.v3, unknown keys dropped).
+                    let known: Vec<Value> = ifaces
+                        .iter()
+                        .map(|i| {
+                            let mut i = i.clone();
+                            if let Some(o) = i.as_object_mut() {
+                                o.retain(|k, _| DEVICE_FIELDS.contains(&k.as_str()));
+                            }
+                            i
+                        })
+                        .collect();
+                    return (String::new(), mac, Some(Value::Array(known)));
+                }
             }
         }
         (k, mac, None)
     }
 }
+
+/// The fields of Talos's `Device` (siderolabs/talos v1.13.9
+/// `pkg/machinery/config/types/v1alpha1/v1alpha1_types.go` l.1854, `Device`).
+const DEVICE_FIELDS: &[&str] = &[
+    "interface",
+    "deviceSelector",
+    "addresses",
+    "routes",
+    "bond",
+    "bridge",
+    "bridgePort",
+    "cidr",
+    "vlans",
+    "mtu",
+    "dhcp",
+    "ignore",
+    "dummy",
+    "dhcpOptions",
+    "wireguard",
+    "vip",
+];
 
 /// One interface as a `link` (and its `vlan`s), when every field it sets has a fleet.kdl form.
 fn link_kdl(i: &Value) -> Option<String> {
@@ -1210,7 +1396,9 @@ fn link_kdl(i: &Value) -> Option<String> {
     k.push_str("}\n");
     for v in o.get("vlans").and_then(Value::as_array).into_iter().flatten() {
         let vo = v.as_object()?;
-        if vo.keys().any(|k| !["vlanId", "addresses", "routes", "dhcp", "vip"].contains(&k.as_str())) || as_bool(vo.get("dhcp")) {
+        if vo.keys().any(|k| !["vlanId", "addresses", "routes", "dhcp", "vip"].contains(&k.as_str()))
+            || as_bool(vo.get("dhcp"))
+        {
             return None;
         }
         let id = vo.get("vlanId").and_then(Value::as_u64)?;
@@ -1256,10 +1444,13 @@ fn strings(v: &Value) -> String {
     v.as_array().into_iter().flatten().filter_map(scalar).map(|s| q(&s)).collect::<Vec<_>>().join(" ")
 }
 
+/// Labels or annotations; a value with a Go template (`{{ … }}`, talhelper renders it) is
+/// left out (and reported, in `Writer::pool`).
 fn labels(v: &Value, node: &str) -> String {
     v.as_object()
         .into_iter()
         .flatten()
+        .filter(|(_, val)| !scalar(val).unwrap_or_default().contains("{{"))
         .map(|(key, val)| format!("{node} {} {}\n", q(key), q(&scalar(val).unwrap_or_default())))
         .collect()
 }
@@ -1273,7 +1464,9 @@ fn taints(v: &Value) -> String {
             let s = scalar(val).unwrap_or_default();
             let (value, effect) = match s.rsplit_once(':') {
                 Some((v, e)) => (v.to_owned(), Some(e.to_owned())),
-                None if matches!(s.as_str(), "NoSchedule" | "PreferNoSchedule" | "NoExecute") => (String::new(), Some(s.clone())),
+                None if matches!(s.as_str(), "NoSchedule" | "PreferNoSchedule" | "NoExecute") => {
+                    (String::new(), Some(s.clone()))
+                }
                 None => (s.clone(), None),
             };
             let mut line = format!("taint {}", q(key));
@@ -1344,7 +1537,10 @@ mod tests {
     #[test]
     fn taints_take_talos_value_effect_form() {
         let t = taints(&json!({"a": "x:NoSchedule", "b": "NoExecute", "c": ":PreferNoSchedule"}));
-        assert_eq!(t, "taint \"a\" \"x\" effect=\"NoSchedule\"\ntaint \"b\" effect=\"NoExecute\"\ntaint \"c\" effect=\"PreferNoSchedule\"\n");
+        assert_eq!(
+            t,
+            "taint \"a\" \"x\" effect=\"NoSchedule\"\ntaint \"b\" effect=\"NoExecute\"\ntaint \"c\" effect=\"PreferNoSchedule\"\n"
+        );
     }
 
     #[test]

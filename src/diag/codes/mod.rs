@@ -68,9 +68,9 @@ mod upgrade;
 mod versions;
 
 pub use self::{
-    addons::*, argocd::*, capi::*, discovery::*, disk::*, emit::*, fmt::*, iam::*, import::*, internal::*, limits::*, metal::*,
-    model::*, names::*, network::*, node::*, quorum::*, runtimes::*, schematic::*, secrets::*, syntax::*, talos::*,
-    tofu::*, upgrade::*, versions::*,
+    addons::*, argocd::*, capi::*, discovery::*, disk::*, emit::*, fmt::*, iam::*, import::*, internal::*, limits::*,
+    metal::*, model::*, names::*, network::*, node::*, quorum::*, runtimes::*, schematic::*, secrets::*, syntax::*,
+    talos::*, tofu::*, upgrade::*, versions::*,
 };
 
 /// Every code, in the order the codes were added: `fleetc explain` lists them so.

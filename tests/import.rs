@@ -4,6 +4,7 @@
 //! source, nothing written), the byte-identical second import, and the whole corpus of real
 //! talhelper fleets (tests/import/README.md, figures in `corpus.tsv`). `UPDATE_GOLDEN=1`
 //! rewrites `expected/`, `check.txt` and `corpus.tsv`; review the diff.
+#![allow(clippy::disallowed_methods)] // runs the real binary
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

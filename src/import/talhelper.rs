@@ -262,8 +262,7 @@ pub fn translate(
     let before = diags.error_count();
     substitute_tree(env, &mut value, "", &|p| doc.place(p), diags);
     let mut cx = Ctx { doc, diags };
-    let mut report = Report::default();
-    report.source = file_name.clone();
+    let mut report = Report { source: file_name.clone(), ..Report::default() };
     report.env_read.clone_from(&env.read);
     report.env_encrypted.clone_from(&env.encrypted);
 
@@ -311,62 +310,7 @@ pub fn translate(
             cx.invalid(&ptr, "a node is not a mapping".into(), "talhelper reads `hostname`, `ipAddress`, … here");
             continue;
         };
-        let Some(hostname) = cx.string(&value, &format!("{ptr}/hostname"), "hostname") else {
-            cx.invalid(&ptr, "a node has no `hostname`".into(), "talhelper requires one per node");
-            continue;
-        };
-        for k in m.keys() {
-            if !NODE_CONFIGS.contains(&k.as_str()) && !NODE_FIELDS.contains(&k.as_str()) {
-                report.not_carried(
-                    line(sources, cfg, cx.doc.key_place(&format!("{ptr}/{k}"))),
-                    &format!("nodes[{hostname}].{k}"),
-                    "not a talhelper node field (ignored by talhelper too)",
-                );
-            }
-        }
-        let cp = as_bool(m.get("controlPlane"));
-        let grp = if cp { &cp_group } else { &worker_group };
-        let gname = if cp { "controlPlane" } else { "worker" };
-        let mut eff = Map::new();
-        for f in NODE_CONFIGS.iter().filter(|f| **f != "patches") {
-            let own = m.get(*f).filter(|v| !is_zero(v));
-            let theirs = grp.get(*f).filter(|v| !is_zero(v));
-            let appended = matches!(*f, "extraManifests" | "certSANs");
-            let over = match *f {
-                "extraManifests" => as_bool(m.get("overrideExtraManifests")),
-                "certSANs" => as_bool(m.get("overrideMachineCertSANs")),
-                _ => false,
-            };
-            let v = match (own, theirs) {
-                (Some(Value::Array(a)), Some(Value::Array(b))) if appended && !over => {
-                    Value::Array(a.iter().chain(b.iter()).cloned().collect())
-                }
-                (Some(o), _) => o.clone(),
-                (None, Some(t)) => t.clone(),
-                (None, None) => continue,
-            };
-            eff.insert((*f).to_owned(), v);
-        }
-        let mut patches = Vec::new();
-        if !as_bool(m.get("overridePatches")) {
-            for (j, p) in cx.list_of_strings(&value, &format!("/{gname}/patches"), "patches").into_iter().enumerate() {
-                patches.push(PatchRef { origin: format!("/{gname}/patches/{j}"), text: p });
-            }
-        }
-        for (j, p) in cx.list_of_strings(&value, &format!("{ptr}/patches"), "patches").into_iter().enumerate() {
-            patches.push(PatchRef { origin: format!("{ptr}/patches/{j}"), text: p });
-        }
-        let ip = cx.string(&value, &format!("{ptr}/ipAddress"), "ipAddress");
-        let install_disk = cx.string(&value, &format!("{ptr}/installDisk"), "installDisk");
-        let selector = m.get("installDiskSelector").and_then(Value::as_object).cloned();
-        if as_bool(m.get("ignoreHostname")) {
-            report.deliberate(
-                line(sources, cfg, cx.doc.key_place(&format!("{ptr}/ignoreHostname"))),
-                &format!("nodes[{hostname}].ignoreHostname"),
-                "fleetc always names the node (`<cluster>-<node>`, its HostnameConfig); the hostname is not left to DHCP",
-            );
-        }
-        nodes.push(TNode { ptr, name: hostname.clone(), hostname, ip, cp, install_disk, selector, eff, patches });
+        nodes.extend(read_node(&mut cx, &value, ptr, m, [&cp_group, &worker_group], &mut report, sources));
     }
     let global_patches: Vec<PatchRef> = cx
         .list_of_strings(&value, "/patches", "patches")
@@ -446,6 +390,75 @@ pub fn translate(
     Some(Translation { fleet_kdl: kdl, files, report })
 }
 
+/// One node of the config (at `ptr`), with its settings merged with its group's as talhelper
+/// merges them; `None` (reported) when it has no hostname.
+fn read_node(
+    cx: &mut Ctx<'_>,
+    value: &Value,
+    ptr: String,
+    m: &Map<String, Value>,
+    groups: [&Map<String, Value>; 2],
+    report: &mut Report,
+    sources: &Sources,
+) -> Option<TNode> {
+    let Some(hostname) = cx.string(value, &format!("{ptr}/hostname"), "hostname") else {
+        cx.invalid(&ptr, "a node has no `hostname`".into(), "talhelper requires one per node");
+        return None;
+    };
+    for k in m.keys() {
+        if !NODE_CONFIGS.contains(&k.as_str()) && !NODE_FIELDS.contains(&k.as_str()) {
+            report.not_carried(
+                line(sources, cx.doc.span.file, cx.doc.key_place(&format!("{ptr}/{k}"))),
+                &format!("nodes[{hostname}].{k}"),
+                "not a talhelper node field (ignored by talhelper too)",
+            );
+        }
+    }
+    let cp = as_bool(m.get("controlPlane"));
+    let grp = if cp { groups[0] } else { groups[1] };
+    let gname = if cp { "controlPlane" } else { "worker" };
+    let mut eff = Map::new();
+    for f in NODE_CONFIGS.iter().filter(|f| **f != "patches") {
+        let own = m.get(*f).filter(|v| !is_zero(v));
+        let theirs = grp.get(*f).filter(|v| !is_zero(v));
+        let appended = matches!(*f, "extraManifests" | "certSANs");
+        let over = match *f {
+            "extraManifests" => as_bool(m.get("overrideExtraManifests")),
+            "certSANs" => as_bool(m.get("overrideMachineCertSANs")),
+            _ => false,
+        };
+        let v = match (own, theirs) {
+            (Some(Value::Array(a)), Some(Value::Array(b))) if appended && !over => {
+                Value::Array(a.iter().chain(b.iter()).cloned().collect())
+            }
+            (Some(o), _) => o.clone(),
+            (None, Some(t)) => t.clone(),
+            (None, None) => continue,
+        };
+        eff.insert((*f).to_owned(), v);
+    }
+    let mut patches = Vec::new();
+    if !as_bool(m.get("overridePatches")) {
+        for (j, p) in cx.list_of_strings(value, &format!("/{gname}/patches"), "patches").into_iter().enumerate() {
+            patches.push(PatchRef { origin: format!("/{gname}/patches/{j}"), text: p });
+        }
+    }
+    for (j, p) in cx.list_of_strings(value, &format!("{ptr}/patches"), "patches").into_iter().enumerate() {
+        patches.push(PatchRef { origin: format!("{ptr}/patches/{j}"), text: p });
+    }
+    let ip = cx.string(value, &format!("{ptr}/ipAddress"), "ipAddress");
+    let install_disk = cx.string(value, &format!("{ptr}/installDisk"), "installDisk");
+    let selector = m.get("installDiskSelector").and_then(Value::as_object).cloned();
+    if as_bool(m.get("ignoreHostname")) {
+        report.deliberate(
+            line(sources, cx.doc.span.file, cx.doc.key_place(&format!("{ptr}/ignoreHostname"))),
+            &format!("nodes[{hostname}].ignoreHostname"),
+            "fleetc always names the node (`<cluster>-<node>`, its HostnameConfig); the hostname is not left to DHCP",
+        );
+    }
+    Some(TNode { ptr, name: hostname.clone(), hostname, ip, cp, install_disk, selector, eff, patches })
+}
+
 fn line(sources: &Sources, file: FileId, span: Span) -> usize {
     sources.line_col(file, span.start).0
 }
@@ -503,6 +516,9 @@ struct Writer<'a> {
     files: BTreeMap<String, String>,
     diags: &'a mut Diagnostics,
 }
+
+/// A worker pool's key: its schematic and whether it boots with SecureBoot.
+type PoolKey = (Option<String>, bool);
 
 /// A pool as fleet.kdl will hold it.
 struct PoolOut<'n> {
@@ -695,67 +711,25 @@ impl Writer<'_> {
                 );
             }
         }
-        // Cluster-wide fields talhelper writes into every node's config.
-        let mut cluster_doc = Map::new();
-        if let Some(d) = top.get("domain").and_then(scalar) {
-            cluster_doc.insert("cluster".into(), json!({"network": {"dnsDomain": d}}));
-        }
-        let sched = as_bool(top.get("allowSchedulingOnControlPlanes")) || as_bool(top.get("allowSchedulingOnMasters"));
-        let has_workers = nodes.iter().any(|n| !n.cp);
-        if sched && has_workers {
-            let l = self.line("/allowSchedulingOnControlPlanes");
-            self.report.deliberate(l, "allowSchedulingOnControlPlanes", "fleetc lets the control plane run workloads only when the cluster has no worker pool (an owned field, `/cluster/allowSchedulingOnControlPlanes`)");
-        } else if !sched && !has_workers {
-            self.report.deliberate(0, "allowSchedulingOnControlPlanes", "the cluster has no worker: fleetc lets its control plane run workloads (talhelper leaves them off unless asked)");
-        }
-        for (key, why) in [
-            (
-                "additionalMachineCertSans",
-                "the machines' certificate SANs are fleetc's (`cert-sans`, an owned field `/machine/certSANs`)",
-            ),
-            (
-                "inlineManifests",
-                "inline manifests are fleetc's (`addons`, an owned field `/cluster/inlineManifests`): deliver them with Argo CD (`app`) or pin them as an add-on",
-            ),
-            (
-                "imageFactory",
-                "fleetc's installer is `factory.talos.dev/metal-installer/<schematic id>:<talos>` from the schematic; another factory is not modeled",
-            ),
-        ] {
-            if top.get(key).is_some_and(|v| !is_zero(v)) {
-                let l = self.line(&format!("/{key}"));
-                self.report.not_carried(l, key, why);
-            }
-        }
-        if cni.is_some_and(|c| c != "none" && c != "flannel") {
-            // reported above
-        }
-        let mut cluster_patches = Vec::new();
-        if !cluster_doc.is_empty() {
-            let path = "patches/talhelper/cluster.yaml".to_owned();
-            self.files.insert(
-                path.clone(),
-                self.generated_header("the cluster-wide fields (domain)") + &yaml_docs(&[Value::Object(cluster_doc)]),
-            );
-            cluster_patches.push(path);
-        }
-        for p in global_patches {
-            if let Some(path) = self.patch_file(p, "cluster") {
-                cluster_patches.push(path);
-            }
-        }
-        if !global_patches.is_empty() && nodes.iter().any(|n| !n.patches.is_empty()) {
-            self.report.deliberate(
-                self.line("/patches"),
-                "patches (order)",
-                "talhelper applies the global `patches` after the node groups' and nodes' own (talhelper v3.1.16 `pkg/generate/config.go` l.107-121); fleetc applies a cluster's patches first: the configs differ only where a global patch and a node's patch set the same field",
-            );
-        }
+        let cluster_patches = self.cluster_patches(top, nodes, global_patches);
         for p in &cluster_patches {
             k.push_str(&format!("patch {}\n", q(p)));
         }
 
-        // Pools.
+        let pools = self.pools(nodes, &schematics);
+        for p in &pools {
+            k.push_str(&self.pool(p));
+        }
+        k.push_str(&format!(
+            "// The cluster's Talos secrets bundle (R14): talhelper's talsecret.sops.yaml, decrypted with\n// `sops -d`, then `fleetc secrets import {env_name}/{cluster} talos-secrets <file>`.\nsealed \"talos-secrets\"\n"
+        ));
+        k.push_str("}\n}\n}\n");
+        k
+    }
+
+    /// The pools: the control plane (its most common schematic), and one worker pool per
+    /// (schematic, SecureBoot), the first `workers`.
+    fn pools<'n>(&mut self, nodes: &'n [TNode], schematics: &[(Value, String)]) -> Vec<PoolOut<'n>> {
         let default_schematic = |ns: &[&TNode]| -> Option<String> {
             let mut count: BTreeMap<String, usize> = BTreeMap::new();
             for n in ns {
@@ -788,7 +762,7 @@ impl Writer<'_> {
             pools.push(PoolOut { head: "control-plane".into(), nodes: cp_nodes, schematic: s, secure_boot: sb });
         }
         // Workers: one pool per (schematic, SecureBoot), the first `workers`.
-        let mut groups: Vec<((Option<String>, bool), Vec<&TNode>)> = Vec::new();
+        let mut groups: Vec<(PoolKey, Vec<&TNode>)> = Vec::new();
         for n in nodes.iter().filter(|n| !n.cp) {
             let key = (schematic_of(n), secure(n));
             match groups.iter_mut().find(|(k, _)| *k == key) {
@@ -804,14 +778,66 @@ impl Writer<'_> {
             };
             pools.push(PoolOut { head: format!("pool {}", q(&name)), nodes: ns, schematic: s, secure_boot: sb });
         }
-        for p in &pools {
-            k.push_str(&self.pool(p));
+        pools
+    }
+
+    /// The cluster's patches: the cluster-wide fields talhelper writes into every node's config
+    /// that fleet.kdl has no property for, then talhelper's global patches.
+    fn cluster_patches(&mut self, top: &Value, nodes: &[TNode], global_patches: &[PatchRef]) -> Vec<String> {
+        // Cluster-wide fields talhelper writes into every node's config.
+        let mut cluster_doc = Map::new();
+        if let Some(d) = top.get("domain").and_then(scalar) {
+            cluster_doc.insert("cluster".into(), json!({"network": {"dnsDomain": d}}));
         }
-        k.push_str(&format!(
-            "// The cluster's Talos secrets bundle (R14): talhelper's talsecret.sops.yaml, decrypted with\n// `sops -d`, then `fleetc secrets import {env_name}/{cluster} talos-secrets <file>`.\nsealed \"talos-secrets\"\n"
-        ));
-        k.push_str("}\n}\n}\n");
-        k
+        let sched = as_bool(top.get("allowSchedulingOnControlPlanes")) || as_bool(top.get("allowSchedulingOnMasters"));
+        let has_workers = nodes.iter().any(|n| !n.cp);
+        if sched && has_workers {
+            let l = self.line("/allowSchedulingOnControlPlanes");
+            self.report.deliberate(l, "allowSchedulingOnControlPlanes", "fleetc lets the control plane run workloads only when the cluster has no worker pool (an owned field, `/cluster/allowSchedulingOnControlPlanes`)");
+        } else if !sched && !has_workers {
+            self.report.deliberate(0, "allowSchedulingOnControlPlanes", "the cluster has no worker: fleetc lets its control plane run workloads (talhelper leaves them off unless asked)");
+        }
+        for (key, why) in [
+            (
+                "additionalMachineCertSans",
+                "the machines' certificate SANs are fleetc's (`cert-sans`, an owned field `/machine/certSANs`)",
+            ),
+            (
+                "inlineManifests",
+                "inline manifests are fleetc's (`addons`, an owned field `/cluster/inlineManifests`): deliver them with Argo CD (`app`) or pin them as an add-on",
+            ),
+            (
+                "imageFactory",
+                "fleetc's installer is `factory.talos.dev/metal-installer/<schematic id>:<talos>` from the schematic; another factory is not modeled",
+            ),
+        ] {
+            if top.get(key).is_some_and(|v| !is_zero(v)) {
+                let l = self.line(&format!("/{key}"));
+                self.report.not_carried(l, key, why);
+            }
+        }
+        let mut cluster_patches = Vec::new();
+        if !cluster_doc.is_empty() {
+            let path = "patches/talhelper/cluster.yaml".to_owned();
+            self.files.insert(
+                path.clone(),
+                self.generated_header("the cluster-wide fields (domain)") + &yaml_docs(&[Value::Object(cluster_doc)]),
+            );
+            cluster_patches.push(path);
+        }
+        for p in global_patches {
+            if let Some(path) = self.patch_file(p, "cluster") {
+                cluster_patches.push(path);
+            }
+        }
+        if !global_patches.is_empty() && nodes.iter().any(|n| !n.patches.is_empty()) {
+            self.report.deliberate(
+                self.line("/patches"),
+                "patches (order)",
+                "talhelper applies the global `patches` after the node groups' and nodes' own (talhelper v3.1.16 `pkg/generate/config.go` l.107-121); fleetc applies a cluster's patches first: the configs differ only where a global patch and a node's patch set the same field",
+            );
+        }
+        cluster_patches
     }
 
     fn generated_header(&self, what: &str) -> String {

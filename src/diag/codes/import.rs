@@ -49,6 +49,10 @@ only the env files (talenv.yaml beside the config, or those given with `--env`),
 process environment, so that two imports of the same files write the same fleet. An
 encrypted (SOPS) env file is not read.
 
+## Why
+talhelper would refuse the same config; writing the `${NAME}` through would put a literal
+`${NAME}` into fleet.kdl or a patch, which no tool substitutes later.
+
 ## Example
     endpoint: https://${CLUSTER_VIP}:6443
 

@@ -192,6 +192,14 @@ fn an_unset_variable_is_named_at_its_place_and_nothing_is_written() {
     assert!(err.contains("talenv.yaml, which is SOPS-encrypted and not read"), "{err}");
 }
 
+#[test]
+fn a_patch_file_that_does_not_read_is_refused_at_its_reference() {
+    let text = "clusterName: x\nkubernetesVersion: v1.36.2\nendpoint: https://10.0.0.10:6443\npatches:\n  - \"@./patches/missing.yaml\"\nnodes:\n  - hostname: cp-1\n    ipAddress: 10.0.0.11\n    controlPlane: true\n";
+    let (code, err, written) = refused("talconfig.yaml", text, None);
+    assert_eq!((code, written), (Some(1), 0), "{err}");
+    assert!(err.contains("fleet::import::file-unreadable") && err.contains("talconfig.yaml:5:5"), "{err}");
+}
+
 fn corpus_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("FLEETC_CORPUS") {
         return PathBuf::from(d);

@@ -358,8 +358,9 @@ pub enum SchematicCommand {
 pub enum ImportSource {
     /// A talhelper config (talconfig.yaml, talhelper v3.1.16's format).
     Talhelper {
-        /// The talconfig.yaml.
-        config: PathBuf,
+        /// The talconfig.yaml; several make one fleet with an environment (and cluster) for each.
+        #[arg(required = true)]
+        config: Vec<PathBuf>,
         /// An env file for `${VAR}` substitution (repeatable); default: talenv.yaml, talenv.sops.yaml, talenv.yml, talenv.sops.yml beside the config.
         #[arg(long = "env", value_name = "FILE")]
         env: Vec<PathBuf>,

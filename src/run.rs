@@ -942,7 +942,7 @@ fn init(ui: &Ui, dir: &Path, platform: crate::cli::PlatformArg) -> i32 {
     }
 }
 
-fn import_talhelper(ui: &Ui, config: &Path, env: &[PathBuf], out: &Path) -> i32 {
+fn import_talhelper(ui: &Ui, config: &[PathBuf], env: &[PathBuf], out: &Path) -> i32 {
     use crate::import::{ImportError, Imported};
     let written =
         crate::import::talhelper(config, env).and_then(|i: Imported| crate::import::write(out, &i).map(|()| i));
@@ -953,9 +953,9 @@ fn import_talhelper(ui: &Ui, config: &Path, env: &[PathBuf], out: &Path) -> i32 
                 "wrote {} ({} files): {} placeholders to fill, {} fields not carried over, {} changed on purpose; read {} then run `fleetc check`",
                 out.join("fleet.kdl").display(),
                 i.files.len(),
-                i.report.count(Kind::Placeholder),
-                i.report.count(Kind::NotCarried),
-                i.report.count(Kind::Deliberate),
+                i.reports.iter().map(|r| r.count(Kind::Placeholder)).sum::<usize>(),
+                i.reports.iter().map(|r| r.count(Kind::NotCarried)).sum::<usize>(),
+                i.reports.iter().map(|r| r.count(Kind::Deliberate)).sum::<usize>(),
                 out.join(crate::import::REPORT).display()
             ));
             EXIT_OK

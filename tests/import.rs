@@ -24,7 +24,22 @@ fn update() -> bool {
 }
 
 fn import(config: &Path) -> Result<BTreeMap<String, String>, ImportError> {
-    talhelper(config, &[]).map(|i| i.files)
+    talhelper(&[config.to_path_buf()], &[]).map(|i| i.files)
+}
+
+/// The feature classes: each case's talconfigs, below its `input/`.
+const CASES: &[(&str, &[&str])] = &[
+    ("single-node", &["talconfig.yaml"]),
+    ("multi-node-patches", &["talconfig.yaml"]),
+    ("schematics-extensions", &["talconfig.yaml"]),
+    ("env-substitution", &["talconfig.yaml"]),
+    ("several-clusters", &["main/talconfig.yaml", "utility/talconfig.yaml"]),
+];
+
+fn import_case(case: &str) -> BTreeMap<String, String> {
+    let (_, configs) = CASES.iter().find(|(c, _)| *c == case).unwrap();
+    let paths: Vec<PathBuf> = configs.iter().map(|c| cases().join(case).join("input").join(c)).collect();
+    talhelper(&paths, &[]).unwrap_or_else(|e| panic!("{case}: the import failed: {e:?}")).files
 }
 
 fn read_tree(dir: &Path) -> BTreeMap<String, String> {
@@ -67,10 +82,9 @@ fn check(files: &BTreeMap<String, String>) -> (Vec<String>, Vec<Diagnostic>) {
 #[test]
 fn every_feature_class_imports_as_its_golden_and_checks_as_recorded() {
     let mut failures = Vec::new();
-    for case in ["single-node", "multi-node-patches", "schematics-extensions", "env-substitution"] {
+    for (case, _) in CASES {
         let dir = cases().join(case);
-        let files =
-            import(&dir.join("input/talconfig.yaml")).unwrap_or_else(|e| panic!("{case}: the import failed: {e:?}"));
+        let files = import_case(case);
         let (lines, _) = check(&files);
         let check_txt = lines.join("\n") + "\n";
         if update() {
@@ -97,8 +111,8 @@ fn every_feature_class_imports_as_its_golden_and_checks_as_recorded() {
 fn the_clean_feature_classes_check_without_an_error() {
     // single-node, schematics-extensions and env-substitution are fleets fleetc's rules accept;
     // multi-node-patches keeps two of the original's real problems (check.txt).
-    for case in ["single-node", "schematics-extensions", "env-substitution"] {
-        let files = import(&cases().join(case).join("input/talconfig.yaml")).unwrap();
+    for case in ["single-node", "schematics-extensions", "env-substitution", "several-clusters"] {
+        let files = import_case(case);
         let (lines, errors) = check(&files);
         assert!(errors.is_empty(), "{case}:\n{}", lines.join("\n"));
     }

@@ -86,9 +86,23 @@ const TOP_FIELDS: &[&str] = &[
 
 /// What an import produces: fleet.kdl's text and the other files, by relative path.
 pub struct Translation {
-    pub fleet_kdl: String,
+    /// The fleet's name (talhelper's clusterName).
+    pub fleet_name: String,
+    /// `talos`, `kubernetes` and `cni`: fleet-level for one config, the environment's for several.
+    pub settings: String,
+    /// The `schematic` nodes (fleet-level).
+    pub schematics: String,
+    /// The `environment "…" { … }` node, its first line the head.
+    pub environment: String,
     pub files: BTreeMap<String, String>,
     pub report: Report,
+}
+
+/// Where one config's translation goes in a fleet of several: the environment names already
+/// taken, and whether its files and schematics are put under its environment's name.
+pub struct Placement<'a> {
+    pub taken: &'a [String],
+    pub several: bool,
 }
 
 /// One patch talhelper applies: where it is written in the config, and the string.
@@ -139,7 +153,7 @@ fn scalar(v: &Value) -> Option<String> {
 }
 
 /// A KDL string literal.
-pub(super) fn q(s: &str) -> String {
+pub fn q(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {
@@ -217,6 +231,7 @@ pub fn translate(
     cfg: FileId,
     dir: &Path,
     env: &Env,
+    at: &Placement<'_>,
     diags: &mut Diagnostics,
 ) -> Option<Translation> {
     let text = sources.get(cfg).text.clone();
@@ -372,8 +387,15 @@ pub fn translate(
         );
     }
 
-    let mut w = Writer { sources, cfg, dir, env, report, files: BTreeMap::new(), diags };
-    let kdl = w.fleet(
+    let mut env_name = dns_label(&cluster_name);
+    let mut n = 1;
+    while at.taken.contains(&env_name) {
+        n += 1;
+        env_name = format!("{}-{n}", dns_label(&cluster_name));
+    }
+    let prefix = if at.several { format!("{env_name}/") } else { String::new() };
+    let mut w = Writer { sources, cfg, dir, env, report, files: BTreeMap::new(), diags, prefix, env_name };
+    let (settings, schematics, environment) = w.fleet(
         &value,
         &cluster_name,
         &cluster,
@@ -387,7 +409,7 @@ pub fn translate(
         return None;
     }
     let Writer { files, report, .. } = w;
-    Some(Translation { fleet_kdl: kdl, files, report })
+    Some(Translation { fleet_name: dns_label(&cluster_name), settings, schematics, environment, files, report })
 }
 
 /// One node of the config (at `ptr`), with its settings merged with its group's as talhelper
@@ -515,6 +537,9 @@ struct Writer<'a> {
     report: Report,
     files: BTreeMap<String, String>,
     diags: &'a mut Diagnostics,
+    /// Put before every file's path (`<env>/` in a fleet of several configs).
+    prefix: String,
+    env_name: String,
 }
 
 /// A worker pool's key: its schematic and whether it boots with SecureBoot.
@@ -548,13 +573,8 @@ impl Writer<'_> {
         (ep_host, ep_port): (&str, u16),
         nodes: &[TNode],
         global_patches: &[PatchRef],
-    ) -> String {
+    ) -> (String, String, String) {
         let mut k = String::new();
-        let src = self.report.source.clone();
-        k.push_str(&format!(
-            "// Imported by `fleetc import talhelper` from {src} (talhelper v3.1.16's format).\n// IMPORT-REPORT.md lists what was not carried over, what changed on purpose and why,\n// and the placeholders marked CHANGE that `fleetc check` refuses until they are filled.\n"
-        ));
-        k.push_str(&format!("fleet {} {{\n", q(&dns_label(cluster_name))));
         match talos {
             Some(t) => k.push_str(&format!("talos {}\n", q(&format!("v{}", t.trim_start_matches('v'))))),
             None => {
@@ -603,6 +623,7 @@ impl Writer<'_> {
             }
         }
 
+        let settings = std::mem::take(&mut k);
         // Schematics, by content, named in order of first use.
         let mut schematics: Vec<(Value, String)> = Vec::new();
         for n in nodes {
@@ -615,14 +636,17 @@ impl Writer<'_> {
                 } else {
                     dns_label(&n.name)
                 };
+                let name = if self.prefix.is_empty() { name } else { format!("{}-{name}", self.env_name) };
                 schematics.push((s, name));
             }
         }
         for (s, name) in &schematics {
             k.push_str(&self.schematic(s, name));
         }
+        let schematic_text = std::mem::take(&mut k);
 
-        let env_name = dns_label(cluster_name);
+        let env_name = self.env_name.clone();
+        let _ = cluster_name;
         k.push_str(&format!("environment {} {{\n", q(&env_name)));
         k.push_str(
             "// talhelper configures machines that exist (talosctl apply-config): bare metal to fleetc.\nmetal\n",
@@ -723,8 +747,8 @@ impl Writer<'_> {
         k.push_str(&format!(
             "// The cluster's Talos secrets bundle (R14): talhelper's talsecret.sops.yaml, decrypted with\n// `sops -d`, then `fleetc secrets import {env_name}/{cluster} talos-secrets <file>`.\nsealed \"talos-secrets\"\n"
         ));
-        k.push_str("}\n}\n}\n");
-        k
+        k.push_str("}\n}\n");
+        (settings, schematic_text, k)
     }
 
     /// The pools: the control plane (its most common schematic), and one worker pool per
@@ -818,12 +842,9 @@ impl Writer<'_> {
         }
         let mut cluster_patches = Vec::new();
         if !cluster_doc.is_empty() {
-            let path = "patches/talhelper/cluster.yaml".to_owned();
-            self.files.insert(
-                path.clone(),
-                self.generated_header("the cluster-wide fields (domain)") + &yaml_docs(&[Value::Object(cluster_doc)]),
-            );
-            cluster_patches.push(path);
+            let text =
+                self.generated_header("the cluster-wide fields (domain)") + &yaml_docs(&[Value::Object(cluster_doc)]);
+            cluster_patches.push(self.put("patches/talhelper/cluster.yaml", text));
         }
         for p in global_patches {
             if let Some(path) = self.patch_file(p, "cluster") {
@@ -838,6 +859,17 @@ impl Writer<'_> {
             );
         }
         cluster_patches
+    }
+
+    /// Adds a file at `path` under this config's prefix and returns its full path.
+    fn put(&mut self, path: &str, text: String) -> String {
+        self.put_at(format!("{}{path}", self.prefix), text)
+    }
+
+    /// Adds a file at its full path and returns it.
+    fn put_at(&mut self, path: String, text: String) -> String {
+        self.files.insert(path.clone(), text);
+        path
     }
 
     fn generated_header(&self, what: &str) -> String {
@@ -978,7 +1010,7 @@ impl Writer<'_> {
                     return None;
                 }
             };
-            let dest = fleet_path(rel);
+            let dest = format!("{}{}", self.prefix, fleet_path(rel));
             if text.contains("sops:") && text.contains("ENC[") {
                 self.report.not_carried(l, &format!("patch {rel}"), "SOPS-encrypted: not read. Decrypt it, check that it holds no secret fleet.kdl should seal, and add it with `patch`");
                 return None;
@@ -1019,8 +1051,7 @@ impl Writer<'_> {
                 );
                 return None;
             }
-            self.files.insert(dest.clone(), text);
-            return Some(dest);
+            return Some(self.put_at(dest, text));
         }
         if p.text.contains("{{") {
             self.report.not_carried(l, &format!("inline patch at {}", p.origin), "holds a Go template (`{{ … }}`) talhelper renders against the generated config; fleetc writes patches as they are: write the value in its place and add it with `patch`");
@@ -1030,7 +1061,7 @@ impl Writer<'_> {
             return None;
         }
         let idx = p.origin.rsplit('/').next().and_then(|i| i.parse::<usize>().ok()).unwrap_or(0) + 1;
-        let dest = format!("patches/{level}-{idx}.yaml");
+        let dest = format!("{}patches/{level}-{idx}.yaml", self.prefix);
         let mut text = format!(
             "# Inline patch {} of {}, written out by `fleetc import talhelper`.\n",
             p.origin, self.report.source
@@ -1039,8 +1070,7 @@ impl Writer<'_> {
         if !text.ends_with('\n') {
             text.push('\n');
         }
-        self.files.insert(dest.clone(), text);
-        Some(dest)
+        Some(self.put_at(dest, text))
     }
 
     fn level_of(p: &PatchRef, nodes: &[&TNode]) -> String {
@@ -1112,7 +1142,7 @@ impl Writer<'_> {
                 }
             );
             let text = self.generated_header("the node group's fields") + &yaml_docs(&gens[0]);
-            self.files.insert(path.clone(), text);
+            let path = self.put(&path, text);
             k.push_str(&format!("patch {}\n", q(&path)));
         }
         for pr in &lists[0][..common] {
@@ -1185,7 +1215,7 @@ impl Writer<'_> {
             if !pool_gen && !gens[i].is_empty() {
                 let path = format!("patches/talhelper/{}.yaml", n.name);
                 let text = self.generated_header("the node's fields") + &yaml_docs(&gens[i]);
-                self.files.insert(path.clone(), text);
+                let path = self.put(&path, text);
                 k.push_str(&format!("patch {}\n", q(&path)));
             }
             for pr in &n.patches[common..] {

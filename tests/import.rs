@@ -363,3 +363,46 @@ fn the_whole_talhelper_corpus_imports_and_checks_as_recorded() {
     let readme = std::fs::read_to_string(cases().join("README.md")).unwrap_or_default();
     assert!(readme.contains(&summary), "tests/import/README.md must state the figures:\n{summary}");
 }
+
+#[test]
+fn a_truncated_or_mangled_config_never_panics() {
+    // fleetc never panics on any input: every corpus config cut at a dozen places, and with
+    // its types swapped, is imported or refused with diagnostics.
+    let corpus = corpus_dir();
+    let dir = tempfile::tempdir().unwrap();
+    let mut stack = vec![corpus.join("talhelper")];
+    let mut n = 0;
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            if !p.file_name().is_some_and(|f| f.to_string_lossy().starts_with("talconfig")) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            let mut variants: Vec<String> = (1..12)
+                .map(|i| {
+                    let mut cut = text.len() * i / 12;
+                    while !text.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    text[..cut].to_owned()
+                })
+                .collect();
+            variants.push(text.replace("controlPlane: true", "controlPlane: [1]"));
+            variants.push(text.replace("hostname:", "hostname: {a: 1}\n    x:"));
+            variants.push(text.replace("nodes:", "nodes: 3\nx:"));
+            for v in variants {
+                let f = dir.path().join(format!("{n}.yaml"));
+                n += 1;
+                std::fs::write(&f, &v).unwrap();
+                let r = std::panic::catch_unwind(|| talhelper(std::slice::from_ref(&f), &[]).map(|_| ()));
+                assert!(r.is_ok(), "the import panicked on a variant of {}", p.display());
+            }
+        }
+    }
+    assert!(n > 400, "{n} variants");
+}

@@ -387,43 +387,7 @@ pub fn translate(
         );
     }
 
-    // A machine file's `content: "@<path>"` is that file's text, env-substituted unless
-    // `skipEnvsubst` (talhelper v3.1.16 `pkg/config/loader.go`, `SubstituteFileContent`).
-    for n in &mut nodes {
-        let Some(Value::Array(files)) = n.eff.get_mut("machineFiles") else { continue };
-        for f in files.iter_mut() {
-            let Some(rel) = f.get("content").and_then(Value::as_str).and_then(|c| c.strip_prefix('@')) else {
-                continue;
-            };
-            let path = dir.join(rel.trim());
-            match std::fs::read_to_string(&path) {
-                Ok(text) => {
-                    let skip = as_bool(f.get("skipEnvsubst"));
-                    let text = if skip { Ok(text) } else { substitute_lines(env, &text) };
-                    match text {
-                        Ok(t) => f["content"] = Value::String(t),
-                        Err(name) => diags.push(
-                            Diagnostic::new(
-                                &codes::IMPORT_UNSET_VARIABLE,
-                                format!("`${{{name}}}` in {rel} is not set by any env file read"),
-                            )
-                            .at(doc.place(&format!("{}/machineFiles", n.ptr)))
-                            .label(format!("`{name}` is unset in the file this names"))
-                            .help(env.unset_help(&name)),
-                        ),
-                    }
-                }
-                Err(e) => diags.push(
-                    Diagnostic::new(
-                        &codes::IMPORT_FILE_UNREADABLE,
-                        format!("cannot read the machine file `{rel}`: {e}"),
-                    )
-                    .at(doc.place(&format!("{}/machineFiles", n.ptr)))
-                    .label(format!("{} does not read", path.display())),
-                ),
-            }
-        }
-    }
+    read_machine_files(&mut nodes, doc, dir, env, diags);
     if diags.has_errors() {
         return None;
     }
@@ -519,6 +483,46 @@ fn read_node(
         );
     }
     Some(TNode { ptr, name: hostname.clone(), hostname, ip, cp, install_disk, selector, eff, patches })
+}
+
+/// A machine file's `content: "@<path>"` is that file's text, env-substituted unless
+/// `skipEnvsubst` (talhelper v3.1.16 `pkg/config/loader.go`, `SubstituteFileContent`).
+fn read_machine_files(nodes: &mut [TNode], doc: &PatchDocument, dir: &Path, env: &Env, diags: &mut Diagnostics) {
+    for n in nodes.iter_mut() {
+        let Some(Value::Array(files)) = n.eff.get_mut("machineFiles") else { continue };
+        for f in files.iter_mut() {
+            let Some(rel) = f.get("content").and_then(Value::as_str).and_then(|c| c.strip_prefix('@')) else {
+                continue;
+            };
+            let path = dir.join(rel.trim());
+            match std::fs::read_to_string(&path) {
+                Ok(text) => {
+                    let skip = as_bool(f.get("skipEnvsubst"));
+                    let text = if skip { Ok(text) } else { substitute_lines(env, &text) };
+                    match text {
+                        Ok(t) => f["content"] = Value::String(t),
+                        Err(name) => diags.push(
+                            Diagnostic::new(
+                                &codes::IMPORT_UNSET_VARIABLE,
+                                format!("`${{{name}}}` in {rel} is not set by any env file read"),
+                            )
+                            .at(doc.place(&format!("{}/machineFiles", n.ptr)))
+                            .label(format!("`{name}` is unset in the file this names"))
+                            .help(env.unset_help(&name)),
+                        ),
+                    }
+                }
+                Err(e) => diags.push(
+                    Diagnostic::new(
+                        &codes::IMPORT_FILE_UNREADABLE,
+                        format!("cannot read the machine file `{rel}`: {e}"),
+                    )
+                    .at(doc.place(&format!("{}/machineFiles", n.ptr)))
+                    .label(format!("{} does not read", path.display())),
+                ),
+            }
+        }
+    }
 }
 
 fn line(sources: &Sources, file: FileId, span: Span) -> usize {

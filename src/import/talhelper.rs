@@ -1279,11 +1279,19 @@ impl Writer<'_> {
                     "the machine certificate's SANs are fleetc's (`cert-sans` on the cluster; an owned field `/machine/certSANs`)",
                 ),
             ] {
-                if n.eff.get(key).is_some_and(|v| !is_zero(v)) {
+                if let Some(v) = n.eff.get(key).filter(|v| !is_zero(v)) {
+                    // An installer URL names a schematic by its ID, which cannot be read back
+                    // offline: the user writes its extensions into the pool's schematic.
+                    let why = match (key, v.as_str()) {
+                        ("talosImageURL", Some(url)) => format!(
+                            "`{url}`: {why}; an ID cannot be read back offline, so write that schematic's extensions into the pool's `schematic` (its ID must then match; `fleetc schematic id out/schematics/<name>.yaml`)"
+                        ),
+                        _ => why.to_owned(),
+                    };
                     self.report.not_carried(
                         self.line(&format!("{}/{key}", n.ptr)),
                         &format!("nodes[{}].{key}", n.hostname),
-                        why,
+                        &why,
                     );
                 }
             }

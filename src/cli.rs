@@ -155,6 +155,11 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = PlatformArg::Scaleway)]
         platform: PlatformArg,
     },
+    /// Import another tool's fleet description as a fleet directory (fleet.kdl, patch files, IMPORT-REPORT.md); never overwrites.
+    Import {
+        #[command(subcommand)]
+        source: ImportSource,
+    },
     /// Print environments, clusters, pools and nodes, and each environment's apply order.
     Graph {
         /// The fleet description.
@@ -347,6 +352,22 @@ pub enum GraphFormat {
 pub enum SchematicCommand {
     /// Print the ID the Image Factory computes for a schematic file (YAML or JSON; `-` reads stdin).
     Id { file: PathBuf },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ImportSource {
+    /// A talhelper config (talconfig.yaml, talhelper v3.1.16's format).
+    Talhelper {
+        /// The talconfig.yaml; several make one fleet with an environment (and cluster) for each.
+        #[arg(required = true)]
+        config: Vec<PathBuf>,
+        /// An env file for `${VAR}` substitution (repeatable); default: talenv.yaml, talenv.sops.yaml, talenv.yml, talenv.sops.yml beside the config.
+        #[arg(long = "env", value_name = "FILE")]
+        env: Vec<PathBuf>,
+        /// The fleet directory to write (created if needed).
+        #[arg(long, default_value = ".")]
+        out: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

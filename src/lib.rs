@@ -16,6 +16,7 @@ pub mod digest;
 pub mod emit;
 pub mod git_loader;
 pub mod graph;
+pub mod import;
 pub mod init;
 pub mod inputs;
 pub mod layout;

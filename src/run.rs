@@ -51,6 +51,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Talos { command } => talos_command(&ui, command),
         Command::Fmt { fleet, check } => fmt(&ui, &fleet, check),
         Command::Init { dir, platform } => init(&ui, &dir, platform),
+        Command::Import { source: crate::cli::ImportSource::Talhelper { config, env, out } } => {
+            import_talhelper(&ui, &config, &env, &out)
+        }
         Command::Graph { fleet, format } => graph(&ui, fleet, format),
         Command::Completions { shell } => completions(shell),
         Command::Man => man(),
@@ -936,6 +939,33 @@ fn init(ui: &Ui, dir: &Path, platform: crate::cli::PlatformArg) -> i32 {
             EXIT_OK
         }
         Err(e) => fail(e),
+    }
+}
+
+fn import_talhelper(ui: &Ui, config: &[PathBuf], env: &[PathBuf], out: &Path) -> i32 {
+    use crate::import::{ImportError, Imported};
+    let written =
+        crate::import::talhelper(config, env).and_then(|i: Imported| crate::import::write(out, &i).map(|()| i));
+    match written {
+        Ok(i) => {
+            use crate::import::report::Kind;
+            ui.info(&format!(
+                "wrote {} ({} files): {} placeholders to fill, {} fields not carried over, {} changed on purpose; read {} then run `fleetc check`",
+                out.join("fleet.kdl").display(),
+                i.files.len(),
+                i.reports.iter().map(|r| r.count(Kind::Placeholder)).sum::<usize>(),
+                i.reports.iter().map(|r| r.count(Kind::NotCarried)).sum::<usize>(),
+                i.reports.iter().map(|r| r.count(Kind::Deliberate)).sum::<usize>(),
+                out.join(crate::import::REPORT).display()
+            ));
+            EXIT_OK
+        }
+        Err(ImportError::Problems(sources, diags)) => {
+            let c = Compilation { sources, fleet: None, diags, artifacts: None };
+            print_diagnostics(ui, DiagFormat::Human, &c);
+            EXIT_PROBLEMS
+        }
+        Err(ImportError::Io(e)) => fail(e),
     }
 }
 

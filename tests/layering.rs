@@ -45,6 +45,7 @@ pub(crate) const FLOORS: &[(&str, u32)] = &[
     ("git_loader", 8),
     ("completions", 8),
     ("init", 8),
+    ("import", 8),
     ("synth", 8),
 ];
 

@@ -32,6 +32,7 @@ mod fmt;
 mod golden;
 mod graph;
 mod hcl_roundtrip;
+mod import;
 mod init;
 mod injection;
 mod layering;

@@ -282,13 +282,34 @@ fn convert_json6902(file: FileId, text: &str, list: &YNode) -> Result<PatchDocum
     Ok(PatchDocument { value: out, places: out_places, span: list.span(file, text) })
 }
 
-/// Parses a patch file (`file` is its id in the run's sources).
-pub fn parse(file: FileId, text: &str) -> Result<Vec<PatchDocument>, PatchError> {
+/// Every YAML document of `text` (`file` is its id in the run's sources) as JSON with the
+/// place of every value, empty documents left out, whatever the documents hold: the reader of
+/// foreign files (`fleetc import`). Only text that is not YAML is refused.
+pub fn read_yaml(file: FileId, text: &str) -> Result<Vec<PatchDocument>, PatchError> {
+    Ok(load(file, text)?
+        .into_iter()
+        .filter(|n| !matches!(n.0.value, Tree::Null))
+        .map(|n| {
+            let span = n.span(file, text);
+            let mut places = BTreeMap::new();
+            let value = n.to_json(file, text, String::new(), &mut places);
+            PatchDocument { value, places, span }
+        })
+        .collect())
+}
+
+/// The YAML documents of `text`, each with its place.
+fn load(file: FileId, text: &str) -> Result<Vec<YNode>, PatchError> {
     let options = serde_saphyr::options! { strict_booleans: true, legacy_octal_numbers: false };
-    let nodes: Vec<YNode> = serde_saphyr::from_multiple_with_options(text, options).map_err(|e| {
+    serde_saphyr::from_multiple_with_options(text, options).map_err(|e| {
         let (line, col) = e.location().map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
         PatchError::Yaml { span: span_at(file, text, line, col, 1), message: first_line(&e.to_string()) }
-    })?;
+    })
+}
+
+/// Parses a patch file (`file` is its id in the run's sources).
+pub fn parse(file: FileId, text: &str) -> Result<Vec<PatchDocument>, PatchError> {
+    let nodes = load(file, text)?;
     let mut docs = Vec::new();
     for n in nodes {
         let span = n.span(file, text);

@@ -49,6 +49,7 @@ mod disk;
 mod emit;
 mod fmt;
 mod iam;
+mod import;
 mod internal;
 mod limits;
 mod metal;
@@ -67,9 +68,9 @@ mod upgrade;
 mod versions;
 
 pub use self::{
-    addons::*, argocd::*, capi::*, discovery::*, disk::*, emit::*, fmt::*, iam::*, internal::*, limits::*, metal::*,
-    model::*, names::*, network::*, node::*, quorum::*, runtimes::*, schematic::*, secrets::*, syntax::*, talos::*,
-    tofu::*, upgrade::*, versions::*,
+    addons::*, argocd::*, capi::*, discovery::*, disk::*, emit::*, fmt::*, iam::*, import::*, internal::*, limits::*,
+    metal::*, model::*, names::*, network::*, node::*, quorum::*, runtimes::*, schematic::*, secrets::*, syntax::*,
+    talos::*, tofu::*, upgrade::*, versions::*,
 };
 
 /// Every code, in the order the codes were added: `fleetc explain` lists them so.
@@ -208,6 +209,10 @@ pub static ALL: &[&Code] = &[
     &node::LINK_NOT_ON_VM,
     &node::MAINTENANCE_ADDRESS_ON_VM,
     &node::EPHEMERAL_DISK_ON_VM,
+    &import::IMPORT_NOT_TALHELPER,
+    &import::IMPORT_INVALID,
+    &import::IMPORT_UNSET_VARIABLE,
+    &import::IMPORT_FILE_UNREADABLE,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).
@@ -260,6 +265,7 @@ mod tests {
             disk::FAMILY,
             emit::FAMILY,
             fmt::FAMILY,
+            import::FAMILY,
             iam::FAMILY,
             internal::FAMILY,
             limits::FAMILY,

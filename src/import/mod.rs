@@ -1,0 +1,159 @@
+//! `fleetc import`: a fleet description of another tool read and written as a fleet directory
+//! (fleet.kdl in the canonical layout, the patch files, IMPORT-REPORT.md). It stands beside
+//! `init` at the top of the pipeline: it writes the input the pipeline reads, and reads only
+//! the model's YAML reader (`model::patch::read_yaml`) and the formatter (`syntax::fmt`).
+//!
+//! talhelper (`talhelper.rs`, talhelper v3.1.16's talconfig.yaml) is the one source today;
+//! `env.rs` is its `${VAR}` substitution and `report.rs` the report. A source that is not such
+//! a config, or a broken one, is one error with a span into that file (`fleet::import::*`),
+//! and nothing is written. The output is a pure function of the files read: a second import
+//! of the same input writes the same bytes.
+
+pub mod env;
+pub mod report;
+pub mod talhelper;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::diag::{Diagnostics, Sources};
+
+/// talhelper's env files, read from the talconfig's directory when no `--env` is given
+/// (talhelper v3.1.16 `cmd/genconfig.go`: `--env-file` defaults, read from the working
+/// directory there).
+pub const TALHELPER_ENV_FILES: &[&str] = &["talenv.yaml", "talenv.sops.yaml", "talenv.yml", "talenv.sops.yml"];
+
+/// The report's file name in the fleet directory.
+pub const REPORT: &str = "IMPORT-REPORT.md";
+
+/// An import's files, by path relative to the fleet directory.
+#[derive(Debug)]
+pub struct Imported {
+    pub files: BTreeMap<String, String>,
+    /// One per config imported.
+    pub reports: Vec<report::Report>,
+}
+
+/// Why an import wrote nothing.
+#[derive(Debug)]
+pub enum ImportError {
+    /// Problems in the source, with their sources for rendering.
+    Problems(Sources, Diagnostics),
+    /// A file that cannot be read or written.
+    Io(String),
+}
+
+/// Imports the talhelper configs at `paths` (one cluster each; several make one fleet of an
+/// environment per config), substituting from `env_files` (or, when none is given, the talenv
+/// files beside each config).
+pub fn talhelper(paths: &[PathBuf], env_files: &[PathBuf]) -> Result<Imported, ImportError> {
+    let several = paths.len() > 1;
+    let mut sources = Sources::default();
+    let mut diags = Diagnostics::new();
+    let mut parts = Vec::new();
+    let mut taken: Vec<String> = Vec::new();
+    // Several configs are named by their path below the folder they share.
+    let common = common_dir(paths);
+    for path in paths {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ImportError::Io(format!("cannot read {}: {e}", path.display())))?;
+        let dir = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let name = if several {
+            path.strip_prefix(&common).unwrap_or(path).to_string_lossy().replace('\\', "/")
+        } else {
+            path.file_name().map_or_else(|| "talconfig.yaml".to_owned(), |n| n.to_string_lossy().into_owned())
+        };
+        let cfg = sources.add(name, text);
+        let mut env = env::Env::default();
+        let envs: Vec<PathBuf> = if env_files.is_empty() {
+            TALHELPER_ENV_FILES.iter().map(|f| dir.join(f)).filter(|p| p.is_file()).collect()
+        } else {
+            env_files.to_vec()
+        };
+        for p in &envs {
+            let t =
+                std::fs::read_to_string(p).map_err(|e| ImportError::Io(format!("cannot read {}: {e}", p.display())))?;
+            let n = p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned());
+            let id = sources.add(n.clone(), t.clone());
+            env.add(id, &n, &t, &mut diags);
+        }
+        let at = talhelper::Placement { taken: &taken, several };
+        if let Some(t) = talhelper::translate(&mut sources, cfg, &dir, &env, &at, &mut diags) {
+            taken.push(t.report.target.split('/').next().unwrap_or_default().to_owned());
+            parts.push(t);
+        }
+    }
+    if diags.has_errors() || parts.is_empty() {
+        return Err(ImportError::Problems(sources, diags));
+    }
+    let names: Vec<&str> = parts.iter().map(|t| t.report.source.as_str()).collect();
+    let from = if several {
+        format!(":\n{}", names.iter().map(|n| format!("// - {n}\n")).collect::<String>())
+    } else {
+        format!(" {}.\n", names[0])
+    };
+    let mut kdl = format!(
+        "// Imported by `fleetc import talhelper` (talhelper v3.1.16's format) from{from}// IMPORT-REPORT.md lists what was not carried over, what changed on purpose and why,\n// and the placeholders marked CHANGE that `fleetc check` refuses until they are filled.\n"
+    );
+    kdl.push_str(&format!("fleet {} {{\n", talhelper::q(&parts[0].fleet_name)));
+    if !several {
+        kdl.push_str(&parts[0].settings);
+    }
+    for t in &parts {
+        kdl.push_str(&t.schematics);
+    }
+    for t in &parts {
+        if several {
+            // Each config's versions and CNI are its environment's settings (inherited, R5).
+            let (head, body) = t.environment.split_once('\n').unwrap_or((&t.environment, ""));
+            kdl.push_str(&format!("{head}\n{}{body}", t.settings));
+        } else {
+            kdl.push_str(&t.environment);
+        }
+    }
+    kdl.push_str("}\n");
+    let generated = sources.add("fleet.kdl (as imported)", kdl.clone());
+    let fleet = crate::syntax::fmt::format(generated, &kdl).map_err(|d| ImportError::Problems(sources, d))?;
+    let mut files = BTreeMap::new();
+    let mut report_text = String::new();
+    let mut reports = Vec::new();
+    for t in parts {
+        files.extend(t.files);
+        if !report_text.is_empty() {
+            report_text.push('\n');
+        }
+        report_text.push_str(&t.report.markdown());
+        reports.push(t.report);
+    }
+    files.insert("fleet.kdl".to_owned(), fleet);
+    files.insert(REPORT.to_owned(), report_text);
+    Ok(Imported { files, reports })
+}
+
+/// The deepest folder holding every path.
+fn common_dir(paths: &[PathBuf]) -> PathBuf {
+    let mut common = paths.first().and_then(|p| p.parent()).map(Path::to_path_buf).unwrap_or_default();
+    while !paths.iter().all(|p| p.starts_with(&common)) && common.pop() {}
+    common
+}
+
+/// Writes an import's files into `out` (created if needed). Refuses, writing nothing, when a
+/// fleet.kdl is there already: an import never overwrites a fleet.
+pub fn write(out: &Path, imported: &Imported) -> Result<(), ImportError> {
+    let fleet = out.join("fleet.kdl");
+    if fleet.exists() {
+        return Err(ImportError::Io(format!(
+            "{} already exists; `fleetc import` never overwrites a fleet, and wrote nothing",
+            fleet.display()
+        )));
+    }
+    for (rel, text) in &imported.files {
+        let p = out.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| ImportError::Io(format!("cannot create {}: {e}", parent.display())))?;
+        }
+        std::fs::write(&p, text).map_err(|e| ImportError::Io(format!("cannot write {}: {e}", p.display())))?;
+    }
+    Ok(())
+}

@@ -56,6 +56,7 @@ mod talos_conformance;
 mod threads;
 mod tofu;
 mod upgrade_plan_cli;
+mod upgrade_verify;
 mod values;
 mod versions_table;
 mod yaml_resolver;

@@ -35,6 +35,7 @@ mod render;
 mod runner;
 mod session;
 pub mod signals;
+pub mod snapshot;
 mod switch;
 pub mod target;
 mod tofu;

@@ -279,6 +279,11 @@ impl<'a> Session<'a> {
     }
 
     /// Asks before a change: `--yes` answers for the operator; `--plan` never gets here.
+    /// The runner's clock ([`Runner::now`]).
+    pub fn now(&mut self) -> u64 {
+        self.runner.now()
+    }
+
     pub fn confirm(&mut self, question: &str) -> StepResult {
         if self.plan {
             self.note(&format!("asks: {question} (skipped with --yes)"));

@@ -132,7 +132,15 @@ pub enum Command {
     /// Build an environment from a fresh out/: images, cloud root, cluster root node by node, Argo CD.
     Apply(ApplyArgs),
     /// Upgrade Talos and Kubernetes on a running cluster, node by node (control plane first).
+    ///
+    /// An etcd snapshot is taken and checked before each control-plane node; after each node
+    /// what it runs is read back and must be the target, or the run stops there (a rerun
+    /// resumes at that node). Nothing disruptive starts outside fleet.kdl's `window`.
     Upgrade(UpgradeArgs),
+    /// Recover a cluster's etcd from a snapshot with Talos's procedure: the control-plane
+    /// nodes' EPHEMERAL partitions wiped, then `talosctl bootstrap --recover-from`
+    /// (docs/restore.md).
+    Restore(RestoreArgs),
     /// Talos tools that need the decrypted secrets bundle.
     Talos {
         #[command(subcommand)]
@@ -265,6 +273,30 @@ pub struct UpgradeArgs {
     #[arg(long)]
     pub plan: bool,
     /// Do not ask before upgrading.
+    #[arg(long)]
+    pub yes: bool,
+    /// The age identity that decrypts the sealed inputs [env: FLEETC_AGE_IDENTITY].
+    #[arg(long)]
+    pub identity: Option<PathBuf>,
+    /// The output directory [default: out/ beside the fleet file].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    #[command(flatten)]
+    pub fleet: FleetArgs,
+    /// `<env>/<cluster>`
+    pub cluster: String,
+    /// The etcd snapshot (`talosctl etcd snapshot`, or one `fleetc upgrade` kept); checked
+    /// as etcd checks it before any node is touched.
+    #[arg(long, value_name = "SNAPSHOT")]
+    pub from: PathBuf,
+    /// Print the commands; run nothing.
+    #[arg(long)]
+    pub plan: bool,
+    /// Do not ask before wiping the control-plane nodes' etcd data.
     #[arg(long)]
     pub yes: bool,
     /// The age identity that decrypts the sealed inputs [env: FLEETC_AGE_IDENTITY].

@@ -48,6 +48,7 @@ mod reliability_apply;
 mod reliability_fuzz;
 mod reliability_inputs;
 mod renovate;
+mod restore;
 mod robustness;
 mod schematic_ids;
 mod secrets;

@@ -111,7 +111,7 @@ pub fn parse_node(text: &str) -> Option<NodeStatus> {
 }
 
 /// What `--plan` pretends a node reports: the target, Ready.
-fn planned_node(hostname: &str, kubelet: Version) -> String {
+pub(super) fn planned_node(hostname: &str, kubelet: Version) -> String {
     serde_json::json!({
         "kind": "Node",
         "metadata": {"name": hostname},

@@ -263,8 +263,9 @@ pub struct ApplyArgs {
     pub leases: Option<PathBuf>,
 }
 
+/// What every command on one running cluster takes (`upgrade`, `restore`).
 #[derive(Debug, Args)]
-pub struct UpgradeArgs {
+pub struct ClusterRunArgs {
     #[command(flatten)]
     pub fleet: FleetArgs,
     /// `<env>/<cluster>`
@@ -272,7 +273,7 @@ pub struct UpgradeArgs {
     /// Print the commands; run nothing.
     #[arg(long)]
     pub plan: bool,
-    /// Do not ask before upgrading.
+    /// Do not ask before the disruptive steps.
     #[arg(long)]
     pub yes: bool,
     /// The age identity that decrypts the sealed inputs [env: FLEETC_AGE_IDENTITY].
@@ -284,27 +285,19 @@ pub struct UpgradeArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct UpgradeArgs {
+    #[command(flatten)]
+    pub run: ClusterRunArgs,
+}
+
+#[derive(Debug, Args)]
 pub struct RestoreArgs {
     #[command(flatten)]
-    pub fleet: FleetArgs,
-    /// `<env>/<cluster>`
-    pub cluster: String,
+    pub run: ClusterRunArgs,
     /// The etcd snapshot (`talosctl etcd snapshot`, or one `fleetc upgrade` kept); checked
     /// as etcd checks it before any node is touched.
     #[arg(long, value_name = "SNAPSHOT")]
     pub from: PathBuf,
-    /// Print the commands; run nothing.
-    #[arg(long)]
-    pub plan: bool,
-    /// Do not ask before wiping the control-plane nodes' etcd data.
-    #[arg(long)]
-    pub yes: bool,
-    /// The age identity that decrypts the sealed inputs [env: FLEETC_AGE_IDENTITY].
-    #[arg(long)]
-    pub identity: Option<PathBuf>,
-    /// The output directory [default: out/ beside the fleet file].
-    #[arg(long)]
-    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

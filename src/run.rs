@@ -47,20 +47,15 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         }
         Command::Secrets { command } => secrets_command(&ui, command),
         Command::Apply(args) => apply_command(&ui, &args),
-        Command::Upgrade(args) => {
-            let opts = crate::apply::UpgradeOptions { plan: args.plan, yes: args.yes, identity: args.identity.clone() };
-            on_cluster(&ui, &args.fleet, &args.cluster, args.out.clone(), args.plan, |inp, cluster, runner, sink| {
+        Command::Upgrade(crate::cli::UpgradeArgs { run: a }) => {
+            let opts = crate::apply::UpgradeOptions { plan: a.plan, yes: a.yes, identity: a.identity.clone() };
+            on_cluster(&ui, &a.fleet, &a.cluster, a.out.clone(), a.plan, |inp, cluster, runner, sink| {
                 crate::apply::upgrade(inp, cluster, &opts, runner, sink)
             })
         }
-        Command::Restore(args) => {
-            let opts = crate::apply::RestoreOptions {
-                plan: args.plan,
-                yes: args.yes,
-                identity: args.identity.clone(),
-                from: args.from.clone(),
-            };
-            on_cluster(&ui, &args.fleet, &args.cluster, args.out.clone(), args.plan, |inp, cluster, runner, sink| {
+        Command::Restore(crate::cli::RestoreArgs { run: a, from }) => {
+            let opts = crate::apply::RestoreOptions { plan: a.plan, yes: a.yes, identity: a.identity.clone(), from };
+            on_cluster(&ui, &a.fleet, &a.cluster, a.out.clone(), a.plan, |inp, cluster, runner, sink| {
                 crate::apply::restore(inp, cluster, &opts, runner, sink)
             })
         }

@@ -218,3 +218,28 @@ fn a_node_left_not_ready_stops_the_rerun_before_the_next_node() {
     assert!(e.message.contains("node main-cp-1 runs v1.13.9 but is not Ready"), "{e}");
     assert_eq!(upgrades(&state), [0, 0, 0, 0, 0]);
 }
+
+/// The reference fleet with `edit` applied, compiled; its diagnostics one a line
+/// (`file:line:column: severity[code]: message`).
+fn diagnostics(edit: impl Fn(&str) -> String) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = edit(&std::fs::read_to_string(root.join("fleet.kdl")).unwrap());
+    let c = fleetc::compile::compile("fleet.kdl", &text, &fleetc::compile::FsLoader::new(root));
+    fleetc::diag::render::short(&c.diags, &c.sources)
+}
+
+#[test]
+fn a_window_fleet_kdl_cannot_read_is_an_error_at_its_value() {
+    let line = |t: &str| t.lines().position(|l| l.contains("cluster \"main\" {")).unwrap() + 2;
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fleet.kdl")).unwrap();
+    let add = |w: &'static str| {
+        move |t: &str| t.replacen("cluster \"main\" {", &format!("cluster \"main\" {{\n            {w}"), 1)
+    };
+    let d = diagnostics(add("window \"sat 02:00-30:00\""));
+    assert!(d.contains(&format!("fleet.kdl:{}:20: error", line(&text))) && d.contains("not a time of day"), "{d}");
+    let d = diagnostics(add("window \"someday 02:00-03:00\""));
+    assert!(d.contains("`someday` is not a day"), "{d}");
+    let d = diagnostics(add("etcd-snapshots \"/a\"\n            etcd-snapshots \"/b\""));
+    assert!(d.contains("etcd-snapshots"), "written twice: {d}");
+    assert!(diagnostics(add("window \"sat,sun 02:00-06:00\"\n            etcd-snapshots \"~/b\"")).is_empty());
+}

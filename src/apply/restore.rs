@@ -26,7 +26,7 @@ use std::time::Duration;
 use super::ctx::Inputs;
 use super::inventory;
 use super::nodes::{Node, health, kubeconfig_file, kubectl, talosconfig, talosctl};
-use super::preflight::preflight;
+use super::preflight::one_cluster;
 use super::runner::Runner;
 use super::session::{Failure, Session, Step, StepResult};
 use super::snapshot;
@@ -71,16 +71,6 @@ pub fn restore(
     sink: &mut dyn FnMut(&str),
 ) -> Result<(), Failure> {
     let mut s = Session::new(runner, opts.plan, opts.yes, sink);
-    let Some(c) = inp.target.clusters.iter().find(|c| c.name == cluster_name) else {
-        s.begin(Step::Preflight);
-        return s.fail(format!("environment `{}` has no cluster `{cluster_name}`", inp.target.env));
-    };
-    if c.managed {
-        s.begin(Step::Preflight);
-        return s.fail(format!(
-            "cluster `{cluster_name}` is managed by Cluster API: restore its etcd through its management cluster (R26)"
-        ));
-    }
     let from = display(&opts.from);
     match snapshot::verify(&opts.from) {
         Ok(v) => {
@@ -92,14 +82,13 @@ pub fn restore(
             return s.fail(format!("the snapshot {from} cannot be restored: {e}; no node was touched"));
         }
     }
-    let ctx = preflight(
+    let (c, (), ctx) = one_cluster(
         &mut s,
         inp,
-        None,
+        cluster_name,
         opts.identity.as_deref(),
-        std::slice::from_ref(&c.name),
-        &super::env::ToolPath::default(),
-        None,
+        "restore its etcd through its management cluster",
+        |_| Ok(()),
     )?;
     switch::with_switch(&mut s, &ctx, Switch::Both, |s| {
         s.begin(Step::Restore);

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::ctx::{Ctx, Inputs};
 use super::inventory;
 use super::nodes::{Node, Nodes, health, kubeconfig_file, kubectl, talosconfig, talosctl};
-use super::preflight::preflight;
+use super::preflight::one_cluster;
 use super::runner::Runner;
 use super::session::{Failure, Session, Step, StepResult};
 use super::snapshot;
@@ -131,26 +131,11 @@ pub fn upgrade(
     sink: &mut dyn FnMut(&str),
 ) -> Result<(), Failure> {
     let mut s = Session::new(runner, opts.plan, opts.yes, sink);
-    let Some(c) = inp.target.clusters.iter().find(|c| c.name == cluster_name) else {
-        s.begin(Step::Preflight);
-        return s.fail(format!("environment `{}` has no cluster `{cluster_name}`", inp.target.env));
-    };
-    if c.managed {
-        s.begin(Step::Preflight);
-        return s.fail(format!(
-            "cluster `{cluster_name}` is managed by Cluster API: its management cluster upgrades it (R26)"
-        ));
-    }
-    let snapshots = snapshot::dir(inp, c).map_err(|e| Failure { step: Step::Preflight, message: e })?;
-    let ctx = preflight(
-        &mut s,
-        inp,
-        None,
-        opts.identity.as_deref(),
-        std::slice::from_ref(&c.name),
-        &super::env::ToolPath::default(),
-        None,
-    )?;
+    // Where the snapshots go is settled before anything runs.
+    let (c, snapshots, ctx) =
+        one_cluster(&mut s, inp, cluster_name, opts.identity.as_deref(), "its management cluster upgrades it", |c| {
+            snapshot::dir(inp, c)
+        })?;
     if s.plan {
         s.note("--plan cannot ask the nodes what they run: shown as if every node needed the upgrade");
     }

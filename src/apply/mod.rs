@@ -16,6 +16,10 @@
 //! do next ([`Failure`]); each step is safe to run again (tofu resumes from state, finished
 //! images are reused, nodes already at the target are skipped).
 //!
+//! Day two (docs/day-two.md): `fleetc upgrade` (`upgrade.rs`: each node read back after its
+//! upgrade, an etcd snapshot checked before each control-plane node, `snapshot.rs`) and
+//! `fleetc restore` (`restore.rs`: Talos's etcd recovery) run on the same kit.
+//!
 //! This file only dispatches. The steps share the kit of `ctx.rs` (the inputs and the state a
 //! run carries), the vocabulary of `nodes.rs` and the answer of `inventory.rs` (where a
 //! cluster's nodes are); none of them imports this file.

@@ -400,8 +400,8 @@ fn resource(node: &str, namespace: &str, ty: &str, id: &str, spec: serde_json::V
 /// answers at its static address: `version` through the talosconfig succeeds, `get
 /// etcdmembers` lists the local member once bootstrapped (`EtcdMembers.etcd.talos.dev`,
 /// `spec.memberID`, `pkg/machinery/resources/etcd/member.go` l.16-30), and `bootstrap`
-/// answers FailedPrecondition `bootstrap_refusals` times (`v1alpha1_server.go` l.443), then
-/// bootstraps, then AlreadyExists (l.458). Returns the machines, to inspect.
+/// answers FailedPrecondition `bootstrap_refusals` times (`v1alpha1_server.go` l.454, "time
+/// is not in sync yet"), then bootstraps, then AlreadyExists (l.458). Returns the machines, to inspect.
 pub fn maintenance(fake: &Fake, machines: Vec<Machine>) -> Rc<RefCell<Vec<Machine>>> {
     let state = Rc::new(RefCell::new(machines));
     let st = state.clone();

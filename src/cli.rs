@@ -132,7 +132,15 @@ pub enum Command {
     /// Build an environment from a fresh out/: images, cloud root, cluster root node by node, Argo CD.
     Apply(ApplyArgs),
     /// Upgrade Talos and Kubernetes on a running cluster, node by node (control plane first).
+    ///
+    /// An etcd snapshot is taken and checked before each control-plane node; after each node
+    /// what it runs is read back and must be the target, or the run stops there (a rerun
+    /// resumes at that node). Nothing disruptive starts outside fleet.kdl's `window`.
     Upgrade(UpgradeArgs),
+    /// Recover a cluster's etcd from a snapshot with Talos's procedure: the control-plane
+    /// nodes' EPHEMERAL partitions wiped, then `talosctl bootstrap --recover-from`
+    /// (docs/restore.md).
+    Restore(RestoreArgs),
     /// Talos tools that need the decrypted secrets bundle.
     Talos {
         #[command(subcommand)]
@@ -260,8 +268,9 @@ pub struct ApplyArgs {
     pub leases: Option<PathBuf>,
 }
 
+/// What every command on one running cluster takes (`upgrade`, `restore`).
 #[derive(Debug, Args)]
-pub struct UpgradeArgs {
+pub struct ClusterRunArgs {
     #[command(flatten)]
     pub fleet: FleetArgs,
     /// `<env>/<cluster>`
@@ -269,7 +278,7 @@ pub struct UpgradeArgs {
     /// Print the commands; run nothing.
     #[arg(long)]
     pub plan: bool,
-    /// Do not ask before upgrading.
+    /// Do not ask before the disruptive steps.
     #[arg(long)]
     pub yes: bool,
     /// The age identity that decrypts the sealed inputs [env: FLEETC_AGE_IDENTITY].
@@ -278,6 +287,22 @@ pub struct UpgradeArgs {
     /// The output directory [default: out/ beside the fleet file].
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct UpgradeArgs {
+    #[command(flatten)]
+    pub run: ClusterRunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    #[command(flatten)]
+    pub run: ClusterRunArgs,
+    /// The etcd snapshot (`talosctl etcd snapshot`, or one `fleetc upgrade` kept); checked
+    /// as etcd checks it before any node is touched.
+    #[arg(long, value_name = "SNAPSHOT")]
+    pub from: PathBuf,
 }
 
 #[derive(Debug, Subcommand)]

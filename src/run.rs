@@ -47,7 +47,18 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         }
         Command::Secrets { command } => secrets_command(&ui, command),
         Command::Apply(args) => apply_command(&ui, &args),
-        Command::Upgrade(args) => upgrade_command(&ui, &args),
+        Command::Upgrade(crate::cli::UpgradeArgs { run: a }) => {
+            let opts = crate::apply::UpgradeOptions { plan: a.plan, yes: a.yes, identity: a.identity.clone() };
+            on_cluster(&ui, &a.fleet, &a.cluster, a.out.clone(), a.plan, |inp, cluster, runner, sink| {
+                crate::apply::upgrade(inp, cluster, &opts, runner, sink)
+            })
+        }
+        Command::Restore(crate::cli::RestoreArgs { run: a, from }) => {
+            let opts = crate::apply::RestoreOptions { plan: a.plan, yes: a.yes, identity: a.identity.clone(), from };
+            on_cluster(&ui, &a.fleet, &a.cluster, a.out.clone(), a.plan, |inp, cluster, runner, sink| {
+                crate::apply::restore(inp, cluster, &opts, runner, sink)
+            })
+        }
         Command::Talos { command } => talos_command(&ui, command),
         Command::Fmt { fleet, check } => fmt(&ui, &fleet, check),
         Command::Init { dir, platform } => init(&ui, &dir, platform),
@@ -824,49 +835,48 @@ fn apply_command(ui: &Ui, args: &crate::cli::ApplyArgs) -> i32 {
     finish(crate::apply::apply(&inputs, &opts, &mut runner, &mut sink))
 }
 
-fn upgrade_command(ui: &Ui, args: &crate::cli::UpgradeArgs) -> i32 {
-    let (model, build) = match load_model(ui, &args.fleet) {
+/// The inputs of a command on one running cluster (`upgrade`, `restore`, `talos render`):
+/// the fleet and its fresh build, `<env>/<cluster>`, out/, the operator's environment and a
+/// runner; `step` does the work.
+fn on_cluster(
+    ui: &Ui,
+    fleet: &FleetArgs,
+    spec: &str,
+    out: Option<PathBuf>,
+    plan: bool,
+    step: impl FnOnce(
+        &crate::apply::Inputs<'_>,
+        &str,
+        &mut crate::apply::SystemRunner,
+        &mut dyn FnMut(&str),
+    ) -> Result<(), crate::apply::Failure>,
+) -> i32 {
+    let (model, build) = match load_model(ui, fleet) {
         Ok(m) => m,
         Err(code) => return code,
     };
-    let (target, cluster) = match env_cluster(&model, &args.cluster) {
+    let (target, cluster) = match env_cluster(&model, spec) {
         Ok(t) => t,
         Err(code) => return code,
     };
-    let out = out_dir(&args.fleet.fleet, args.out.clone());
-    let root = fleet_dir(&args.fleet.fleet);
-    let env = crate::apply::env::capture();
-    let inputs = crate::apply::Inputs { fleet_dir: &root, out_dir: &out, build: &build, target: &target, env: &env };
-    let opts = crate::apply::UpgradeOptions { plan: args.plan, yes: args.yes, identity: args.identity.clone() };
-    let mut sink = log_sink(args.plan);
-    let mut runner = match crate::apply::SystemRunner::for_run(&env) {
-        Ok(r) => r,
-        Err(e) => return fail(e),
-    };
-    finish(crate::apply::upgrade(&inputs, &cluster, &opts, &mut runner, &mut sink))
-}
-
-fn talos_command(ui: &Ui, command: crate::cli::TalosCommand) -> i32 {
-    let crate::cli::TalosCommand::Render { fleet, cluster, identity, dest, plan, build_dir } = command;
-    let (model, build) = match load_model(ui, &fleet) {
-        Ok(m) => m,
-        Err(code) => return code,
-    };
-    let (target, cluster) = match env_cluster(&model, &cluster) {
-        Ok(t) => t,
-        Err(code) => return code,
-    };
-    let out = out_dir(&fleet.fleet, build_dir);
+    let out = out_dir(&fleet.fleet, out);
     let root = fleet_dir(&fleet.fleet);
     let env = crate::apply::env::capture();
     let inputs = crate::apply::Inputs { fleet_dir: &root, out_dir: &out, build: &build, target: &target, env: &env };
-    let opts = crate::apply::RenderOptions { plan, identity, dest };
     let mut sink = log_sink(plan);
     let mut runner = match crate::apply::SystemRunner::for_run(&env) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
-    finish(crate::apply::render(&inputs, &cluster, &opts, &mut runner, &mut sink))
+    finish(step(&inputs, &cluster, &mut runner, &mut sink))
+}
+
+fn talos_command(ui: &Ui, command: crate::cli::TalosCommand) -> i32 {
+    let crate::cli::TalosCommand::Render { fleet, cluster, identity, dest, plan, build_dir } = command;
+    let opts = crate::apply::RenderOptions { plan, identity, dest };
+    on_cluster(ui, &fleet, &cluster, build_dir, plan, |inp, cluster, runner, sink| {
+        crate::apply::render(inp, cluster, &opts, runner, sink)
+    })
 }
 
 fn fmt(ui: &Ui, args: &FleetArgs, check_only: bool) -> i32 {

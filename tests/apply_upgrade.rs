@@ -4,7 +4,7 @@
 
 use crate::apply_support;
 
-use apply_support::{Fake, Fixture, has};
+use apply_support::{Fake, Fixture, RunningNode, has, running_cluster};
 use fleetc::apply::{Output, Step, UpgradeOptions};
 
 fn run_upgrade(fx: &Fixture, fake: &Fake, plan: bool) -> (Result<(), fleetc::apply::Failure>, Vec<String>) {
@@ -18,27 +18,15 @@ fn run_upgrade(fx: &Fixture, fake: &Fake, plan: bool) -> (Result<(), fleetc::app
 
 const SCHEMATIC: &str = "bc9d9abefb95508722f49374f968a9d82cc186057a71ea9345d168a7672a5a9a";
 
-fn running(fake: &Fake, node: &'static str, tag: &'static str, schematic: &'static str) {
-    let n = format!("<{node}.address>");
-    let m = n.clone();
-    fake.on(
-        move |c| has(c, "talosctl", &["version"]) && c.args.contains(&n),
-        Output::ok(format!("Server:\n\tNODE: x\n\tTag: {tag}\n")),
-    );
-    fake.on(
-        move |c| has(c, "talosctl", &["extensions"]) && c.args.contains(&m),
-        Output::ok(format!("{{\"spec\":{{\"metadata\":{{\"name\":\"schematic\",\"version\":\"{schematic}\"}}}}}}")),
-    );
-}
-
 #[test]
 fn upgrades_node_by_node_control_plane_first_skipping_nodes_at_the_target() {
     let fx = Fixture::new();
     let fake = Fake::new();
-    running(&fake, "main-cp-1", "v1.13.9", SCHEMATIC);
+    let mut nodes = vec![RunningNode::new("main-cp-1", "v1.13.9", SCHEMATIC, "v1.35.4")];
     for n in ["main-cp-2", "main-cp-3", "main-system-1", "main-system-2"] {
-        running(&fake, n, "v1.12.6", "0000000000000000000000000000000000000000000000000000000000000000");
+        nodes.push(RunningNode::new(n, "v1.12.6", &"0".repeat(64), "v1.35.4"));
     }
+    let state = running_cluster(&fake, nodes);
     fake.on(|c| has(c, "kubectl", &["version"]), Output::ok(r#"{"serverVersion":{"gitVersion":"v1.35.4"}}"#));
     let (r, log) = run_upgrade(&fx, &fake, false);
     r.unwrap_or_else(|e| panic!("{e}\n{}", log.join("\n")));
@@ -63,15 +51,20 @@ fn upgrades_node_by_node_control_plane_first_skipping_nodes_at_the_target() {
     assert!(k8s > lines.iter().position(|l| l == upgrades[3]).unwrap(), "Kubernetes after the OS");
     assert_eq!(fake.last_switch("talos_api_open"), Some(false));
     assert_eq!(fake.last_switch("kubernetes_api_open"), Some(false));
+    assert!(state.borrow().iter().all(|n| n.tag == "v1.13.9" && n.kubelet == "v1.36.2"), "{:#?}", state.borrow());
 }
 
 #[test]
 fn the_talos_upgrade_path_is_one_minor_at_a_time() {
     let fx = Fixture::new();
     let fake = Fake::new();
-    for n in ["main-cp-1", "main-cp-2", "main-cp-3", "main-system-1", "main-system-2"] {
-        running(&fake, n, "v1.11.2", SCHEMATIC);
-    }
+    running_cluster(
+        &fake,
+        ["main-cp-1", "main-cp-2", "main-cp-3", "main-system-1", "main-system-2"]
+            .iter()
+            .map(|n| RunningNode::new(n, "v1.11.2", SCHEMATIC, "v1.35.4"))
+            .collect(),
+    );
     let (r, _) = run_upgrade(&fx, &fake, false);
     let e = r.unwrap_err();
     assert_eq!(e.step, Step::Upgrade);

@@ -16,6 +16,10 @@
 //! do next ([`Failure`]); each step is safe to run again (tofu resumes from state, finished
 //! images are reused, nodes already at the target are skipped).
 //!
+//! Day two (docs/day-two.md): `fleetc upgrade` (`upgrade.rs`: each node read back after its
+//! upgrade, an etcd snapshot checked before each control-plane node, `snapshot.rs`) and
+//! `fleetc restore` (`restore.rs`: Talos's etcd recovery) run on the same kit.
+//!
 //! This file only dispatches. The steps share the kit of `ctx.rs` (the inputs and the state a
 //! run carries), the vocabulary of `nodes.rs` and the answer of `inventory.rs` (where a
 //! cluster's nodes are); none of them imports this file.
@@ -32,9 +36,11 @@ mod nodes;
 pub mod order;
 mod preflight;
 mod render;
+mod restore;
 mod runner;
 mod session;
 pub mod signals;
+pub mod snapshot;
 mod switch;
 pub mod target;
 mod tofu;
@@ -45,6 +51,7 @@ pub use ctx::Inputs;
 pub use env::Env;
 pub use preflight::TALOS_WITHOUT_REBOOT_MODE;
 pub use render::{RenderOptions, render};
+pub use restore::{RestoreOptions, restore};
 pub use runner::{Cmd, Output, Runner, SystemRunner};
 pub use session::{Failure, Masker, Session, Step, StepResult};
 pub use target::Target;

@@ -318,3 +318,31 @@ pub fn scaleway_key(text: &str) -> Result<(String, String), String> {
         _ => Err("lacks `access_key` or `secret_key`".to_owned()),
     }
 }
+
+/// The start of a command on one running cluster that fleetc built (`upgrade`, `restore`):
+/// the cluster, refused when the environment has none of that name or when Cluster API
+/// manages it (`managed` says what to do instead), then the command's own check of it
+/// (`first`, before anything runs), then [`preflight`] for it alone.
+pub fn one_cluster<'a, R>(
+    s: &mut Session<'_>,
+    inp: &Inputs<'a>,
+    name: &str,
+    identity: Option<&Path>,
+    managed: &str,
+    first: impl FnOnce(&super::target::ClusterTarget) -> Result<R, String>,
+) -> StepResult<(&'a super::target::ClusterTarget, R, Ctx<'a>)> {
+    let Some(c) = inp.target.clusters.iter().find(|c| c.name == name) else {
+        s.begin(Step::Preflight);
+        return s.fail(format!("environment `{}` has no cluster `{name}`", inp.target.env));
+    };
+    if c.managed {
+        s.begin(Step::Preflight);
+        return s.fail(format!("cluster `{name}` is managed by Cluster API: {managed} (R26)"));
+    }
+    let checked = first(c).map_err(|e| {
+        s.begin(Step::Preflight);
+        s.failure(e)
+    })?;
+    let ctx = preflight(s, inp, None, identity, std::slice::from_ref(&c.name), &env::ToolPath::default(), None)?;
+    Ok((c, checked, ctx))
+}

@@ -118,6 +118,11 @@ pub trait Runner {
     fn sleep(&mut self, d: Duration);
     /// Asks the operator a yes/no question; `false` when nobody can answer.
     fn confirm(&mut self, question: &str) -> bool;
+    /// The time now, in seconds since the Unix epoch (UTC): what a maintenance window and a
+    /// snapshot's name are read against. Tests give their own clock.
+    fn now(&mut self) -> u64 {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    }
 }
 
 /// The default of [`SystemRunner::window_deadline`]: longer than anything a step inside a

@@ -21,6 +21,8 @@ pub enum Step {
     CloseSwitch,
     ArgoCd,
     Upgrade,
+    /// `fleetc restore`: etcd recovered from a snapshot (docs/restore.md).
+    Restore,
     Render,
     /// Bare metal: each machine checked and configured in maintenance mode (docs/metal.md).
     Machines,
@@ -49,6 +51,7 @@ impl Step {
             Step::CloseSwitch => "6. close the Talos API switch (R13)",
             Step::ArgoCd => "7. Argo CD (F7, R23)",
             Step::Upgrade => "upgrade (F1)",
+            Step::Restore => "restore etcd from a snapshot (R28)",
             Step::Render => "talos render",
             Step::Machines => {
                 "3. machines in maintenance mode: identity checked, config applied, one control-plane node at a time (R13, F3)"
@@ -80,6 +83,9 @@ impl Step {
             }
             Step::Upgrade => {
                 "nodes already upgraded stay upgraded; fix the cause and run `fleetc upgrade` again, it resumes with the first node not at the target"
+            }
+            Step::Restore => {
+                "the switch was closed; see docs/restore.md, \"etcd is lost\": check the node named above with `talosctl -n <node> service etcd`, then run `fleetc restore` again (a reset node is reset again, which is harmless while etcd is down)"
             }
             Step::Render => "nothing was written outside the private temporary directory; fix the cause and run again",
             Step::Machines => {
@@ -279,6 +285,11 @@ impl<'a> Session<'a> {
     }
 
     /// Asks before a change: `--yes` answers for the operator; `--plan` never gets here.
+    /// The runner's clock ([`Runner::now`]).
+    pub fn now(&mut self) -> u64 {
+        self.runner.now()
+    }
+
     pub fn confirm(&mut self, question: &str) -> StepResult {
         if self.plan {
             self.note(&format!("asks: {question} (skipped with --yes)"));

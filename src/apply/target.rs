@@ -86,6 +86,11 @@ pub struct ClusterTarget {
     /// ExternalSecret of the build that reads one with its version, so that a rotation reaches
     /// the cluster's Secret in the same apply.
     pub database_secrets: Vec<DatabaseSecret>,
+    /// fleet.kdl's `window`: when `fleetc upgrade` may start a disruptive step.
+    pub window: Option<crate::model::Window>,
+    /// fleet.kdl's `etcd-snapshots`: where `fleetc upgrade` keeps its etcd snapshots, as
+    /// written (`~/` is the operator's home).
+    pub etcd_snapshots: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -250,6 +255,8 @@ pub fn of_environment(fleet: &Fleet, e: &Environment) -> Target {
                 sealed: c.sealed.iter().map(|s| s.value.clone()).collect(),
                 kubernetes_api: e.kubernetes_api(c),
                 database_secrets: database_secrets(fleet, e, c),
+                window: c.window.as_ref().map(|w| w.value),
+                etcd_snapshots: c.etcd_snapshots.as_ref().map(|p| p.value.clone()),
             }
         })
         .collect();

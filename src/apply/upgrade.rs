@@ -14,13 +14,13 @@ use serde_json::Value;
 
 use super::ctx::{Ctx, Inputs};
 use super::inventory;
-use super::nodes::{Node, Nodes, health, talosconfig, talosctl};
-use super::preflight::preflight;
-use super::runner::{Cmd, Runner};
+use super::nodes::{Node, Nodes, health, kubeconfig_file, kubectl, talosconfig, talosctl};
+use super::preflight::one_cluster;
+use super::runner::Runner;
 use super::session::{Failure, Session, Step, StepResult};
+use super::snapshot;
 use super::switch::{self, Switch};
-use super::target::ClusterTarget;
-use super::work::display;
+use super::target::{ClusterTarget, NodeTarget};
 use crate::model::Version;
 
 #[derive(Debug, Clone, Default)]
@@ -88,6 +88,41 @@ pub fn kubernetes_step(from: Version, to: Version) -> Result<(), String> {
     Ok(())
 }
 
+/// What the Kubernetes API says of a node (`kubectl get node <name> -o json`): its kubelet's
+/// version (`status.nodeInfo.kubeletVersion`) and its `Ready` condition (kubernetes/api
+/// v0.36.3 `core/v1/types.go` l.6695, l.6782, l.6805, l.6912).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeStatus {
+    pub kubelet: Option<Version>,
+    pub ready: bool,
+}
+
+/// [`NodeStatus`] of one Node object.
+pub fn parse_node(text: &str) -> Option<NodeStatus> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    let kubelet = v.pointer("/status/nodeInfo/kubeletVersion").and_then(Value::as_str).and_then(|s| s.parse().ok());
+    let ready = v.pointer("/status/conditions").and_then(Value::as_array).is_some_and(|cs| {
+        cs.iter().any(|c| {
+            c.get("type").and_then(Value::as_str) == Some("Ready")
+                && c.get("status").and_then(Value::as_str) == Some("True")
+        })
+    });
+    Some(NodeStatus { kubelet, ready })
+}
+
+/// What `--plan` pretends a node reports: the target, Ready.
+pub(super) fn planned_node(hostname: &str, kubelet: Version) -> String {
+    serde_json::json!({
+        "kind": "Node",
+        "metadata": {"name": hostname},
+        "status": {
+            "nodeInfo": {"kubeletVersion": format!("v{kubelet}")},
+            "conditions": [{"type": "Ready", "status": "True"}],
+        },
+    })
+    .to_string()
+}
+
 pub fn upgrade(
     inp: &Inputs<'_>,
     cluster_name: &str,
@@ -96,27 +131,16 @@ pub fn upgrade(
     sink: &mut dyn FnMut(&str),
 ) -> Result<(), Failure> {
     let mut s = Session::new(runner, opts.plan, opts.yes, sink);
-    let Some(c) = inp.target.clusters.iter().find(|c| c.name == cluster_name) else {
-        s.begin(Step::Preflight);
-        return s.fail(format!("environment `{}` has no cluster `{cluster_name}`", inp.target.env));
-    };
-    if c.managed {
-        s.begin(Step::Preflight);
-        return s.fail(format!(
-            "cluster `{cluster_name}` is managed by Cluster API: its management cluster upgrades it (R26)"
-        ));
-    }
-    let ctx = preflight(
-        &mut s,
-        inp,
-        None,
-        opts.identity.as_deref(),
-        std::slice::from_ref(&c.name),
-        &super::env::ToolPath::default(),
-        None,
-    )?;
+    // Where the snapshots go is settled before anything runs.
+    let (c, snapshots, ctx) =
+        one_cluster(&mut s, inp, cluster_name, opts.identity.as_deref(), "its management cluster upgrades it", |c| {
+            snapshot::dir(inp, c)
+        })?;
     if s.plan {
         s.note("--plan cannot ask the nodes what they run: shown as if every node needed the upgrade");
+    }
+    if let Some(w) = &c.window {
+        s.note(&format!("maintenance window: {w}; no node is upgraded outside it"));
     }
     switch::with_switch(&mut s, &ctx, Switch::Both, |s| {
         s.begin(Step::Upgrade);
@@ -124,88 +148,211 @@ pub fn upgrade(
         let nodes =
             inv.get(&c.name).ok_or_else(|| s.failure(format!("the inventory has no cluster `{}`", c.name)))?.clone();
         let tc = talosconfig(s, &ctx, c)?;
-        os(s, c, &nodes.control_plane, &nodes.workers, &tc)?;
-        kubernetes(s, &ctx, c, &nodes, &tc)
+        if let Some(first) = nodes.control_plane.first() {
+            s.run(talosctl(&tc, first).args(["kubeconfig", &kubeconfig_file(&ctx, c), "--force"]))?;
+        }
+        let run = Run { ctx: &ctx, c, nodes: &nodes, tc: &tc, snapshots: &snapshots };
+        run.os(s)?;
+        run.kubernetes(s)
     })?;
     s.note("done");
     Ok(())
 }
 
-fn os(s: &mut Session<'_>, c: &ClusterTarget, cps: &[Node], workers: &[Node], tc: &str) -> StepResult {
-    let all_cps: Vec<&Node> = cps.iter().collect();
-    let all_workers: Vec<&Node> = workers.iter().collect();
-    let targets = c.control_plane.iter().zip(cps).chain(c.workers.iter().zip(workers.iter()));
-    let mut asked = false;
-    for (want, node) in targets {
-        let version = s.run(talosctl(tc, node).args(["version", "--short"]).plan_stdout(format!(
+/// One upgrade's inputs, shared by its steps.
+struct Run<'r> {
+    ctx: &'r Ctx<'r>,
+    c: &'r ClusterTarget,
+    nodes: &'r Nodes,
+    tc: &'r str,
+    snapshots: &'r std::path::Path,
+}
+
+impl Run<'_> {
+    /// Stops before a disruptive step outside the maintenance window.
+    fn in_window(&self, s: &mut Session<'_>, what: &str) -> StepResult {
+        let Some(w) = &self.c.window else { return Ok(()) };
+        let now = s.now();
+        if s.plan || w.contains(now) {
+            return Ok(());
+        }
+        s.fail(format!(
+            "{what} would start at {} UTC, outside the maintenance window ({w}); nothing was started. Run `fleetc upgrade` again inside it: it resumes here",
+            snapshot::stamp(now)
+        ))
+    }
+
+    /// The Node object of `hostname`.
+    fn node_status(&self, s: &mut Session<'_>, hostname: &str, planned: Version) -> StepResult<NodeStatus> {
+        let out = s.run(
+            kubectl(self.ctx, self.c, self.nodes, &["get", "node", hostname, "-o", "json"])
+                .plan_stdout(planned_node(hostname, planned)),
+        )?;
+        parse_node(&out.stdout_str())
+            .ok_or_else(|| s.failure(format!("cannot read node {hostname} from the Kubernetes API")))
+    }
+
+    /// What node `node` runs: its Talos version and schematic.
+    fn running(&self, s: &mut Session<'_>, node: &Node) -> StepResult<Running> {
+        let c = self.c;
+        let version = s.run(talosctl(self.tc, node).args(["version", "--short"]).plan_stdout(format!(
             "Server:\n\tNODE: {}\n\tTag: {}\n",
             node.address,
             c.talos.v()
         )))?;
         let ext =
-            s.run(talosctl(tc, node).args(["get", "extensions", "-o", "json"]).plan_stdout(
+            s.run(talosctl(self.tc, node).args(["get", "extensions", "-o", "json"]).plan_stdout(
                 "{\"spec\":{\"metadata\":{\"name\":\"schematic\",\"version\":\"<running schematic>\"}}}",
             ))?;
-        let running =
-            Running { talos: parse_version(&version.stdout_str()), schematic: parse_schematic(&ext.stdout_str()) };
-        let Some(talos) = running.talos else {
-            return s.fail(format!("cannot read the Talos version node {} runs", node.hostname));
-        };
-        if talos == c.talos && running.schematic.as_deref() == Some(want.schematic_id.as_str()) {
+        Ok(Running { talos: parse_version(&version.stdout_str()), schematic: parse_schematic(&ext.stdout_str()) })
+    }
+
+    fn os(&self, s: &mut Session<'_>) -> StepResult {
+        let (c, nodes) = (self.c, self.nodes);
+        let all_cps: Vec<&Node> = nodes.control_plane.iter().collect();
+        let all_workers: Vec<&Node> = nodes.workers.iter().collect();
+        let cp_count = c.control_plane.len().min(nodes.control_plane.len());
+        let targets = c.control_plane.iter().zip(&nodes.control_plane).chain(c.workers.iter().zip(&nodes.workers));
+        let mut asked = false;
+        for (i, (want, node)) in targets.enumerate() {
+            let running = self.running(s, node)?;
+            let Some(talos) = running.talos else {
+                return s.fail(format!("cannot read the Talos version node {} runs", node.hostname));
+            };
+            if talos == c.talos && running.schematic.as_deref() == Some(want.schematic_id.as_str()) {
+                // At the target: not upgraded again, but the next node waits until it is Ready.
+                let st = self.node_status(s, &node.hostname, c.kubernetes)?;
+                if !st.ready {
+                    return s.fail(format!(
+                        "node {} runs {} but is not Ready: fix it before the next node is upgraded",
+                        node.hostname,
+                        talos.v()
+                    ));
+                }
+                s.note(&format!(
+                    "node {} runs {} with schematic {}: nothing to do",
+                    node.hostname,
+                    talos.v(),
+                    &want.schematic_id[..12]
+                ));
+                continue;
+            }
+            talos_step(talos, c.talos).map_err(|e| s.failure(format!("node {}: {e}", node.hostname)))?;
+            if !asked {
+                s.confirm(&format!("upgrade the nodes of `{}` to {} one at a time?", c.name, want.installer))?;
+                asked = true;
+            }
+            self.in_window(s, &format!("the upgrade of node {}", node.hostname))?;
+            let before = self.node_status(s, &node.hostname, c.kubernetes)?;
+            if i < cp_count {
+                snapshot::take(s, self.tc, node, self.snapshots)?;
+            }
             s.note(&format!(
-                "node {} runs {} with schematic {}: nothing to do",
+                "node {}: {} schematic {} → {}",
                 node.hostname,
                 talos.v(),
-                &want.schematic_id[..12]
+                running.schematic.as_deref().unwrap_or("(none)"),
+                want.installer
             ));
-            continue;
+            s.run(talosctl(self.tc, node).args(["upgrade", "--image", &want.installer, "--wait", "--timeout", "20m"]))?;
+            health(s, self.tc, node, &all_cps, &all_workers)?;
+            self.read_back(s, node, want, before.kubelet)?;
         }
-        talos_step(talos, c.talos).map_err(|e| s.failure(format!("node {}: {e}", node.hostname)))?;
-        if !asked {
-            s.confirm(&format!("upgrade the nodes of `{}` to {} one at a time?", c.name, want.installer))?;
-            asked = true;
+        Ok(())
+    }
+
+    /// After a node's upgrade: what it runs must be the target (`talosctl upgrade` can report
+    /// success with no reboot: home-operations/tuppr#575), its kubelet the one it ran before
+    /// (a Talos upgrade does not change it) and the node Ready. Otherwise the run stops here.
+    fn read_back(&self, s: &mut Session<'_>, node: &Node, want: &NodeTarget, kubelet: Option<Version>) -> StepResult {
+        let c = self.c;
+        let now = self.running(s, node)?;
+        let st = self.node_status(s, &node.hostname, kubelet.unwrap_or(c.kubernetes))?;
+        if s.plan {
+            s.note(&format!(
+                "node {} must now run Talos {}, its schematic, its kubelet as before, Ready",
+                node.hostname,
+                c.talos.v()
+            ));
+            return Ok(());
+        }
+        let mut wrong = Vec::new();
+        if now.talos != Some(c.talos) {
+            wrong.push(format!(
+                "it runs Talos {}, not {} (the upgrade reported success without the node rebooting into the new version)",
+                now.talos.map_or_else(|| "(unreadable)".to_owned(), |t| t.v()),
+                c.talos.v()
+            ));
+        }
+        if now.schematic.as_deref() != Some(want.schematic_id.as_str()) {
+            wrong.push(format!(
+                "its schematic is {}, not {}",
+                now.schematic.as_deref().unwrap_or("(none)"),
+                want.schematic_id
+            ));
+        }
+        if st.kubelet != kubelet {
+            let v = |k: Option<Version>| k.map_or_else(|| "(none)".to_owned(), |k| format!("v{k}"));
+            wrong.push(format!("its kubelet is {}, not {} as before", v(st.kubelet), v(kubelet)));
+        }
+        if !st.ready {
+            wrong.push("it is not Ready".to_owned());
+        }
+        if !wrong.is_empty() {
+            return s.fail(format!(
+                "node {} after its upgrade: {}. Nothing further was touched",
+                node.hostname,
+                wrong.join("; ")
+            ));
         }
         s.note(&format!(
-            "node {}: {} schematic {} → {}",
+            "node {} verified: Talos {}, kubelet {}, Ready",
             node.hostname,
-            talos.v(),
-            running.schematic.as_deref().unwrap_or("(none)"),
-            want.installer
+            c.talos.v(),
+            st.kubelet.map_or_else(String::new, |k| format!("v{k}"))
         ));
-        s.run(talosctl(tc, node).args(["upgrade", "--image", &want.installer, "--wait", "--timeout", "20m"]))?;
-        health(s, tc, node, &all_cps, &all_workers)?;
+        Ok(())
     }
-    Ok(())
-}
 
-fn kubernetes(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, nodes: &Nodes, tc: &str) -> StepResult {
-    let Some(first) = nodes.control_plane.first() else { return Ok(()) };
-    let kubeconfig = display(&ctx.work.file(&format!("{}.kubeconfig", c.name)));
-    s.run(talosctl(tc, first).args(["kubeconfig", &kubeconfig, "--force"]))?;
-    let mut cmd = Cmd::new("kubectl").args(["--kubeconfig", &kubeconfig]);
-    if let Some(api) = &nodes.kubernetes_api {
-        cmd = cmd.arg(format!("--server=https://{api}"));
+    fn kubernetes(&self, s: &mut Session<'_>) -> StepResult {
+        let (c, nodes) = (self.c, self.nodes);
+        let Some(first) = nodes.control_plane.first() else { return Ok(()) };
+        let out = s.run(
+            kubectl(self.ctx, c, nodes, &["version", "-o", "json"])
+                .plan_stdout(format!("{{\"serverVersion\":{{\"gitVersion\":\"v{}\"}}}}", c.kubernetes)),
+        )?;
+        let server = serde_json::from_slice::<Value>(&out.stdout).ok().and_then(|v| {
+            v.pointer("/serverVersion/gitVersion").and_then(Value::as_str).and_then(|s| s.parse::<Version>().ok())
+        });
+        let Some(server) = server else {
+            return s.fail("cannot read the API server's version (`kubectl version -o json`)");
+        };
+        if server == c.kubernetes && !s.plan {
+            s.note(&format!("Kubernetes {server}: nothing to do"));
+            return Ok(());
+        }
+        if s.plan {
+            s.note("when the API server's version differs from fleet.kdl's:");
+        }
+        kubernetes_step(server, c.kubernetes).map_err(|e| s.failure(e))?;
+        self.in_window(s, "`talosctl upgrade-k8s`")?;
+        s.run(talosctl(self.tc, first).args(["upgrade-k8s", "--to", &c.kubernetes.to_string()]))?;
+        // `upgrade-k8s` moves every kubelet too: each node must now report the target, Ready.
+        for node in nodes.control_plane.iter().chain(&nodes.workers) {
+            let st = self.node_status(s, &node.hostname, c.kubernetes)?;
+            if st.kubelet != Some(c.kubernetes) || !st.ready {
+                return s.fail(format!(
+                    "node {} after `upgrade-k8s`: kubelet {}{}, expected v{} Ready",
+                    node.hostname,
+                    st.kubelet.map_or_else(|| "(none)".to_owned(), |k| format!("v{k}")),
+                    if st.ready { "" } else { ", not Ready" },
+                    c.kubernetes
+                ));
+            }
+        }
+        s.note(&format!("every node's kubelet runs v{}, Ready", c.kubernetes));
+        Ok(())
     }
-    let out = s.run(
-        cmd.args(["version", "-o", "json"])
-            .plan_stdout(format!("{{\"serverVersion\":{{\"gitVersion\":\"v{}\"}}}}", c.kubernetes)),
-    )?;
-    let server = serde_json::from_slice::<Value>(&out.stdout).ok().and_then(|v| {
-        v.pointer("/serverVersion/gitVersion").and_then(Value::as_str).and_then(|s| s.parse::<Version>().ok())
-    });
-    let Some(server) = server else {
-        return s.fail("cannot read the API server's version (`kubectl version -o json`)");
-    };
-    if server == c.kubernetes && !s.plan {
-        s.note(&format!("Kubernetes {server}: nothing to do"));
-        return Ok(());
-    }
-    if s.plan {
-        s.note("when the API server's version differs from fleet.kdl's:");
-    }
-    kubernetes_step(server, c.kubernetes).map_err(|e| s.failure(e))?;
-    s.run(talosctl(tc, first).args(["upgrade-k8s", "--to", &c.kubernetes.to_string()]))?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ pub mod patch;
 mod resolve;
 pub use resolve::MAX_CLUSTER_NODES;
 pub mod values;
+mod window;
 
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
@@ -24,6 +25,7 @@ pub use api::{DEFAULT_API_PORT, KUBERNETES_API_PORT};
 pub use patch::{Patch, PatchLevel};
 pub use resolve::{Loader, nearest_path, resolve};
 pub use values::{ApplyMode, Bytes, Ipv4Net, Ipv4Range, Runtime, TaintEffect, Version};
+pub use window::Window;
 
 /// The whole fleet: pins, schematics, add-ons, and environments in declaration order.
 #[derive(Debug, Clone)]
@@ -466,6 +468,11 @@ pub struct Cluster {
     pub ip_pool: Option<Spanned<Ipv4Range>>,
     /// Names of the sealed inputs this cluster needs at apply time (secrets bundle, API keys).
     pub sealed: Vec<Spanned<String>>,
+    /// `window`: when `fleetc upgrade` may start a disruptive step (none: any time).
+    pub window: Option<Spanned<Window>>,
+    /// `etcd-snapshots`: the directory `fleetc upgrade` keeps its etcd snapshots in (none:
+    /// the operator's state directory, docs/day-two.md).
+    pub etcd_snapshots: Option<Spanned<String>>,
     pub span: Span,
 }
 

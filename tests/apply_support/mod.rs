@@ -133,6 +133,9 @@ impl Fixture {
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect();
+        let mut env = env;
+        // The operator's home, outside the fleet: `upgrade` keeps etcd snapshots under it.
+        env.insert("HOME".to_owned(), dir.path().join("home").display().to_string());
         Fixture { dir, root, out, build, target, identity: id_file, env }
     }
 
@@ -168,12 +171,19 @@ pub struct Fake {
     pub sleeps: Rc<RefCell<u32>>,
     /// What a download writes.
     pub image_bytes: Rc<RefCell<Vec<u8>>>,
+    /// The clock `now` answers with (seconds since the epoch, UTC); [`Fake::new`] sets
+    /// [`SATURDAY_0300`].
+    pub clock: Rc<RefCell<u64>>,
 }
+
+/// 2026-12-05T03:00:00Z, a Saturday.
+pub const SATURDAY_0300: u64 = 1_796_439_600;
 
 impl Fake {
     pub fn new() -> Fake {
         let f = Fake::default();
         *f.image_bytes.borrow_mut() = b"QFI\xfb\0\0\0\x03rest-of-a-qcow2".to_vec();
+        *f.clock.borrow_mut() = SATURDAY_0300;
         f
     }
 
@@ -268,7 +278,14 @@ impl Runner for Fake {
         {
             std::fs::write(dest, b"QFI\xfb\0\0\0\x03converted").ok();
         }
+        if let Some(out) = etcd_snapshot(cmd, &etcd_snapshot_bytes(4, false)) {
+            return Ok(out);
+        }
         Ok(Output::ok(cmd.plan_stdout.clone().into_bytes()))
+    }
+
+    fn now(&mut self) -> u64 {
+        *self.clock.borrow()
     }
 
     fn sleep(&mut self, _: Duration) {
@@ -383,8 +400,8 @@ fn resource(node: &str, namespace: &str, ty: &str, id: &str, spec: serde_json::V
 /// answers at its static address: `version` through the talosconfig succeeds, `get
 /// etcdmembers` lists the local member once bootstrapped (`EtcdMembers.etcd.talos.dev`,
 /// `spec.memberID`, `pkg/machinery/resources/etcd/member.go` l.16-30), and `bootstrap`
-/// answers FailedPrecondition `bootstrap_refusals` times (`v1alpha1_server.go` l.443), then
-/// bootstraps, then AlreadyExists (l.458). Returns the machines, to inspect.
+/// answers FailedPrecondition `bootstrap_refusals` times (`v1alpha1_server.go` l.454, "time
+/// is not in sync yet"), then bootstraps, then AlreadyExists (l.458). Returns the machines, to inspect.
 pub fn maintenance(fake: &Fake, machines: Vec<Machine>) -> Rc<RefCell<Vec<Machine>>> {
     let state = Rc::new(RefCell::new(machines));
     let st = state.clone();
@@ -486,6 +503,157 @@ pub fn maintenance(fake: &Fake, machines: Vec<Machine>) -> Rc<RefCell<Vec<Machin
                 ));
             }
             m.bootstrapped = true;
+            return Some(Output::ok(Vec::new()));
+        }
+        None
+    }));
+    state
+}
+
+/// A bbolt database of `pages` 4096-byte pages whose meta page 0 validates (etcd-io/bbolt
+/// v1.4.3 `internal/common/meta.go` l.12-35: magic `0xED0CDAED`, version 2, page size, then
+/// the FNV-64a of the 56 bytes of fields before `checksum`; the 16-byte page header with flag
+/// 0x04, `internal/common/page.go` l.31-36, `types.go` l.13-21), followed by the sha256
+/// trailer etcd's snapshot stream ends with (etcd-io/etcd v3.6.12
+/// `etcdutl/snapshot/v3_snapshot.go` l.93-98), which `damaged` makes wrong by one bit.
+pub fn etcd_snapshot_bytes(pages: usize, damaged: bool) -> Vec<u8> {
+    use sha2::Digest;
+    let mut db = vec![0u8; pages * 4096];
+    db[8..10].copy_from_slice(&0x04u16.to_le_bytes());
+    db[16..20].copy_from_slice(&0xED0C_DAEDu32.to_le_bytes());
+    db[20..24].copy_from_slice(&2u32.to_le_bytes());
+    db[24..28].copy_from_slice(&4096u32.to_le_bytes());
+    let sum =
+        db[16..72].iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3));
+    db[72..80].copy_from_slice(&sum.to_le_bytes());
+    for (i, b) in db.iter_mut().enumerate().skip(4096) {
+        *b = (i % 251) as u8;
+    }
+    let mut trailer = sha2::Sha256::digest(&db).to_vec();
+    if damaged {
+        trailer[0] ^= 1;
+    }
+    db.extend_from_slice(&trailer);
+    db
+}
+
+/// `talosctl etcd snapshot <path>` as siderolabs/talos v1.13.9 `cmd/talosctl/cmd/talos/etcd.go`
+/// l.345-396 does it: the stream written to `<path>.part`, renamed to `<path>` once its size
+/// has room for the sha256 trailer (the trailer itself is not checked), then two lines on
+/// stdout. `None` when `cmd` is not that command.
+pub fn etcd_snapshot(cmd: &Cmd, bytes: &[u8]) -> Option<Output> {
+    let i = cmd.args.iter().position(|a| a == "etcd")?;
+    if cmd.program != "talosctl" || cmd.args.get(i + 1).map(String::as_str) != Some("snapshot") {
+        return None;
+    }
+    let path = cmd.args.get(i + 2)?;
+    std::fs::write(path, bytes).ok()?;
+    Some(Output::ok(format!(
+        "etcd snapshot saved to \"{path}\" ({} bytes)\nsnapshot info: hash c25fd181, revision 4193, total keys 1287, total size {}\n",
+        bytes.len(),
+        bytes.len() - 32
+    )))
+}
+
+/// A node of a running cluster as the fake talosctl and kubectl model it for `upgrade`.
+#[derive(Debug, Clone)]
+pub struct RunningNode {
+    pub hostname: String,
+    pub tag: String,
+    pub schematic: String,
+    pub kubelet: String,
+    pub ready: bool,
+    /// `talosctl upgrade` returns success and changes nothing (home-operations/tuppr#575:
+    /// with talosctl >= 1.13 the install can complete without the reboot that activates it).
+    pub no_reboot: bool,
+    /// How many `upgrade` calls reached it.
+    pub upgrades: u32,
+}
+
+impl RunningNode {
+    pub fn new(hostname: &str, tag: &str, schematic: &str, kubelet: &str) -> RunningNode {
+        RunningNode {
+            hostname: hostname.into(),
+            tag: tag.into(),
+            schematic: schematic.into(),
+            kubelet: kubelet.into(),
+            ready: true,
+            no_reboot: false,
+            upgrades: 0,
+        }
+    }
+}
+
+/// Models a running cluster's nodes in `fake` (each reached as `<hostname.address>`, the
+/// placeholder the fixture's inventory gives it):
+/// * `talosctl version` prints the client, then `Server:`, `NODE:` and the long version block
+///   whose `Tag:` is what the node runs (siderolabs/talos v1.13.9
+///   `cmd/talosctl/cmd/talos/version.go` l.38-51, l.84; `pkg/machinery/version/version.go`
+///   l.33);
+/// * `talosctl get extensions -o json` lists the `schematic` virtual extension
+///   (`ExtensionStatuses.runtime.talos.dev`, `pkg/machinery/resources/runtime/
+///   extension_status.go` l.18-24, whose spec is `extensions.Layer`: `image` and `metadata`
+///   with `name` and `version`, `pkg/machinery/extensions/config.go` l.23-26, `metadata.go`
+///   l.16-23; the version is the schematic ID);
+/// * `talosctl upgrade --image <factory>/<schematic>:<tag>` moves the node to that tag and
+///   schematic unless it is `no_reboot`;
+/// * `talosctl upgrade-k8s --to V` moves every kubelet to V;
+/// * `kubectl get node <name> -o json` is the Node object (`status.nodeInfo.kubeletVersion`,
+///   `status.conditions[type=Ready]`: kubernetes/api v0.36.3 `core/v1/types.go` l.6695,
+///   l.6782, l.6805, l.6912).
+pub fn running_cluster(fake: &Fake, nodes: Vec<RunningNode>) -> Rc<RefCell<Vec<RunningNode>>> {
+    let state = Rc::new(RefCell::new(nodes));
+    let st = state.clone();
+    fake.rules.borrow_mut().push(Box::new(move |c: &Cmd| {
+        let mut nodes = st.borrow_mut();
+        if c.program == "kubectl" {
+            let i = c.args.iter().position(|a| a == "node")?;
+            let name = c.args.get(i + 1)?;
+            let n = nodes.iter().find(|n| &n.hostname == name)?;
+            let doc = serde_json::json!({
+                "apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": n.hostname},
+                "status": {
+                    "nodeInfo": {"kubeletVersion": n.kubelet, "osImage": format!("Talos ({})", n.tag)},
+                    "conditions": [
+                        {"type": "MemoryPressure", "status": "False"},
+                        {"type": "Ready", "status": if n.ready { "True" } else { "False" }},
+                    ],
+                },
+            });
+            return Some(Output::ok(doc.to_string()));
+        }
+        if c.program != "talosctl" {
+            return None;
+        }
+        if c.args.iter().any(|a| a == "upgrade-k8s") {
+            let to = c.flag("--to")?;
+            for n in nodes.iter_mut() {
+                n.kubelet = format!("v{to}");
+            }
+            return Some(Output::ok(Vec::new()));
+        }
+        let addr = c.flag("--nodes")?.to_owned();
+        let n = nodes.iter_mut().find(|n| format!("<{}.address>", n.hostname) == addr)?;
+        if c.args.iter().any(|a| a == "version") {
+            return Some(Output::ok(format!(
+                "Client:\n\tTag:         v1.13.9\nServer:\n\tNODE:        {addr}\n\tTag:         {}\n\tSHA:         0123abcd\n",
+                n.tag
+            )));
+        }
+        if c.args.iter().any(|a| a == "extensions") {
+            return Some(Output::ok(resource(&addr, "runtime", "ExtensionStatuses.runtime.talos.dev", "1", serde_json::json!({
+                "image": "", "metadata": {"name": "schematic", "version": n.schematic, "author": "Image Factory"},
+            }))));
+        }
+        if c.args.iter().any(|a| a == "upgrade") {
+            n.upgrades += 1;
+            if !n.no_reboot {
+                let image = c.flag("--image")?;
+                let (repo, tag) = image.rsplit_once(':')?;
+                n.tag = tag.to_owned();
+                n.schematic = repo.rsplit('/').next()?.to_owned();
+            }
             return Some(Output::ok(Vec::new()));
         }
         None

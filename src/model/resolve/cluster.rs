@@ -137,6 +137,8 @@ impl Resolver<'_> {
             cluster_api,
             ip_pool,
             sealed,
+            window: s.window.clone(),
+            etcd_snapshots: s.etcd_snapshots.clone(),
             span: head,
         })
     }

@@ -29,6 +29,8 @@ const NAMED: &[(&str, &str)] = &[
 
 /// Nodes stated once per block: a second one would replace the first without a word.
 const SINGLE: &[&str] = &[
+    "window",
+    "etcd-snapshots",
     "talos",
     "kubernetes",
     "apply-mode",

@@ -8,7 +8,7 @@
 use super::reader::Reader;
 use super::{Resolver, one_of};
 use crate::diag::{Diagnostic, Span, codes};
-use crate::model::{ApplyMode, Bytes, Ipv4Net, Patch, Runtime, Spanned, Version};
+use crate::model::{ApplyMode, Bytes, Ipv4Net, Patch, Runtime, Spanned, Version, Window};
 use crate::syntax::Node;
 
 /// Settings that inherit fleet → environment → cluster (the nearest wins).
@@ -33,6 +33,10 @@ pub(super) struct Settings {
     pub cni_default: Option<Span>,
     /// Talos patches, accumulated level by level (every level's apply, in order).
     pub patches: Vec<Patch>,
+    /// `window "sat,sun 02:00-06:00"`: when `fleetc upgrade` may start a disruptive step.
+    pub window: Option<Spanned<Window>>,
+    /// `etcd-snapshots "/path"`: where `fleetc upgrade` keeps the etcd snapshots it takes.
+    pub etcd_snapshots: Option<Spanned<String>>,
 }
 
 /// Pool values that inherit fleet → environment → cluster → pool.
@@ -57,6 +61,8 @@ pub(super) const SETTINGS: &[&str] = &[
     "service-cidr",
     "pool-defaults",
     "patch",
+    "window",
+    "etcd-snapshots",
 ];
 
 const POOL_DEFAULT_PROPS: &[&str] = &[
@@ -138,6 +144,17 @@ impl Resolver<'_> {
                 let r = Reader::new(node, POOL_DEFAULT_PROPS, d);
                 self.pool_values(&r, &mut s.pool);
                 r.finish(false, self.diags);
+            }
+            "window" => {
+                let mut r = Reader::new(node, &[], d);
+                s.window =
+                    r.arg_parsed::<Window>(d, "a maintenance window (`sat,sun 02:00-06:00`, UTC)").or(s.window.take());
+                r.finish(false, d);
+            }
+            "etcd-snapshots" => {
+                let mut r = Reader::new(node, &[], d);
+                s.etcd_snapshots = r.arg_str(d, "a directory outside the repository").or(s.etcd_snapshots.take());
+                r.finish(false, d);
             }
             "patch" => {
                 let level = self.patch_level;

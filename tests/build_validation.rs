@@ -74,84 +74,114 @@ fn an_emitted_document_the_schema_rejects_is_named() {
 }
 
 /// `fleetc build` of a fleet whose vendored manifest its schema rejects fails and writes
-/// nothing (the failing golden `golden/emit-schema-rejected` shows the diagnostic).
+/// nothing, naming the vendored file and the field's JSON pointer: a ConfigMap, a DaemonSet, a
+/// Service and a ClusterRole with a wrongly typed field (the failing goldens
+/// `golden/emit-schema-rejected{,-daemonset,-service,-clusterrole}` show the diagnostics).
 #[test]
 fn a_rejected_build_writes_nothing() {
-    let case = common::root().join("golden/emit-schema-rejected");
-    let dir = tempfile::tempdir().unwrap();
-    fs::copy(case.join("fleet.kdl"), dir.path().join("fleet.kdl")).unwrap();
-    for sub in ["vendor", "apps/whoami"] {
-        fs::create_dir_all(dir.path().join(sub)).unwrap();
-        for e in fs::read_dir(case.join(sub)).unwrap().flatten() {
-            fs::copy(e.path(), dir.path().join(sub).join(e.file_name())).unwrap();
+    for (case, pointer) in [
+        ("emit-schema-rejected", "/metadata/labels/app.kubernetes.io~1version"),
+        ("emit-schema-rejected-daemonset", "DaemonSet `cilium`): `/spec/revisionHistoryLimit`"),
+        ("emit-schema-rejected-service", "Service `hubble-peer`): `/spec/ports/0/port`"),
+        ("emit-schema-rejected-clusterrole", "ClusterRole `cilium`): `/rules/0/verbs`"),
+    ] {
+        let case = common::root().join("golden").join(case);
+        let dir = tempfile::tempdir().unwrap();
+        fs::copy(case.join("fleet.kdl"), dir.path().join("fleet.kdl")).unwrap();
+        for sub in ["vendor", "apps/whoami"] {
+            fs::create_dir_all(dir.path().join(sub)).unwrap();
+            for e in fs::read_dir(case.join(sub)).unwrap().flatten() {
+                fs::copy(e.path(), dir.path().join(sub).join(e.file_name())).unwrap();
+            }
         }
+        let o = Command::new(env!("CARGO_BIN_EXE_fleetc"))
+            .args(["--diagnostics-format", "short", "build"])
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains("fleet::emit::schema-rejected"), "{err}");
+        assert!(err.contains("vendor/cilium.yaml") && err.contains(pointer), "{pointer}: {err}");
+        assert!(!dir.path().join("out").exists(), "a refused build wrote out/");
     }
-    let o = Command::new(env!("CARGO_BIN_EXE_fleetc"))
-        .args(["--diagnostics-format", "short", "build"])
-        .current_dir(dir.path())
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("fleet::emit::schema-rejected"), "{err}");
-    assert!(err.contains("/metadata/labels/app.kubernetes.io~1version"), "{err}");
-    assert!(!dir.path().join("out").exists(), "a refused build wrote out/");
 }
 
-/// Each document is judged with the schemas of the version its receiving cluster pins: an
-/// add-on only edge-1 (Kubernetes 1.35.2) embeds is judged with v1.35's core kinds, not
-/// v1.36's. The two differ in PodSpec: `workloadRef` exists in 1.35 (k8s.io/kubernetes v1.35.2
-/// `api/openapi-spec/v3/apis__apps__v1_openapi.json`, `io.k8s.api.core.v1.PodSpec`) and is
-/// gone in 1.36, which has `schedulingGroup` instead (v1.36.3, same file). Judged with 1.36's
-/// schemas, the first Deployment would be refused and the second accepted.
+/// Every object of the reference fleet's vendored manifests is judged (issue 34 §2): the
+/// built-in kinds with their cluster's minor (DaemonSet, Service, the RBAC kinds, CSIDriver,
+/// StorageClass, …) and the Talos CCM's `talos.dev` ServiceAccount with the CRD Talos applies.
 #[test]
-fn a_1_35_clusters_document_is_judged_with_1_35_schemas() {
+fn every_vendored_object_of_the_reference_fleet_is_judged() {
+    let c = common::compile_file(&common::root().join("fleet.kdl"));
+    let fleet = c.fleet.unwrap();
+    let (diags, report) = validate::run(&fleet, std::iter::empty());
+    let found: Vec<String> = diags.iter().map(|d| format!("{} {}", d.code.name, d.message)).collect();
+    assert!(found.is_empty(), "{found:#?}");
+    assert!(report.unjudged.is_empty(), "vendored objects not judged: {:?}", report.unjudged);
+    for family in [
+        "apps/v1 DaemonSet",
+        "v1 Service",
+        "rbac.authorization.k8s.io/v1 ClusterRole",
+        "rbac.authorization.k8s.io/v1 RoleBinding",
+        "storage.k8s.io/v1 CSIDriver",
+        "storage.k8s.io/v1 StorageClass",
+        "talos.dev/v1alpha1 ServiceAccount",
+    ] {
+        assert!(report.judged_by.contains_key(family), "{family} not judged: {report:#?}");
+    }
+}
+
+/// A custom resource whose kind schemas/ lacks is judged with the CRD a vendored manifest of
+/// the same cluster installs (strictly: a wrong type and an unknown field refused); one whose
+/// CRD no manifest installs is not judged and is warned about (`fleet::emit::schema-missing`),
+/// with the manifest and the document.
+#[test]
+fn a_custom_resource_is_judged_with_the_crd_the_fleet_installs_or_warned_about() {
     let c = common::compile_file(&common::root().join("fleet.kdl"));
     let mut fleet = c.fleet.unwrap();
-    let receivers: Vec<String> = fleet
-        .clusters()
-        .filter(|(_, c)| c.addons.iter().any(|a| a.value == "talos-ccm"))
-        .map(|(_, c)| format!("{} {}", c.name.value, c.kubernetes.value))
-        .collect();
-    assert_eq!(receivers, ["edge-1 1.35.2"], "the test needs talos-ccm on edge-1 (1.35) alone");
-    let deployment = |pod_extra: serde_json::Value| {
-        let mut spec = serde_json::json!({"containers": [{"name": "c", "image": "i"}]});
-        spec.as_object_mut().unwrap().extend(pod_extra.as_object().unwrap().clone());
-        serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "probe"},
-            "spec": {"selector": {"matchLabels": {"a": "b"}},
-                "template": {"metadata": {"labels": {"a": "b"}}, "spec": spec}}})
-    };
-    let judge = |fleet: &mut fleetc::model::Fleet, object: serde_json::Value| {
+    let crd = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.org"},
+        "spec": {"group": "example.org", "scope": "Namespaced", "names": {"kind": "Widget", "plural": "widgets"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object",
+                "properties": {"spec": {"type": "object", "properties": {
+                    "size": {"type": "integer", "minimum": 1, "exclusiveMinimum": true},
+                    "port": {"x-kubernetes-int-or-string": true},
+                    "note": {"type": "string", "nullable": true}}}}}}}]}});
+    let widget = |spec: serde_json::Value| serde_json::json!({"apiVersion": "example.org/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": spec});
+    let mut judge = |objects: Vec<serde_json::Value>| {
         let addon = fleet.addons.values_mut().find(|a| a.name.value == "talos-ccm").unwrap();
-        addon.manifest.objects = std::sync::Arc::new(vec![object]);
-        let (diags, report) = validate::run(fleet, std::iter::empty());
-        let found: Vec<String> = diags.iter().map(|d| d.message.clone()).collect();
-        (found, report)
+        addon.manifest.objects = std::sync::Arc::new(objects);
+        let (diags, report) = validate::run(&fleet, std::iter::empty());
+        (diags.iter().map(|d| format!("{} {}", d.code.name, d.message)).collect::<Vec<_>>(), report)
     };
     let (found, report) =
-        judge(&mut fleet, deployment(serde_json::json!({"workloadRef": {"name": "w", "podGroup": "g"}})));
-    assert!(found.is_empty(), "a 1.35 field on a 1.35 cluster was refused: {found:#?}");
-    assert!(report.judged_by["apps/v1 Deployment"].contains("kubernetes v1.35"), "{report:?}");
-    let (found, _) = judge(&mut fleet, deployment(serde_json::json!({"schedulingGroup": {"podGroupName": "g"}})));
-    assert!(
-        found.iter().any(|m| m.contains("Deployment `probe`") && m.contains("schedulingGroup")),
-        "a 1.36-only field on a 1.35 cluster was accepted: {found:#?}"
+        judge(vec![crd.clone(), widget(serde_json::json!({"size": 2, "port": "http", "note": null}))]);
+    assert!(found.is_empty(), "{found:#?}");
+    assert_eq!(
+        report.judged_by["example.org/v1 Widget"].iter().collect::<Vec<_>>(),
+        ["the CRD in vendor/talos-ccm-1.11.0.yaml"]
     );
-}
-
-/// The reference fleet pins CABPT 0.6.12 on `mgmt`: its TalosConfigTemplates are judged by
-/// the 0.6.12 set, not by 0.6.11's; the Report says which version judged each family.
-#[test]
-fn the_report_names_the_pinned_version_that_judged_each_family() {
-    let c = common::compile_file(&common::root().join("fleet.kdl"));
-    let (fleet, set) = (c.fleet.unwrap(), c.artifacts.unwrap());
-    let (_, report) = validate::run(&fleet, set.iter());
-    let by = |family: &str| report.judged_by.get(family).cloned().unwrap_or_default().into_iter().collect::<Vec<_>>();
-    assert_eq!(by("bootstrap.cluster.x-k8s.io/v1alpha3 TalosConfigTemplate"), ["cabpt v0.6.12"], "{report:#?}");
-    assert_eq!(by("controlplane.cluster.x-k8s.io/v1alpha3 TalosControlPlane"), ["cacppt v0.5.13"]);
-    assert_eq!(by("argoproj.io/v1alpha1 Application"), ["argocd v3.2.1 (for 3.6.3)"]);
-    let deployments = by("apps/v1 Deployment");
-    assert!(deployments.contains(&"kubernetes v1.35".to_owned()), "{deployments:?}");
-    assert!(deployments.contains(&"kubernetes v1.36".to_owned()), "{deployments:?}");
+    for (spec, pointer) in [
+        (serde_json::json!({"size": "two"}), "`/spec/size`"),
+        (serde_json::json!({"size": 1}), "`/spec/size`"),
+        (serde_json::json!({"port": true}), "`/spec/port`"),
+        (serde_json::json!({"colour": "red"}), "`/spec`"),
+    ] {
+        let (found, _) = judge(vec![crd.clone(), widget(spec.clone())]);
+        assert!(
+            found
+                .iter()
+                .any(|m| m.starts_with("fleet::emit::schema-rejected vendor/talos-ccm-1.11.0.yaml, document 2")
+                    && m.contains(pointer)),
+            "{spec}: {found:#?}"
+        );
+    }
+    let (found, report) = judge(vec![widget(serde_json::json!({"size": 2}))]);
+    assert_eq!(
+        found,
+        ["fleet::emit::schema-missing vendor/talos-ccm-1.11.0.yaml: 1 object of a kind fleetc has no schema for, \
+          not judged: document 1 (example.org/v1 Widget `w`)"]
+    );
+    assert_eq!(report.unjudged["example.org/v1 Widget"], 1);
 }

@@ -80,6 +80,7 @@ MODULES = {
     "operator": ("sigs.k8s.io/cluster-api-operator", [("v0.23.0", "h1:0BJK4w4MPnlLyhsuTnPwNp+vM6hoeS35QgUlSTOW+vs=")]),
     "eso": ("github.com/external-secrets/external-secrets", [("v0.20.4", "h1:HhNAjWfFEshhItphr28SGsHzf2bUP7uDAOVLg76uNAg=")]),
     "certmanager": ("github.com/cert-manager/cert-manager", [("v1.19.1", "h1:Txh8L/nLWTDcb7ZnXuXbTe15BxQnLbLirXmbNk0fGgY=")]),
+    "talosk8s": ("github.com/siderolabs/talos", [("v1.13.9", "h1:rTVcPmnU2nx3JewD4UnhHL9j1ZaOPHN0/b02GwLysZA=")]),
     "kubernetes": ("k8s.io/kubernetes", [
         ("v1.35.2", "h1:2HthVDfK3YJYv624imuKXPzUJ17xQop9OT5dgT+IMKE="),
         ("v1.36.3", "h1:qDQdoMiluAE2Eab6Fa52YV+WjiGz9mZFFoagEA6cI+o="),
@@ -103,6 +104,7 @@ COMMITS = {
     ("operator", "v0.23.0"): "3846d87f00f5be0ecaf9b9d18479a058c84266d0",
     ("eso", "v0.20.4"): "9ee12d535a01dda40a1ea0c7d4fd5c545baa6dba",
     ("certmanager", "v1.19.1"): "a22e21ea38f6a8e031af99471b0a50287fed8e7f",
+    ("talosk8s", "v1.13.9"): "3ebd10a7c1bd0f81742bdcd0c3fe56d727db7401",
     ("kubernetes", "v1.35.2"): "fdc9d74cbf2da6754ebf81d56f80ae2948cd6425",
 }
 
@@ -149,20 +151,55 @@ CRDS = [
     ("certmanager", "deploy/crds/cert-manager.io_certificates.yaml", "Certificate"),
     ("certmanager", "deploy/crds/cert-manager.io_issuers.yaml", "Issuer"),
     ("certmanager", "deploy/crds/cert-manager.io_clusterissuers.yaml", "ClusterIssuer"),
+    # The CRD Talos applies itself when `machine.features.kubernetesTalosAPIAccess` is on
+    # (internal/app/machined/pkg/controllers/k8s/internal/k8stemplates: the golden file its test
+    # compares `TalosServiceAccountCRDTemplate` with).
+    ("talosk8s", "internal/app/machined/pkg/controllers/k8s/internal/k8stemplates/testdata/talos-service-account-crd.yaml",
+     "ServiceAccount"),
 ]
 
-# Kubernetes core kinds fleetc emits (in out/ or in the inline manifests it writes), from the
-# OpenAPI v3 documents of k8s.io/kubernetes at the served patch of each minor a fleet pins:
-# (file in api/openapi-spec/v3/, component name, group, version, kind). Stored as
-# `kubernetes/<minor>/<group>/<Kind>_<version>.json` under the oldest minor with those bytes.
-K8S_OPENAPI = [
-    ("api__v1_openapi.json", "io.k8s.api.core.v1.Namespace", "", "v1", "Namespace"),
-    ("api__v1_openapi.json", "io.k8s.api.core.v1.ConfigMap", "", "v1", "ConfigMap"),
-    ("api__v1_openapi.json", "io.k8s.api.core.v1.Secret", "", "v1", "Secret"),
-    ("apis__apps__v1_openapi.json", "io.k8s.api.apps.v1.Deployment", "apps", "v1", "Deployment"),
-    ("apis__apiextensions.k8s.io__v1_openapi.json",
-     "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
-     "apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
+# Kubernetes built-in kinds: every kind a manifest commonly carries (and every kind fleetc emits or
+# a vendored manifest of the reference fleet or a golden fleet has), from the OpenAPI v3 documents
+# of k8s.io/kubernetes at the served patch of each minor a fleet pins: (file in
+# api/openapi-spec/v3/, group, version, [kind, ...]). Each kind is the one component of that file
+# whose `x-kubernetes-group-version-kind` is exactly (group, version, kind). Stored as
+# `kubernetes/<minor>/<group or core>/<Kind>_<version>.json` (the kind's own node, apiVersion and
+# kind pinned; identical bytes once, under the oldest minor) beside one
+# `kubernetes/<minor>/definitions.json` per minor: every component those kinds refer to,
+# transitively, once (the kinds' `$ref`s point into its `$defs`).
+K8S_KINDS = [
+    ("api__v1_openapi.json", "", "v1", [
+        "ConfigMap", "Endpoints", "LimitRange", "Namespace", "PersistentVolume", "PersistentVolumeClaim",
+        "Pod", "PodTemplate", "ReplicationController", "ResourceQuota", "Secret", "Service", "ServiceAccount",
+    ]),
+    ("apis__admissionregistration.k8s.io__v1_openapi.json", "admissionregistration.k8s.io", "v1", [
+        "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+        "ValidatingWebhookConfiguration",
+    ]),
+    ("apis__apiextensions.k8s.io__v1_openapi.json", "apiextensions.k8s.io", "v1", ["CustomResourceDefinition"]),
+    ("apis__apiregistration.k8s.io__v1_openapi.json", "apiregistration.k8s.io", "v1", ["APIService"]),
+    ("apis__apps__v1_openapi.json", "apps", "v1",
+     ["ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"]),
+    ("apis__autoscaling__v1_openapi.json", "autoscaling", "v1", ["HorizontalPodAutoscaler"]),
+    ("apis__autoscaling__v2_openapi.json", "autoscaling", "v2", ["HorizontalPodAutoscaler"]),
+    ("apis__batch__v1_openapi.json", "batch", "v1", ["CronJob", "Job"]),
+    ("apis__certificates.k8s.io__v1_openapi.json", "certificates.k8s.io", "v1", ["CertificateSigningRequest"]),
+    ("apis__coordination.k8s.io__v1_openapi.json", "coordination.k8s.io", "v1", ["Lease"]),
+    ("apis__discovery.k8s.io__v1_openapi.json", "discovery.k8s.io", "v1", ["EndpointSlice"]),
+    ("apis__flowcontrol.apiserver.k8s.io__v1_openapi.json", "flowcontrol.apiserver.k8s.io", "v1",
+     ["FlowSchema", "PriorityLevelConfiguration"]),
+    ("apis__networking.k8s.io__v1_openapi.json", "networking.k8s.io", "v1",
+     ["IPAddress", "Ingress", "IngressClass", "NetworkPolicy", "ServiceCIDR"]),
+    ("apis__node.k8s.io__v1_openapi.json", "node.k8s.io", "v1", ["RuntimeClass"]),
+    ("apis__policy__v1_openapi.json", "policy", "v1", ["PodDisruptionBudget"]),
+    ("apis__rbac.authorization.k8s.io__v1_openapi.json", "rbac.authorization.k8s.io", "v1",
+     ["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"]),
+    ("apis__resource.k8s.io__v1_openapi.json", "resource.k8s.io", "v1",
+     ["DeviceClass", "ResourceClaim", "ResourceClaimTemplate"]),
+    ("apis__scheduling.k8s.io__v1_openapi.json", "scheduling.k8s.io", "v1", ["PriorityClass"]),
+    ("apis__storage.k8s.io__v1_openapi.json", "storage.k8s.io", "v1", [
+        "CSIDriver", "CSINode", "CSIStorageCapacity", "StorageClass", "VolumeAttachment", "VolumeAttributesClass",
+    ]),
 ]
 K8S_OPENAPI_DIR = "api/openapi-spec/v3"
 
@@ -216,6 +253,11 @@ that table names, with the evidence below.
   at their tags; v1.0.0 differs.
 - CAPMOX v0.9.0 is served and used as pinned (v0.7.5 is not served: 403; fleetc refuses CAPMOX
   before 0.9 anyway).
+- `talos.dev/v1alpha1` `ServiceAccount`: the CRD Talos applies to its cluster when
+  `machine.features.kubernetesTalosAPIAccess` is on, from the module `github.com/siderolabs/talos`
+  v1.13.9 (`internal/app/machined/pkg/controllers/k8s/internal/k8stemplates/testdata/talos-service-account-crd.yaml`,
+  the golden file of `TalosServiceAccountCRDTemplate`); the same bytes at tags v1.12.6 and
+  v1.14.0-rc.1 (oracles/kube/README.md, "The CRDs"), so it judges every Talos minor fleetc builds.
 - External Secrets v0.20.4 (the chart 0.20.4 the fleet pins installs that app version),
   cert-manager v1.19.1 (its `deploy/crds/`), Argo CD v3.2.1: served, used as pinned.
 - `sigs.k8s.io/cluster-api-operator` v0.24.0 (the pinned operator) is not served (403); v0.23.0 is
@@ -224,11 +266,14 @@ that table names, with the evidence below.
   `d21153e947365de4df356313ea229a6097b267a7`, of the upstream repository); it removes none. So a document these schemas accept is accepted
   by v0.24.0's CRDs as well; the kube oracle installs the v0.24.0 CRDs themselves where a copy of
   that repository is at hand (`oracles/kube/README.md`).
-- Kubernetes core kinds: `kubernetes/v1.35/` from `k8s.io/kubernetes` v1.35.2 (the patch edge-1
+- Kubernetes built-in kinds: `kubernetes/v1.35/` from `k8s.io/kubernetes` v1.35.2 (the patch edge-1
   pins) and `kubernetes/v1.36/` from v1.36.3 (the served patch of the 1.36 minor; 1.36.2 is not
   served), `api/openapi-spec/v3/*.json`. A kind whose produced bytes are the same in both is stored
   once, under v1.35. Kubernetes 1.30 to 1.34 (accepted by versions/talos.kdl, not produced) are
-  judged with v1.35's schemas and 1.37 with v1.36's: named stand-ins, not evidence of sameness.
+  judged with v1.35's schemas and 1.37 with v1.36's: named stand-ins, not evidence of sameness
+  (for instance `networking.k8s.io/v1` `ServiceCIDR` and `IPAddress` are served from 1.33 and
+  `storage.k8s.io/v1` `VolumeAttributesClass` and `resource.k8s.io/v1` from 1.34: the v1.35
+  stand-in accepts them for an older cluster whose API server has no such kind).
 
 ## Transformation
 
@@ -252,19 +297,25 @@ and `properties.apiVersion.const` = `<group>/<version>`, `properties.kind.const`
 `apiVersion` and `kind` added to the top-level `required` (the CRD's own identity).
 No `additionalProperties: false` is added: the tests close object nodes themselves (strict mode).
 
-Kubernetes core kinds: the kind's component in the OpenAPI v3 document and every component it
-refers to, transitively, become one standalone draft 2020-12 document: the kind at the top,
-the others under `$defs`, each `#/components/schemas/NAME` rewritten to `#/$defs/NAME`; each
-node converted and stripped as a CRD's is; `$id` = `urn:fleetc:k8s:<group or core>:<Kind>:<version>`,
-with `apiVersion`/`kind` pinned and required as for CRDs.
+Kubernetes built-in kinds (the list is `K8S_KINDS` in `oracles/schemas/produce.py`): per minor,
+the kind's component (the one whose `x-kubernetes-group-version-kind` is exactly its group,
+version and kind) in the OpenAPI v3 document of its group-version becomes the kind's file, a draft
+2020-12 node with `$id` = `urn:fleetc:k8s:<group or core>:<Kind>:<version>` and
+`apiVersion`/`kind` pinned and required as for CRDs. Every component the minor's kinds refer to,
+transitively, is written once into `kubernetes/<minor>/definitions.json`, under `$defs` (such a
+component that appears in several documents must be the same in each, or the producer fails);
+each `#/components/schemas/NAME` is rewritten to `#/$defs/NAME`, and every node is converted and
+stripped as a CRD's is. A kind file is judged with the definitions of the set's minor merged in as
+its `$defs` (`DEFINITIONS` in `index.rs`; fleetc copies only the definitions the kind reaches).
 
 Output: JSON with sorted keys, two-space indentation, non-ASCII kept as UTF-8, one trailing newline.
 
 ## Layout
 
 `talos/<minor>/config.schema.json`; `crds/<group>/<module version>/<Kind>_<apiVersion>.json`;
-`kubernetes/<minor>/<group or core>/<Kind>_<version>.json`. Identical bytes are stored once,
-under the oldest version that produces them. `index.rs` (generated, included by
+`kubernetes/<minor>/<group or core>/<Kind>_<version>.json` and `kubernetes/<minor>/definitions.json`.
+Identical kind files are stored once, under the oldest version that produces them; the definitions
+are one file per minor. `index.rs` (generated, included by
 `src/upstream/schemas.rs`) embeds every CRD and Kubernetes file once and lists, for every schema set
 (module, version), the file of each `apiVersion` and `kind` it serves: the table below, as code.
 """
@@ -406,6 +457,8 @@ def produce():
     stored = {}
     # (key, set version, apiVersion, kind, stored file): the index of every schema set
     index = []
+    # (key, set version, stored file): the definitions the set's Kubernetes kinds refer to
+    definitions = []
     dirs = {}
     by_bytes = {}
 
@@ -467,36 +520,59 @@ def produce():
                 store(lambda sv, g=group, n=v["name"]: f"crds/{g}/{sv}/{kind}_{n}.json", dump(doc), key, ver, ver,
                       path, sha256(src), flags, f"{group}/{v['name']}", kind)
 
-    for fname, comp, group, ver, kind in K8S_OPENAPI:
-        for kver, _ in MODULES["kubernetes"][1]:
-            d, _ = module("kubernetes", kver)
+    k8s_sources = []  # (version, file, sha256) of every OpenAPI document read
+    for kver, _ in MODULES["kubernetes"][1]:
+        d, _ = module("kubernetes", kver)
+        sv = "v" + minor(kver[1:])
+        comps = {}  # component name -> (its node, the file it was first read from)
+        roots = []  # (api, kind, group, version, component, file)
+        for fname, group, ver, kinds in K8S_KINDS:
             path = f"{K8S_OPENAPI_DIR}/{fname}"
             src = (d / path).read_bytes()
-            comps = json.loads(src)["components"]["schemas"]
-            defs = {}
+            k8s_sources.append((kver, path, sha256(src)))
+            these = json.loads(src)["components"]["schemas"]
+            for name, node in these.items():
+                comps.setdefault(name, []).append((node, fname))
+            for kind in kinds:
+                gvk = {"group": group, "version": ver, "kind": kind}
+                named = [n for n, v in these.items() if v.get("x-kubernetes-group-version-kind") == [gvk]]
+                if len(named) != 1:
+                    fail(f"k8s.io/kubernetes@{kver} {path}: {len(named)} components are {group or 'core'}/{ver} {kind}")
+                roots.append((f"{group}/{ver}" if group else ver, kind, group, ver, named[0], path))
+        defs = {}
 
-            def collect(name):
-                if name in defs:
-                    return
-                defs[name] = None
-                node = comps[name]
-                defs[name] = node
-                for ref in refs(node):
-                    collect(ref)
+        def collect(name):
+            if name in defs:
+                return
+            (node, first), *rest = comps[name]
+            for other, fname in rest:
+                if other != node:
+                    fail(f"k8s.io/kubernetes@{kver}: component {name} differs between {first} and {fname}")
+            defs[name] = node
+            for ref in refs(node):
+                collect(ref)
 
-            collect(comp)
-            rewritten = {n: strip(openapi_to_2020(rewrite_refs(v))) for n, v in sorted(defs.items())}
-            root = rewritten.pop(comp)
+        for *_, comp, _ in roots:
+            for ref in refs(comps[comp][0][0]):
+                collect(ref)
+        for api, kind, group, ver, comp, path in roots:
+            root = strip(openapi_to_2020(rewrite_refs(comps[comp][0][0])))
             props = root.setdefault("properties", {})
-            api = f"{group}/{ver}" if group else ver
             props.setdefault("apiVersion", {})["const"] = api
             props.setdefault("kind", {})["const"] = kind
             req = root.get("required", [])
             root["required"] = req + [r for r in ("apiVersion", "kind") if r not in req]
             doc = {"$schema": "https://json-schema.org/draft/2020-12/schema",
-                   "$id": f"urn:fleetc:k8s:{group or 'core'}:{kind}:{ver}", **root, "$defs": rewritten}
-            store(lambda sv: f"kubernetes/{sv}/{group or 'core'}/{kind}_{ver}.json", dump(doc), "kubernetes", kver,
-                  "v" + minor(kver[1:]), path + "#" + comp, sha256(src), "-", api, kind)
+                   "$id": f"urn:fleetc:k8s:{group or 'core'}:{kind}:{ver}", **root}
+            store(lambda v, g=group, k=kind, n=ver: f"kubernetes/{v}/{g or 'core'}/{k}_{n}.json", dump(doc),
+                  "kubernetes", kver, sv, path + "#" + comp, sha256((d / path).read_bytes()), "-", api, kind)
+        doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": f"urn:fleetc:k8s:definitions:{sv}",
+               "$defs": {n: strip(openapi_to_2020(rewrite_refs(v))) for n, v in sorted(defs.items())}}
+        rel = f"kubernetes/{sv}/definitions.json"
+        files[rel] = dump(doc)
+        stored[rel] = {"key": "kubernetes", "path": f"{K8S_OPENAPI_DIR}/*.json (below)", "src": ["below"],
+                       "flags": "-", "versions": [kver]}
+        definitions.append(("kubernetes", sv, rel))
 
     lines = [
         "# Conformance schemas",
@@ -531,6 +607,12 @@ def produce():
               "| set | apiVersion | kind | file |", "|---|---|---|---|"]
     for key, sv, api, kind, rel in sorted(index, key=lambda r: (r[0], tuple(int(x) for x in r[1][1:].split(".")), r[2], r[3])):
         lines.append(f"| {key} {sv} | `{api}` | {kind} | `{rel}` |")
+    lines += ["", "What `index.rs` calls `DEFINITIONS`: the file the `$ref`s of a set's Kubernetes kinds point into.", "",
+              "| set | definitions |", "|---|---|"]
+    lines += [f"| {k} {sv} | `{rel}` |" for k, sv, rel in definitions]
+    lines += ["", "Kubernetes OpenAPI documents read (`k8s.io/kubernetes`, sha256 of each):", "",
+              "| version | file | sha256 |", "|---|---|---|"]
+    lines += [f"| {v} | `{f}` | `{h}` |" for v, f, h in k8s_sources]
     lines += ["", "Module hashes (`h1:`, as `go mod download -json` reports them):", ""]
     for key, ver in sorted(dirs, key=lambda kv: (MODULES[kv[0]][0], tuple(int(x) for x in kv[1][1:].split(".")))):
         lines.append(f"- `{MODULES[key][0]}@{ver}`: `{dict(MODULES[key][1])[ver]}`")
@@ -551,6 +633,10 @@ def produce():
     rs += ["];", "", "/// `(module key, version, apiVersion, kind, index into FILES)`.",
            "pub(crate) const INDEX: &[(&str, &str, &str, &str, usize)] = &["]
     rs += [f'    ("{k}", "{sv}", "{a}", "{kd}", {pos[r]}),' for k, sv, a, kd, r in index]
+    rs += ["];", "", "/// `(module key, version, index into FILES)`: the definitions (`$defs`) the `$ref`s of the",
+           "/// set's kind files point into (Kubernetes: one file per minor).",
+           "pub(crate) const DEFINITIONS: &[(&str, &str, usize)] = &["]
+    rs += [f'    ("{k}", "{sv}", {pos[r]}),' for k, sv, r in definitions]
     rs += ["];", ""]
     files["index.rs"] = "\n".join(rs).encode("utf-8")
     return files

@@ -9,9 +9,11 @@
 //! `oracles/schemas/produce` writes them (`schemas/index.rs`, generated, lists the file of each
 //! `apiVersion` and `kind` per set; identical bytes are one file). A cluster's set takes its
 //! Kubernetes minor, its own `cluster-api { … }` pins (a management cluster: the objects of
-//! `capi/<mgmt>/…` and what Argo CD applies there go to it), the fleet's Argo CD pin, and the
-//! External Secrets and cert-manager CRDs schemas/ carries (one version each, see
-//! schemas/README.md). A pinned version with no set of its own is judged by the stand-in its
+//! `capi/<mgmt>/…` and what Argo CD applies there go to it), the fleet's Argo CD pin, the
+//! `talos.dev` CRD its Talos applies, and the External Secrets and cert-manager CRDs schemas/
+//! carries (one version each, see schemas/README.md). A Kubernetes minor's built-in kinds are
+//! one small file each, whose `$ref`s point into the minor's one `definitions.json`
+//! ([`KindSchema::definitions`]). A pinned version with no set of its own is judged by the stand-in its
 //! row names; schemas/README.md gives the evidence (same bytes at the upstream tag, or how
 //! they differ).
 
@@ -146,7 +148,7 @@ impl TalosSchema {
 mod generated {
     include!("../../schemas/index.rs");
 }
-pub(crate) use generated::{FILES, INDEX};
+pub(crate) use generated::{DEFINITIONS, FILES, INDEX};
 
 /// A module whose CRD or Kubernetes schemas `schemas/` carries (Talos's are `TALOS_SCHEMAS`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -161,9 +163,11 @@ pub enum Module {
     Argocd,
     Eso,
     CertManager,
+    /// The CRD Talos applies to its own cluster (`talos.dev` `ServiceAccount`).
+    TalosK8s,
 }
 
-const MODULES: usize = 10;
+const MODULES: usize = 11;
 
 impl Module {
     /// The key `schemas/index.rs` uses.
@@ -179,6 +183,7 @@ impl Module {
             Module::Argocd => "argocd",
             Module::Eso => "eso",
             Module::CertManager => "certmanager",
+            Module::TalosK8s => "talosk8s",
         }
     }
 
@@ -199,6 +204,7 @@ const ALL: [Module; MODULES] = [
     Module::Argocd,
     Module::Eso,
     Module::CertManager,
+    Module::TalosK8s,
 ];
 
 const MAX: u32 = u32::MAX;
@@ -248,6 +254,15 @@ pub const STAND_INS: &[StandIn] = &[
     // One version each (schemas/README.md): the fleet does not pin them per cluster.
     (Module::Eso, (0, 0, 0), (MAX, MAX, MAX), "v0.20.4", "external-secrets v0.20.4"),
     (Module::CertManager, (0, 0, 0), (MAX, MAX, MAX), "v1.19.1", "cert-manager v1.19.1"),
+    // The cluster's Talos: the `talos.dev` CRD it applies itself (siderolabs/talos v1.13.9
+    // internal/app/machined/pkg/controllers/k8s/internal/k8stemplates/testdata/talos-service-account-crd.yaml).
+    (
+        Module::TalosK8s,
+        (1, 12, 0),
+        (1, 14, MAX),
+        "v1.13.9",
+        "talos v1.13.9; the same CRD bytes at tags v1.12.6 and v1.14.0-rc.1 (oracles/kube/README.md)",
+    ),
 ];
 
 /// The set judging one module's documents: the set's version and the version pinned.
@@ -291,6 +306,19 @@ pub fn resolve(module: Module, v: Version) -> Option<Pick> {
     })
 }
 
+/// The schema of one `apiVersion`/`kind` in a set.
+#[derive(Debug, Clone, Copy)]
+pub struct KindSchema {
+    /// The kind's file in schemas/ and its text.
+    pub file: &'static str,
+    pub text: &'static str,
+    /// The file (and its text) whose `$defs` the kind's `$ref`s point into: the set's
+    /// `kubernetes/<minor>/definitions.json` for a built-in kind, `None` for a CRD (standalone).
+    pub definitions: Option<(&'static str, &'static str)>,
+    /// The pick that chose it.
+    pub pick: Pick,
+}
+
 /// Which schema set judges the documents one cluster receives (one value, one place).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct SchemaSet {
@@ -303,6 +331,7 @@ impl SchemaSet {
     pub fn of(fleet: &Fleet, c: &Cluster) -> SchemaSet {
         let mut s = SchemaSet::default();
         s.put(resolve(Module::Kubernetes, c.kubernetes.value));
+        s.put(resolve(Module::TalosK8s, c.talos.value));
         if let Some(capi) = &c.cluster_api {
             s.put(resolve(Module::Capi, capi.core.value));
             s.put(resolve(Module::Cabpt, capi.bootstrap_talos.value));
@@ -319,11 +348,13 @@ impl SchemaSet {
     }
 
     /// The set for manifests no cluster receives yet (an add-on no cluster lists): the
-    /// newest Kubernetes schemas and the fleet-wide CRDs.
+    /// newest Kubernetes schemas, the newest Talos's CRD and the fleet-wide CRDs.
     pub fn unplaced() -> SchemaSet {
         let mut s = SchemaSet::default();
-        let newest = STAND_INS.iter().rev().find(|r| r.0 == Module::Kubernetes).map(|r| r.3);
-        s.put(newest.map(|set| Pick { module: Module::Kubernetes, set, pinned: None }));
+        for m in [Module::Kubernetes, Module::TalosK8s] {
+            let newest = STAND_INS.iter().rev().find(|r| r.0 == m).map(|r| r.3);
+            s.put(newest.map(|set| Pick { module: m, set, pinned: None }));
+        }
         s.fleet_wide();
         s
     }
@@ -346,12 +377,14 @@ impl SchemaSet {
         self.picks[m as usize]
     }
 
-    /// The schema of `apiVersion`/`kind` in this set: `(file in schemas/, its text, the pick
-    /// that chose it)`. `None`: schemas/ has no such kind, or this cluster no set for its module.
-    pub fn schema(&self, api_version: &str, kind: &str) -> Option<(&'static str, &'static str, Pick)> {
+    /// The schema of `apiVersion`/`kind` in this set. `None`: schemas/ has no such kind, or
+    /// this cluster no set for its module.
+    pub fn schema(&self, api_version: &str, kind: &str) -> Option<KindSchema> {
         INDEX.iter().filter(|r| r.2 == api_version && r.3 == kind).find_map(|&(key, set, _, _, file)| {
             let pick = self.pick(Module::from_key(key)?)?;
-            (pick.set == set).then(|| (FILES[file].0, FILES[file].1, pick))
+            let definitions =
+                DEFINITIONS.iter().find(|d| d.0 == key && d.1 == set).map(|&(_, _, d)| (FILES[d].0, FILES[d].1));
+            (pick.set == set).then(|| KindSchema { file: FILES[file].0, text: FILES[file].1, definitions, pick })
         })
     }
 }
@@ -403,6 +436,10 @@ mod tests {
         }
         probes.push((Module::Operator, v("0.24.0")));
         probes.push((Module::Argocd, v("3.2.1")));
+        for row in &crate::upstream::talos::table().talos {
+            let (major, minor) = row.minor;
+            probes.extend([0, 9, 99].map(|patch| (Module::TalosK8s, Version::new(major, minor, patch))));
+        }
         for (m, version) in probes {
             let pick = resolve(m, version).unwrap_or_else(|| panic!("{} {version}: no schema set", m.key()));
             assert!(has(m, pick.set), "{} {version}: set {} is not in schemas/index.rs", m.key(), pick.set);
@@ -426,14 +463,15 @@ mod tests {
         assert_eq!(resolve(Module::Cabpt, v("0.6.11")).unwrap().set, "v0.6.11");
         let mut s = SchemaSet::default();
         s.put(Some(p));
-        let (file, _, pick) = s.schema("bootstrap.cluster.x-k8s.io/v1alpha3", "TalosConfigTemplate").unwrap();
-        assert_eq!(pick.set, "v0.6.12");
-        assert!(file.starts_with("crds/bootstrap.cluster.x-k8s.io/"), "{file}");
+        let k = s.schema("bootstrap.cluster.x-k8s.io/v1alpha3", "TalosConfigTemplate").unwrap();
+        assert_eq!(k.pick.set, "v0.6.12");
+        assert!(k.file.starts_with("crds/bootstrap.cluster.x-k8s.io/"), "{}", k.file);
+        assert!(k.definitions.is_none());
     }
 
-    /// A 1.35 cluster's documents are judged with v1.35's core kinds, a 1.36 cluster's with
-    /// v1.36's, and the two Deployment schemas differ (PodSpec `workloadRef` in 1.35,
-    /// `schedulingGroup` in 1.36).
+    /// A 1.35 cluster's documents are judged with v1.35's built-in kinds and definitions, a
+    /// 1.36 cluster's with v1.36's, and the two differ (PodSpec `workloadRef` in 1.35,
+    /// `schedulingGroup` in 1.36), while a kind whose node is the same in both is one file.
     #[test]
     fn kubernetes_minor_selects_its_own_core_kinds() {
         let set = |k: &str| {
@@ -441,12 +479,18 @@ mod tests {
             s.put(resolve(Module::Kubernetes, v(k)));
             s
         };
-        let (f35, t35, p35) = set("1.35.2").schema("apps/v1", "Deployment").unwrap();
-        let (f36, t36, p36) = set("1.36.2").schema("apps/v1", "Deployment").unwrap();
-        assert_eq!((p35.set, p36.set), ("v1.35", "v1.36"));
-        assert!(f35.starts_with("kubernetes/v1.35/") && f36.starts_with("kubernetes/v1.36/"), "{f35} {f36}");
+        let k35 = set("1.35.2").schema("apps/v1", "Deployment").unwrap();
+        let k36 = set("1.36.2").schema("apps/v1", "Deployment").unwrap();
+        assert_eq!((k35.pick.set, k36.pick.set), ("v1.35", "v1.36"));
+        let (d35, t35) = k35.definitions.unwrap();
+        let (d36, t36) = k36.definitions.unwrap();
+        assert_eq!((d35, d36), ("kubernetes/v1.35/definitions.json", "kubernetes/v1.36/definitions.json"));
         assert!(t35.contains("\"workloadRef\"") && !t36.contains("\"workloadRef\""));
         assert!(t36.contains("\"schedulingGroup\"") && !t35.contains("\"schedulingGroup\""));
+        let r35 = set("1.35.2").schema("rbac.authorization.k8s.io/v1", "ClusterRole").unwrap();
+        let r36 = set("1.36.2").schema("rbac.authorization.k8s.io/v1", "ClusterRole").unwrap();
+        assert_eq!(r35.file, r36.file, "an unchanged kind is stored once");
+        assert_ne!(r35.definitions, r36.definitions, "but resolved with its own minor's definitions");
         assert!(set("1.37.2").pick(Module::Kubernetes).unwrap().stands_in());
     }
 }

@@ -213,6 +213,7 @@ pub static ALL: &[&Code] = &[
     &import::IMPORT_INVALID,
     &import::IMPORT_UNSET_VARIABLE,
     &import::IMPORT_FILE_UNREADABLE,
+    &emit::SCHEMA_MISSING,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

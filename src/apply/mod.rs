@@ -38,6 +38,7 @@ pub mod signals;
 mod switch;
 pub mod target;
 mod tofu;
+mod tunnel;
 mod upgrade;
 mod work;
 

@@ -71,7 +71,9 @@ fn the_build_forwards_no_port_to_50000_and_the_bastion_admits_the_admin_ranges_o
     assert!(module.contains("bastion_enabled   = var.talos_api_open"), "{module}");
     assert!(module.contains("allowed_ip_ranges = var.admin_ranges"), "{module}");
     let root = std::str::from_utf8(fx.build.get("tofu/staging/cloud/main.tf").unwrap()).unwrap();
-    assert!(root.contains("admin_ranges    = var.admin_ranges") && root.contains("talos_api_open  = var.talos_api_open"));
+    assert!(
+        root.contains("admin_ranges    = var.admin_ranges") && root.contains("talos_api_open  = var.talos_api_open")
+    );
     let values = std::str::from_utf8(fx.build.get("tofu/staging/cloud/staging.auto.tfvars").unwrap()).unwrap();
     let quoted: Vec<String> = admin_ranges(&fx).iter().map(|r| format!("\"{r}\"")).collect();
     let line = values.lines().find(|l| l.starts_with("admin_ranges ")).unwrap_or_default();
@@ -161,7 +163,10 @@ fn upgrade_goes_through_the_tunnel_too() {
     let fx = Fixture::new();
     let fake = Fake::new();
     // Every node at the target: upgrade only asks them, through the tunnel.
-    fake.on(|c| c.program == "talosctl" && c.args.iter().any(|a| a == "version"), Output::ok(b"Server:\n\tTag: v1.13.9\n".to_vec()));
+    fake.on(
+        |c| c.program == "talosctl" && c.args.iter().any(|a| a == "version"),
+        Output::ok(b"Server:\n\tTag: v1.13.9\n".to_vec()),
+    );
     fake.on(
         |c| c.program == "kubectl" && c.args.iter().any(|a| a == "version"),
         Output::ok(br#"{"serverVersion":{"gitVersion":"v1.35.4"}}"#.to_vec()),

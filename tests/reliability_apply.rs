@@ -266,7 +266,9 @@ fn a_rerun_after_a_failure_at_any_step_succeeds() {
 /// that closes both switches.
 fn is_cleanup(c: &str) -> bool {
     (c.starts_with("ssh ") && c.contains(" -O exit "))
-        || (c.contains("-auto-approve") && c.contains("talos_api_open=false") && c.contains("kubernetes_api_open=false"))
+        || (c.contains("-auto-approve")
+            && c.contains("talos_api_open=false")
+            && c.contains("kubernetes_api_open=false"))
 }
 
 fn tail(s: &str) -> String {

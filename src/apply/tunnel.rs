@@ -148,7 +148,8 @@ pub fn open(s: &mut Session<'_>, ctx: &Ctx<'_>, inv: &Inventory, opened: &mut Op
         "enabled": true,
         "allowed_ip_ranges": ctx.target.admin_ranges,
     });
-    let out = s.run(super::tofu::tofu(ctx, CLOUD, &["output", "-json", BASTION_OUTPUT]).plan_stdout(planned.to_string()))?;
+    let out =
+        s.run(super::tofu::tofu(ctx, CLOUD, &["output", "-json", BASTION_OUTPUT]).plan_stdout(planned.to_string()))?;
     let bastion = parse(&out.stdout).map_err(|e| s.failure(e))?;
     check(&bastion, &ctx.target.admin_ranges).map_err(|e| s.failure(e))?;
     let forwards = forwards(inv).map_err(|e| s.failure(e))?;

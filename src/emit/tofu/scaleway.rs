@@ -401,14 +401,14 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
     // R13: no rule forwards a node's port 50000: the Talos API is reached through the gateway's
     // SSH bastion (the environment module), which admits the admin ranges only.
     main.comment("The operator's path to the Kubernetes API: the load balancer's ACL admits the admin ranges only.")
-    .block("resource", &["scaleway_vpc_public_gateway_pat_rule", "kubernetes_api"], |b| {
-        b.attr("count", Expr::cond(var(KUBERNETES_SWITCH_VAR), 1, 0))
-            .attr("gateway_id", r("var.gateway_id"))
-            .attr("private_ip", r("var.endpoint_address"))
-            .attr("private_port", KUBERNETES_API_PORT)
-            .attr("public_port", r("var.kubernetes_api_port"))
-            .attr("protocol", "tcp");
-    });
+        .block("resource", &["scaleway_vpc_public_gateway_pat_rule", "kubernetes_api"], |b| {
+            b.attr("count", Expr::cond(var(KUBERNETES_SWITCH_VAR), 1, 0))
+                .attr("gateway_id", r("var.gateway_id"))
+                .attr("private_ip", r("var.endpoint_address"))
+                .attr("private_port", KUBERNETES_API_PORT)
+                .attr("public_port", r("var.kubernetes_api_port"))
+                .attr("protocol", "tcp");
+        });
 
     let mut outputs = file();
     // R13: the node's end of the Talos API tunnel on the operator's machine (layout::names::TUNNEL_ADDRESS).

@@ -13,6 +13,7 @@ mod apply;
 mod apply_metal;
 mod apply_mirror;
 mod apply_plan;
+mod apply_tunnel;
 mod apply_upgrade;
 mod architecture;
 mod argocd_conformance;

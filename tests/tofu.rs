@@ -456,16 +456,18 @@ fn control_plane_applies_are_ordered_one_block_per_node() {
     }
 }
 
-/// R13: the Talos API switch is off at rest and one rule per node when on; F4/F5/R12/R22 on
-/// the instances.
+/// R13: the Talos API switch (the gateway's SSH bastion, admin ranges only) is off at rest and
+/// no gateway rule forwards port 50000; F4/F5/R12/R22 on the instances.
 #[test]
 fn scaleway_cluster_module_switch_and_instances() {
     let files = tofu_files(&common::reference_artifacts());
     let body = parse("scw", &files["tofu/modules/scaleway-cluster-cp3/main.tf"]);
-    let pat = block(&body, "resource", &["scaleway_vpc_public_gateway_pat_rule", "talos_api"]).unwrap();
-    assert_eq!(expr_text(pat.body(), "for_each").as_deref(), Some("var.talos_api_open ? local.talos_api_targets : {}"));
-    assert_eq!(expr_text(pat.body(), "private_port").as_deref(), Some("50000"));
-    let vars = parse("vars", &files["tofu/modules/scaleway-cluster-cp3/variables.tf"]);
+    assert!(block(&body, "resource", &["scaleway_vpc_public_gateway_pat_rule", "talos_api"]).is_none());
+    let cloud = parse("cloud", &files["tofu/modules/scaleway-cloud/main.tf"]);
+    let gw = block(&cloud, "resource", &["scaleway_vpc_public_gateway", "gateway"]).unwrap();
+    assert_eq!(expr_text(gw.body(), "bastion_enabled").as_deref(), Some("var.talos_api_open"));
+    assert_eq!(expr_text(gw.body(), "allowed_ip_ranges").as_deref(), Some("var.admin_ranges"));
+    let vars = parse("vars", &files["tofu/modules/scaleway-cloud/variables.tf"]);
     let open = block(&vars, "variable", &["talos_api_open"]).unwrap();
     assert_eq!(expr_text(open.body(), "default").as_deref(), Some("false"));
     for i in 1..=3 {
@@ -826,7 +828,8 @@ fn node_addresses_are_ipv4_and_the_endpoint_is_reserved_first() {
     }
     let main = &files["tofu/modules/scaleway-cluster-cp3/main.tf"];
     assert!(main.contains("data.scaleway_ipam_ip.cp_1.address,"), "the load balancer's backends");
-    assert!(main.contains("address = data.scaleway_ipam_ip.worker[k].address"), "the Talos API switch's targets");
+    let outputs = &files["tofu/modules/scaleway-cluster-cp3/outputs.tf"];
+    assert!(outputs.contains("address = data.scaleway_ipam_ip.worker[k].address"), "the Talos API tunnel's targets");
     for name in ["cp_1", "cp_2", "worker"] {
         let s = block(&body, "resource", &["scaleway_instance_server", name]).unwrap();
         assert!(expr_text(s.body(), "depends_on").unwrap().contains("scaleway_ipam_ip.endpoint"), "{name}");

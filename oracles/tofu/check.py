@@ -17,6 +17,9 @@ runs in out/):
              real `tofu init` of one root (TF_CLI_CONFIG_FILE, in a network namespace with no
              network, or behind a dead proxy where none can be made), which must install every
              provider of the root from that mirror
+  talos api filter  (Scaleway cloud roots) in each of those plans the public gateway's SSH
+             bastion admits exactly the variables file's admin_ranges and is enabled exactly
+             when talos_api_open is true, and no gateway PAT rule forwards port 50000 (R13)
   state      (roots with an S3 backend whose outputs a cluster root reads) the root's outputs, as
              the mocked apply computes them, are applied for real into the loopback S3 with the
              root's encryption and lock file, then read back through `terraform_remote_state` with
@@ -475,7 +478,7 @@ def check_env(args, tofu, moto, work, env, roots_vars, known_warnings):
         troot = work.parent / "test" / env / "out" / root.name / "tofu" / env / root.name
         stripped = strip_for_test(troot)
         harness_test(troot, mocks, assigns, [])
-        code, out = tofu.run(troot, "test", "-no-color")
+        code, out = tofu.run(troot, "test", "-no-color", "-verbose")
         plan_failed = [l for l in out.splitlines() if re.search(r'run "plan_\d+"\.\.\. fail', l)]
         plans = len(re.findall(r'run "plan_\d+"\.\.\.', out))
         if plan_failed or plans == 0:
@@ -483,6 +486,8 @@ def check_env(args, tofu, moto, work, env, roots_vars, known_warnings):
             continue
         note = f"; without {stripped} for the test framework" if stripped else ""
         ok &= emit("ok", f"{name} plan", f"{plans} plan(s) against the real provider schemas, mocked: {', '.join(sorted(mocks)) or 'none'}{note}")
+        if root.name == "cloud" and "scaleway" in mocks:
+            ok &= check_talos_api_filter(name, root, assigns, out)
         if want_outputs:
             # The outputs come from a mocked apply on a third copy without write-only arguments:
             # the test framework's mock echoes them into the new state, which OpenTofu refuses
@@ -512,6 +517,61 @@ def check_env(args, tofu, moto, work, env, roots_vars, known_warnings):
     for src_root, (values, bucket, key, root) in cloud_outputs.items():
         ok &= check_state_path(tofu, moto, work, env, root, values, bucket, key)
     return ok
+
+
+def planned_resources(run_text):
+    """{address: block text} of one `tofu test -verbose` run's printed plan."""
+    found = {}
+    for m in re.finditer(r"^  # (\S+) (?:will be|must be) [^\n]*\n(.*?)(?=^  # |\Z)", run_text, re.M | re.S):
+        found[m.group(1)] = m.group(2)
+    return found
+
+
+def planned_list(block, attr):
+    m = re.search(rf"^\s*[+~]? ?{attr}\s*=\s*\[(.*?)\]", block, re.M | re.S)
+    return sorted(re.findall(r'"([^"]*)"', m.group(1))) if m else None
+
+
+def planned_scalar(block, attr):
+    m = re.search(rf"^\s*[+~]? ?{attr}\s*=\s*(?:\S+ -> )?(\S+)", block, re.M)
+    return m.group(1).strip('"') if m else None
+
+
+def check_talos_api_filter(name, root, var_sets, test_out):
+    """R13 (issue 34): in every plan `fleetc apply` makes of a Scaleway cloud root, the public
+    gateway's SSH bastion admits exactly the fleet's admin ranges and is enabled exactly while
+    `talos_api_open` is true, and no gateway rule forwards port 50000 (a PAT rule has no source
+    filter). Read from the plans the real provider schemas produced (`tofu test -verbose`)."""
+    tfvars = "\n".join(p.read_text() for p in sorted(root.glob("*.auto.tfvars")))
+    m = re.search(r"^admin_ranges\s*=\s*\[(.*?)\]", tfvars, re.M | re.S)
+    admin = sorted(re.findall(r'"([^"]*)"', m.group(1))) if m else []
+    runs = re.split(r'^\s*run "(plan_\d+)"\.\.\. \w+\s*$', test_out, flags=re.M)
+    plans = {runs[i]: runs[i + 1] for i in range(1, len(runs) - 1, 2)}
+    sets = sorted(var_sets) or [()]
+    bad, seen = [], 0
+    for i, assigns in enumerate(sets):
+        text = plans.get(f"plan_{i}")
+        if text is None:
+            bad.append(f"plan_{i}: no plan printed")
+            continue
+        talos_open = dict(assigns).get("talos_api_open", "false") == "true"
+        res = planned_resources(text)
+        for addr, block in res.items():
+            if ".scaleway_vpc_public_gateway_pat_rule." in addr and planned_scalar(block, "private_port") == "50000":
+                bad.append(f"plan_{i}: {addr} forwards a gateway port to 50000 from any source")
+            if re.search(r"\.scaleway_vpc_public_gateway\.[^.]+$", addr):
+                seen += 1
+                allowed = planned_list(block, "allowed_ip_ranges")
+                enabled = planned_scalar(block, "bastion_enabled")
+                if allowed != admin:
+                    bad.append(f"plan_{i}: {addr} bastion admits {allowed}, not admin_ranges {admin}")
+                if enabled != ("true" if talos_open else "false"):
+                    bad.append(f"plan_{i}: {addr} bastion_enabled = {enabled} with talos_api_open={str(talos_open).lower()}")
+    if not bad and seen == 0:
+        bad.append("no public gateway in any plan")
+    if bad:
+        return emit("FAIL", f"{name} talos api filter", "; ".join(bad))
+    return emit("ok", f"{name} talos api filter", f"{len(sets)} plan(s): the gateway's SSH bastion admits exactly {' '.join(admin)} and is enabled only with talos_api_open=true; no gateway rule forwards port 50000")
 
 
 def check_state_path(tofu, moto, work, env, cloud_root, values, bucket, key):

@@ -140,6 +140,9 @@ pub fn per_tool(program: &str) -> &'static [&'static str] {
         // The provider cache only speeds `init` up; the lock file in the working copy pins
         // what it may hold.
         "tofu" => &["TF_PLUGIN_CACHE_DIR"],
+        // The operator's agent holds the key the gateway's SSH bastion authenticates (R13,
+        // `tunnel.rs`): no key or passphrase on a command line.
+        "ssh" => &["SSH_AUTH_SOCK"],
         _ => &[],
     }
 }

@@ -15,7 +15,7 @@ use super::session::{Session, StepResult};
 use super::target::ProviderTarget;
 use super::tofu::tofu;
 use crate::layout::inventory::{Machine, MetalInventory};
-use crate::layout::names::INVENTORY_OUTPUT;
+use crate::layout::names::{INVENTORY_OUTPUT, TUNNEL_ADDRESS};
 use crate::layout::paths::{self, CLOUD};
 use crate::model::Role;
 
@@ -25,7 +25,12 @@ pub type Inventory = BTreeMap<String, Nodes>;
 
 /// The placeholder inventory `--plan` shows.
 pub fn planned(ctx: &Ctx<'_>) -> Value {
-    let node = |h: &str| json!({"hostname": h, "address": format!("<{h}.address>"), "talos_endpoint": format!("<{h}.talos_endpoint>")});
+    // On Scaleway a node is reached at its end of the Talos API tunnel (R13, `tunnel.rs`).
+    let tunnel = ctx.target.provider.has_switches();
+    let endpoint = |h: &str| {
+        if tunnel { format!("{TUNNEL_ADDRESS}:<{h}.talos_port>") } else { format!("<{h}.talos_endpoint>") }
+    };
+    let node = |h: &str| json!({"hostname": h, "address": format!("<{h}.address>"), "talos_endpoint": endpoint(h)});
     let mut m = serde_json::Map::new();
     for c in ctx.target.built_clusters() {
         let workers: serde_json::Map<String, Value> =

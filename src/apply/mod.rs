@@ -44,6 +44,7 @@ pub mod snapshot;
 mod switch;
 pub mod target;
 mod tofu;
+mod tunnel;
 mod upgrade;
 mod work;
 

@@ -1,5 +1,6 @@
-//! The switches of the cloud root (R13): the Talos API switch (gateway rules to each node's
-//! port 50000, admin ranges only) and the operator's path to the Kubernetes API. Both are off
+//! The switches of the cloud root (R13): the Talos API switch (the gateway's SSH bastion,
+//! admin ranges only, and the tunnel through it to each node's port 50000, `tunnel.rs`) and
+//! the operator's path to the Kubernetes API. Both are off
 //! at rest. [`with_switch`] opens one, runs the body, and closes it on every exit path: after
 //! success, after a failure of the body or of the opening itself (which may have opened part
 //! of it), after a panic (caught, the switch closed, the panic resumed), after a SIGINT,
@@ -71,8 +72,15 @@ pub fn with_switch<T>(
     } else {
         s.note("opening the operator's path to the Kubernetes API");
     }
+    let mut tunnel = None;
     let result = catch_unwind(AssertUnwindSafe(|| {
         set(s, ctx, which, true)?;
+        if which.talos() && ctx.target.provider.has_switches() {
+            // R13: the switch enabled the gateway's SSH bastion; each node's port 50000 is
+            // reached through it, from the operator's machine only (`tunnel.rs`).
+            let inv = super::inventory::read(s, ctx)?;
+            super::tunnel::open(s, ctx, &inv, &mut tunnel)?;
+        }
         if open_step.is_none() {
             s.step = outer;
         }
@@ -83,6 +91,7 @@ pub fn with_switch<T>(
     } else {
         s.note("closing the operator's path to the Kubernetes API");
     }
+    let tunnel_closed = tunnel.as_ref().map_or(Ok(()), |t| super::tunnel::close(s, ctx, t));
     let closed = set(s, ctx, which, false);
     s.window = outer_window;
     if close_step.is_none() {
@@ -97,6 +106,14 @@ pub fn with_switch<T>(
             super::work::display(&ctx.tofu_copy.join(paths::tofu_root(&ctx.target.env, CLOUD))),
             ctx.cloud_vars.join(" "),
         ),
+    });
+    // The switch closed, which ends the tunnel (the bastion is disabled): a tunnel whose ssh
+    // could not be told to exit is reported, not left unsaid.
+    let closed = closed.and_then(|()| {
+        tunnel_closed.map_err(|f| Failure {
+            step: f.step,
+            message: format!("closing the Talos API tunnel: {}; the switch is closed, which ends it", f.message),
+        })
     });
     match result {
         Err(panic) => resume_unwind(panic),

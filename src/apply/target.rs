@@ -14,6 +14,9 @@ pub struct Target {
     /// The public gateway's reserved address (Scaleway, R16): the cloud root imports the IP
     /// that carries it, whose id `apply` looks up by this address.
     pub gateway: Option<String>,
+    /// fleet.kdl's `admin-ranges`: on Scaleway the only sources the gateway's SSH bastion, the
+    /// Talos API switch, may admit; `apply` checks the ranges the provider read back (R13).
+    pub admin_ranges: Vec<String>,
     pub recipients: Vec<String>,
     pub clusters: Vec<ClusterTarget>,
     /// The images the environment's (non-managed) clusters boot, one per schematic and
@@ -268,6 +271,7 @@ pub fn of_environment(fleet: &Fleet, e: &Environment) -> Target {
         state_region: e.state.as_ref().map(|s| s.region.value.clone()).unwrap_or_default(),
         state_endpoint: e.state.as_ref().map(|s| s.endpoint.value.clone()).unwrap_or_default(),
         gateway: e.gateway.as_ref().map(|g| g.value.to_string()),
+        admin_ranges: e.admin_ranges.iter().map(|r| r.value.to_string()).collect(),
         recipients: e.recipients.iter().map(|r| r.value.clone()).collect(),
         clusters,
         images,

@@ -24,6 +24,24 @@ pub const PROVIDER_ID_ADDON: &str = "talos-ccm";
 pub const TALOS_SWITCH_VAR: &str = "talos_api_open";
 /// The cloud root's variable that opens the operator's path to the Kubernetes API.
 pub const KUBERNETES_SWITCH_VAR: &str = "kubernetes_api_open";
+/// The port the Talos API listens on (apid, and the maintenance service).
+pub const TALOS_API_PORT: u16 = 50_000;
+/// The Scaleway cloud root's output: the public gateway's SSH bastion, which the Talos API
+/// switch enables (R13): `{address, port, enabled, allowed_ip_ranges}`, the last three as the
+/// provider read them back from the gateway. `fleetc apply` tunnels each node's port 50000
+/// through it, and refuses to when the ranges are not fleet.kdl's `admin-ranges`.
+pub const BASTION_OUTPUT: &str = "talos_bastion";
+/// The port of the gateway's SSH bastion: Scaleway's default, the one value outside
+/// 1024-59999 the provider accepts (scaleway/terraform-provider-scaleway v2.81.0
+/// `internal/services/vpcgw/public_gateway.go` l.86-98).
+pub const BASTION_PORT: u16 = 61_000;
+/// The user the gateway's SSH bastion takes (it authenticates the SSH keys of the project).
+pub const BASTION_USER: &str = "bastion";
+/// The address each tunnel forward listens on, on the operator's machine: a node's
+/// `talos_endpoint` on Scaleway is `127.0.0.1:<its port>`, and every Scaleway node's
+/// certificate SANs carry this address, so that talosctl and the talos provider verify the
+/// node's certificate through the tunnel.
+pub const TUNNEL_ADDRESS: &str = "127.0.0.1";
 /// The Scaleway cloud root's variable: the id (`<zone>/<uuid>`) of the reserved public gateway
 /// IP it imports (R16); `apply` looks it up by fleet.kdl's `gateway` address.
 pub const GATEWAY_IP_VAR: &str = "gateway_ip_id";

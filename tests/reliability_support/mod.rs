@@ -1,5 +1,5 @@
 //! The real `fleetc apply` against fake tools (one POSIX shell script linked as tofu,
-//! talosctl, kubectl, curl, scw and qemu-img). Each call appends its argv to `calls`, dumps
+//! talosctl, kubectl, curl, scw, qemu-img and ssh). Each call appends its argv to `calls`, dumps
 //! its environment to `env.<n>.<tool>`, tracks the switches the cloud root's applies set
 //! (`talos`, `kubernetes`: the state a real gateway would be in), answers like the real tool
 //! on the happy path, and at call number `FAULT_AT` does `FAULT_MODE`: `hang` (sleeps for
@@ -19,7 +19,7 @@ use std::process::Command;
 use crate::apply_support;
 pub use apply_support::{Fixture, SECRET_VALUES};
 
-pub const TOOLS: [&str; 6] = ["tofu", "talosctl", "kubectl", "curl", "scw", "qemu-img"];
+pub const TOOLS: [&str; 7] = ["tofu", "talosctl", "kubectl", "curl", "scw", "qemu-img", "ssh"];
 
 const FAKE: &str = r#"#!/bin/sh
 D=$(dirname "$0"); T=$(basename "$0")
@@ -29,7 +29,7 @@ printf '%s\n' "$T $*" >> "$D/calls"
 env > "$D/env.$n.$T"
 case "$T $*" in
   "tofu "*cloud*" apply "*talos_api_open=true*) echo open > "$D/talos" ;;
-  "tofu "*cloud*" apply "*talos_api_open=false*) echo closed > "$D/talos" ;;
+  "tofu "*cloud*" apply "*talos_api_open=false*) echo closed > "$D/talos"; echo closed > "$D/tunnel" ;;
 esac
 case "$T $*" in
   "tofu "*cloud*" apply "*kubernetes_api_open=true*) echo open > "$D/kubernetes" ;;
@@ -49,7 +49,7 @@ if [ "${NET:-}" = model ]; then
   # Kubernetes API only while the operator's path is.
   case "$T $*" in
     "talosctl gen "*) ;;
-    talosctl*) [ "$(cat "$D/talos" 2>/dev/null)" = open ] || { echo "error: dial tcp: connection refused (the Talos API switch is closed)" >&2; exit 1; } ;;
+    talosctl*) [ "$(cat "$D/talos" 2>/dev/null)" = open ] && [ "$(cat "$D/tunnel" 2>/dev/null)" = open ] || { echo "error: dial tcp 127.0.0.1: connection refused (the Talos API switch or its tunnel is closed)" >&2; exit 1; } ;;
     kubectl*) [ "$(cat "$D/kubernetes" 2>/dev/null)" = open ] || { echo "error: the server could not be reached (the Kubernetes API path is closed)" >&2; exit 1; } ;;
   esac
   case "$T $*" in
@@ -75,6 +75,7 @@ case "$T" in
   tofu)
     case "$*" in
       *" output -json clusters"*) cat "$D/inventory.json" ;;
+      *" output -json talos_bastion"*) cat "$D/bastion.json" ;;
       *" state list"*) cat "$D/state" 2>/dev/null ;;
     esac
     P=-out=; out=$(arg "$@"); if [ -n "$out" ]; then echo plan > "$out"; fi
@@ -97,6 +98,14 @@ case "$T" in
     done ;;
   kubectl)
     case "$*" in *" -f -"*) cat > /dev/null ;; esac ;;
+  ssh)
+    # The gateway's SSH bastion exists only while the Talos API switch is open; closing the
+    # switch ends the tunnel.
+    case "$*" in
+      *" -O exit "*) echo closed > "$D/tunnel" ;;
+      *" -M "*) [ "$(cat "$D/talos" 2>/dev/null)" = open ] || { echo "ssh: connect to host $GATEWAY port 61000: Connection refused" >&2; exit 255; }
+        echo open > "$D/tunnel" ;;
+    esac ;;
 esac
 exit 0
 "#;
@@ -120,6 +129,8 @@ impl Fakes {
             std::os::unix::fs::symlink("fake.sh", dir.join(t)).unwrap();
         }
         std::fs::write(dir.join("inventory.json"), inventory(fx)).unwrap();
+        let bastion = serde_json::json!({"address": "51.15.200.10", "port": 61000, "enabled": true, "allowed_ip_ranges": fx.target.admin_ranges});
+        std::fs::write(dir.join("bastion.json"), bastion.to_string()).unwrap();
         std::fs::write(dir.join("plans"), plans(fx)).unwrap();
         std::fs::write(dir.join("plan-states"), plan_states(fx)).unwrap();
         let f = Fakes { dir };
@@ -138,7 +149,7 @@ impl Fakes {
         for e in std::fs::read_dir(&self.dir).unwrap().flatten() {
             let n = e.file_name().to_string_lossy().into_owned();
             let record = n.starts_with("env.") || ["calls", "count"].contains(&n.as_str());
-            let modelled = ["talos", "kubernetes", "state", "applied"].contains(&n.as_str());
+            let modelled = ["talos", "tunnel", "kubernetes", "state", "applied"].contains(&n.as_str());
             if record || (world && modelled) {
                 std::fs::remove_file(e.path()).unwrap();
             }
@@ -208,7 +219,7 @@ impl Fakes {
 fn inventory(fx: &Fixture) -> String {
     let mut m = serde_json::Map::new();
     for (ci, c) in fx.target.clusters.iter().filter(|c| !c.managed).enumerate() {
-        let node = |i: usize, h: &str| serde_json::json!({"hostname": h, "address": format!("10.{ci}.0.{}", 10 + i), "talos_endpoint": format!("51.15.200.10:{}", 50000 + i)});
+        let node = |i: usize, h: &str| serde_json::json!({"hostname": h, "address": format!("10.{ci}.0.{}", 10 + i), "talos_endpoint": format!("127.0.0.1:{}", 50000 + i)});
         let cps: Vec<_> = c.control_plane.iter().enumerate().map(|(i, n)| node(i, &n.hostname)).collect();
         let workers: serde_json::Map<String, serde_json::Value> =
             c.workers.iter().enumerate().map(|(i, n)| (n.hostname.clone(), node(100 + i, &n.hostname))).collect();

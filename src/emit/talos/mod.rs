@@ -27,6 +27,7 @@ use document::*;
 
 use super::{EmitError, EmitResult, HEADER, yaml};
 use crate::artifacts::set::ArtifactSet;
+use crate::layout::names::TUNNEL_ADDRESS;
 use crate::model::{
     Bytes, Cluster, Environment, Fleet, KeySource, Pool, Provider, Role, Runtime, SystemVolume, VolumeEncryption,
 };
@@ -196,13 +197,29 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
     Ok(TalosDocs { dir, common, controlplane, workers, nodes, kube_proxy, patches: user_patches, node_patches })
 }
 
-/// The certificate SANs of machines and of the API server: the API endpoint and the gateway
-/// through which the Talos API is reached (R16), then the user's own, without repeats.
+/// The certificate SANs of the API server: the API endpoint and the gateway (R16), then the
+/// user's own, without repeats.
 pub fn cert_sans(env: &Environment, cluster: &Cluster) -> Vec<String> {
+    sans_with(env, cluster, None)
+}
+
+/// The certificate SANs of machines (the Talos API's certificate): [`cert_sans`], and on
+/// Scaleway the loopback address the Talos API tunnel listens on (R13,
+/// `layout::names::TUNNEL_ADDRESS`), which talosctl and the talos provider dial and verify
+/// the certificate against. Talos adds 127.0.0.1 itself from 1.13 on (siderolabs/talos v1.13.9
+/// `internal/app/machined/pkg/controllers/secrets/api_cert_sans.go` l.124) but not in 1.12
+/// (v1.12.6, same file l.121-122: the configured SANs and the node's addresses only).
+pub fn machine_cert_sans(env: &Environment, cluster: &Cluster) -> Vec<String> {
+    let tunnel = matches!(env.provider, crate::model::Provider::Scaleway(_)).then_some(TUNNEL_ADDRESS);
+    sans_with(env, cluster, tunnel)
+}
+
+fn sans_with(env: &Environment, cluster: &Cluster, tunnel: Option<&str>) -> Vec<String> {
     let mut sans = vec![cluster.endpoint.address.value.to_string()];
     if let Some(gw) = &env.gateway {
         sans.push(gw.value.to_string());
     }
+    sans.extend(tunnel.map(str::to_owned));
     for s in &cluster.cert_sans {
         if !sans.contains(&s.value) {
             sans.push(s.value.clone());
@@ -256,7 +273,7 @@ fn common_docs(
         sysctls.insert(k.to_owned(), v.to_owned());
     }
     let machine = Machine {
-        cert_sans: cert_sans(env, cluster),
+        cert_sans: machine_cert_sans(env, cluster),
         kubelet: Some(Kubelet {
             node_ip: Some(NodeIp { valid_subnets: vec![env.network.value.to_string()] }),
             extra_config: None,

@@ -27,7 +27,7 @@ use crate::layout::paths::{self, BOOTSTRAP, CLOUD, CLUSTER};
 use crate::model::{Cluster, Environment, Fleet, Provider};
 use settings::Backend;
 
-pub use scaleway::{TALOS_API_PORT, TALOS_PORT_BASE};
+pub use scaleway::TALOS_PORT_BASE;
 
 /// One environment as the emitter sees it: its clusters built by OpenTofu (clusters managed
 /// by Cluster API are not) and the gateway ports of the API switches.

@@ -6,13 +6,15 @@
 use super::hclx::{Part, Var, empty, file, idx, nth, object_ty, of, output, r, tpl, ty, var};
 use super::{Env, Module, RootFiles};
 use crate::emit::hcl::{Body, Expr};
-use crate::layout::names::{GATEWAY_IP_VAR, INVENTORY_OUTPUT, KUBERNETES_SWITCH_VAR, TALOS_SWITCH_VAR, ident};
+use crate::layout::names::{
+    BASTION_OUTPUT, BASTION_PORT, GATEWAY_IP_VAR, INVENTORY_OUTPUT, KUBERNETES_SWITCH_VAR, TALOS_SWITCH_VAR,
+    TUNNEL_ADDRESS, ident,
+};
 use crate::model::{Cluster, KUBERNETES_API_PORT, Provider, Role};
 
-/// The port the Talos API listens on (apid, and the maintenance service).
-pub const TALOS_API_PORT: u32 = 50_000;
-/// The first public port of the Talos API switch; node `n` of the environment gets
-/// `TALOS_PORT_BASE + n` (1-based, in cluster, pool, node order).
+/// The first local port of the Talos API tunnel (R13): node `n` of the environment is reached
+/// at `127.0.0.1:TALOS_PORT_BASE + n` on the operator's machine (1-based, in cluster, pool,
+/// node order), forwarded through the gateway's SSH bastion to its port 50000.
 pub const TALOS_PORT_BASE: u32 = 50_000;
 /// IOPS class of the data volumes (Scaleway Block Storage `sbs_5k`): a value of the variables
 /// file (R5), not in fleet.kdl yet.
@@ -55,6 +57,19 @@ pub(super) fn cloud_module() -> Module {
     )
     .write(&mut vars);
     Var::new("gateway_type", ty("string"), "The public gateway's offer (R5: a value).").write(&mut vars);
+    Var::new(
+        "admin_ranges",
+        of("list", ty("string")),
+        "The only source ranges the gateway's SSH bastion admits (R13).",
+    )
+    .write(&mut vars);
+    Var::new(
+        TALOS_SWITCH_VAR,
+        ty("bool"),
+        "The Talos API switch (R13): the gateway's SSH bastion is enabled only while true. Off at rest.",
+    )
+    .default(false)
+    .write(&mut vars);
     Var::new(
         "databases",
         of(
@@ -106,11 +121,21 @@ pub(super) fn cloud_module() -> Module {
         });
     })
     .blank()
+    .comment(
+        "R13: the Talos API switch is the gateway's SSH bastion, admitting the admin ranges only; each\n\
+         node's port 50000 is reached through an SSH tunnel that `fleetc apply` opens. A node in\n\
+         maintenance mode accepts a config from anyone, so nothing forwards port 50000 from any\n\
+         source. The ranges are set while the bastion is off: one update enables the bastion\n\
+         before it sets its ranges (scaleway v2.81.0 internal/services/vpcgw/public_gateway.go\n\
+         l.290-352, UpdateGateway then SetBastionAllowedIPs), and creation sets them the same way.",
+    )
     .block("resource", &["scaleway_vpc_public_gateway", "gateway"], |b| {
         b.attr("name", r("var.name"))
             .attr("type", r("var.gateway_type"))
             .attr("ip_id", r("scaleway_vpc_public_gateway_ip.gateway.id"))
-            .attr("bastion_enabled", false);
+            .attr("bastion_enabled", var(TALOS_SWITCH_VAR))
+            .attr("bastion_port", i64::from(BASTION_PORT))
+            .attr("allowed_ip_ranges", r("var.admin_ranges"));
     })
     .blank()
     .comment("Egress for the nodes, which have no public address of their own (R6, R12).")
@@ -208,6 +233,18 @@ pub(super) fn cloud_module() -> Module {
         r("scaleway_vpc_public_gateway_ip.gateway.address"),
         false,
     );
+    output(
+        &mut outputs,
+        "bastion",
+        "The gateway's SSH bastion, the Talos API switch (R13), as the provider read it back.",
+        Expr::object([
+            ("address", r("scaleway_vpc_public_gateway_ip.gateway.address")),
+            ("port", r("scaleway_vpc_public_gateway.gateway.bastion_port")),
+            ("enabled", r("scaleway_vpc_public_gateway.gateway.bastion_enabled")),
+            ("allowed_ip_ranges", r("scaleway_vpc_public_gateway.gateway.allowed_ip_ranges")),
+        ]),
+        false,
+    );
     Module::new(vec![("main.tf", main), ("variables.tf", vars), ("outputs.tf", outputs)])
 }
 
@@ -250,13 +287,6 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
     Var::new("workers", of("map", node_ty()), "Worker nodes by hostname (R5: counts and sizes are values).")
         .default(empty())
         .write(&mut vars);
-    Var::new(
-        TALOS_SWITCH_VAR,
-        ty("bool"),
-        "The Talos API switch (R13): one gateway rule per node to port 50000 while true. Off at rest.",
-    )
-    .default(false)
-    .write(&mut vars);
     Var::new(
         KUBERNETES_SWITCH_VAR,
         ty("bool"),
@@ -368,58 +398,21 @@ pub(super) fn cluster_module_for(cp: usize) -> Module {
     })
     .blank();
 
-    // The switches (R13).
-    let cp_hostnames = Expr::for_list("n", r("var.control_plane"), r("n.hostname"));
-    let cp_entries: Vec<Expr> = (0..cp)
-        .map(|i| {
-            Expr::object([
-                ("address", private_ip(&format!("scaleway_instance_server.cp_{}", i + 1))),
-                ("talos_port", nth("var.control_plane", i, &["talos_port"])),
-            ])
-        })
-        .collect();
-    let workers_entries = Expr::for_object(
-        ("k", "s"),
-        r("scaleway_instance_server.worker"),
-        r("k"),
-        Expr::object([
-            ("address", worker_ip(r("k"))),
-            ("talos_port", idx_expr("var.workers", r("k"), &["talos_port"])),
-        ]),
-    );
-    main.block("locals", &[], |l| {
-        l.attr(
-            "talos_api_targets",
-            Expr::call("merge", [Expr::call("zipmap", [cp_hostnames, Expr::List(cp_entries)]), workers_entries]),
-        );
-    })
-    .blank()
-    .comment(
-        "R13: the Talos API switch. A node in maintenance mode accepts a config from anyone, so the\n\
-         door exists only while `talos_api_open` is true (`-var talos_api_open=true`), one rule per\n\
-         node: gateway port -> node:50000. A PAT rule has no source filter (docs/tofu.md).",
-    )
-    .block("resource", &["scaleway_vpc_public_gateway_pat_rule", "talos_api"], |b| {
-        b.attr("for_each", Expr::cond(var(TALOS_SWITCH_VAR), r("local.talos_api_targets"), empty()))
-            .attr("gateway_id", r("var.gateway_id"))
-            .attr("private_ip", r("each.value.address"))
-            .attr("private_port", TALOS_API_PORT)
-            .attr("public_port", r("each.value.talos_port"))
-            .attr("protocol", "tcp");
-    })
-    .blank()
-    .comment("The operator's path to the Kubernetes API: the load balancer's ACL admits the admin ranges only.")
-    .block("resource", &["scaleway_vpc_public_gateway_pat_rule", "kubernetes_api"], |b| {
-        b.attr("count", Expr::cond(var(KUBERNETES_SWITCH_VAR), 1, 0))
-            .attr("gateway_id", r("var.gateway_id"))
-            .attr("private_ip", r("var.endpoint_address"))
-            .attr("private_port", KUBERNETES_API_PORT)
-            .attr("public_port", r("var.kubernetes_api_port"))
-            .attr("protocol", "tcp");
-    });
+    // R13: no rule forwards a node's port 50000: the Talos API is reached through the gateway's
+    // SSH bastion (the environment module), which admits the admin ranges only.
+    main.comment("The operator's path to the Kubernetes API: the load balancer's ACL admits the admin ranges only.")
+        .block("resource", &["scaleway_vpc_public_gateway_pat_rule", "kubernetes_api"], |b| {
+            b.attr("count", Expr::cond(var(KUBERNETES_SWITCH_VAR), 1, 0))
+                .attr("gateway_id", r("var.gateway_id"))
+                .attr("private_ip", r("var.endpoint_address"))
+                .attr("private_port", KUBERNETES_API_PORT)
+                .attr("public_port", r("var.kubernetes_api_port"))
+                .attr("protocol", "tcp");
+        });
 
     let mut outputs = file();
-    let talos_endpoint = |port: Expr| tpl(vec![Part::E(r("var.gateway_address")), Part::L(":".into()), Part::E(port)]);
+    // R13: the node's end of the Talos API tunnel on the operator's machine (layout::names::TUNNEL_ADDRESS).
+    let talos_endpoint = |port: Expr| tpl(vec![Part::L(format!("{TUNNEL_ADDRESS}:")), Part::E(port)]);
     let cp_out: Vec<Expr> = (0..cp)
         .map(|i| {
             Expr::object([
@@ -618,6 +611,8 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
             .attr("network_cidr", r("var.network_cidr"))
             .attr("gateway_address", r("var.gateway_address"))
             .attr("gateway_type", r("var.gateway_type"))
+            .attr("admin_ranges", r("var.admin_ranges"))
+            .attr(TALOS_SWITCH_VAR, var(TALOS_SWITCH_VAR))
             .attr("databases", r("var.databases"))
             .attr("buckets", r("var.buckets"))
             .attr("registries", r("var.registries"))
@@ -653,7 +648,6 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
                 .attr("kubernetes_api_port", cv("kubernetes_api_port"))
                 .attr("control_plane", cv("control_plane"))
                 .attr("workers", cv("workers"))
-                .attr(TALOS_SWITCH_VAR, var(TALOS_SWITCH_VAR))
                 .attr(KUBERNETES_SWITCH_VAR, var(KUBERNETES_SWITCH_VAR));
         })
         .blank();
@@ -774,6 +768,13 @@ pub(super) fn cloud_root(env: &Env<'_>) -> RootFiles {
         false,
     );
     output(&mut outputs, "gateway_address", "The public gateway's address.", r("module.cloud.gateway_address"), false);
+    output(
+        &mut outputs,
+        BASTION_OUTPUT,
+        "The gateway's SSH bastion, the Talos API switch (R13): address, port, and whether it is enabled and from which ranges, as the provider read them back.",
+        r("module.cloud.bastion"),
+        false,
+    );
     output(
         &mut outputs,
         INVENTORY_OUTPUT,

@@ -10,6 +10,11 @@ output "gateway_address" {
   value       = module.cloud.gateway_address
 }
 
+output "talos_bastion" {
+  description = "The gateway's SSH bastion, the Talos API switch (R13): address, port, and whether it is enabled and from which ranges, as the provider read them back."
+  value       = module.cloud.bastion
+}
+
 output "clusters" {
   description = "Per cluster: control-plane nodes in order, workers by hostname, the API load balancer's address and the operator's path to the Kubernetes API (`kubernetes_api`, null while closed)."
   value = {

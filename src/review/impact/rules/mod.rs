@@ -25,6 +25,7 @@ mod machine_arguments;
 mod sealed_inputs;
 mod secrets_version;
 mod size_class;
+mod talos_api_access;
 mod talos_fields;
 mod talos_version;
 mod template_renamed;
@@ -113,6 +114,12 @@ pub static RULES: &[Rule] = &[
         cites: "R19, F10",
         covers: "the apply mode changed, or a running cluster with apply mode `reboot` changed",
         check: apply_mode::apply_mode,
+    },
+    Rule {
+        name: "talos-api-access",
+        cites: "R13",
+        covers: "who reaches the nodes' Talos API: a Scaleway environment's `admin-ranges`, the gateway's SSH bastion (enabled, port, allowed ranges), a gateway rule to port 50000",
+        check: talos_api_access::talos_api_access,
     },
     Rule {
         name: "ephemeral-volume",

@@ -183,6 +183,13 @@ const CASES: &[(&str, &str, &str, Severity, &str)] = &[
         "one at a time with `talosctl health` after each",
     ),
     (
+        "talos-api-access",
+        "admin-ranges \"203.0.113.0/24\"",
+        "admin-ranges \"203.0.113.0/24\" \"0.0.0.0/0\"",
+        Severity::Danger,
+        "`admin-ranges` of environment `staging`: 203.0.113.0/24 → 203.0.113.0/24 0.0.0.0/0 → who reaches every node's Talos API",
+    ),
+    (
         "ephemeral-volume",
         "ephemeral-min-size=\"100GB\"",
         "ephemeral-min-size=\"150GB\"",
@@ -252,15 +259,19 @@ fn an_unchanged_fleet_has_no_impact() {
 
 #[test]
 fn a_change_no_rule_knows_is_an_unknown_impact() {
-    let i = impacts_with(RULES, BASE, &edit("admin-ranges \"203.0.113.0/24\"", "admin-ranges \"198.51.100.0/24\""));
+    // The recipients decide who can decrypt the sealed inputs, which no rule judges.
+    let i = impacts_with(
+        RULES,
+        BASE,
+        &edit(
+            "recipients \"age1wh7qxmt0740e28qvq0jjz5ylyxfctxtm4skkffn6kers9dln89eswx42s2\"",
+            "recipients \"age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p\"",
+        ),
+    );
     assert_eq!(i.len(), 1, "{i:#?}");
     assert_eq!(i[0].rule, "unknown");
     assert_eq!(i[0].subject, "staging");
-    assert!(
-        i[0].change.contains("`admin-ranges` of environment `staging` changed: 203.0.113.0/24 → 198.51.100.0/24"),
-        "{}",
-        i[0].change
-    );
+    assert!(i[0].change.contains("`recipients` of environment `staging` changed"), "{}", i[0].change);
 }
 
 const PROXMOX: &str = r#"
@@ -430,7 +441,7 @@ const OWN_TEST_RULES: &[&str] = &["secrets-version"];
 
 // Rules on the artifacts: the output alone tells, so the cases are artifact sets.
 
-const ARTIFACT_RULES: &[&str] = &["template-renamed", "tofu-address", "talos-fields"];
+const ARTIFACT_RULES: &[&str] = &["template-renamed", "tofu-address", "talos-fields", "talos-api-access"];
 
 fn set(files: &[(&str, &str)]) -> ArtifactSet {
     let mut s = ArtifactSet::new();
@@ -509,6 +520,33 @@ fn a_removed_resource_address_is_destroyed_and_a_moved_one_is_not() {
         .is_some(),
         "{i:#?}"
     );
+}
+
+const GATEWAY: &str = "# h\n\nresource \"scaleway_vpc_public_gateway\" \"gateway\" {\n  name              = var.name\n  bastion_enabled   = var.talos_api_open\n  bastion_port      = 61000\n  allowed_ip_ranges = var.admin_ranges\n}\n";
+
+#[test]
+fn a_change_to_the_gateways_bastion_or_a_rule_to_50000_is_danger() {
+    let path = "tofu/modules/scaleway-cloud/main.tf";
+    let old = set(&[(path, GATEWAY)]);
+    for edited in [
+        GATEWAY.replace("var.talos_api_open", "true"),
+        GATEWAY.replace("var.admin_ranges", "[\"0.0.0.0/0\"]"),
+        GATEWAY.replace("  allowed_ip_ranges = var.admin_ranges\n", ""),
+        format!(
+            "{GATEWAY}\nresource \"scaleway_vpc_public_gateway_pat_rule\" \"talos_api\" {{\n  private_ip   = \"10.0.0.2\"\n  private_port = 50000\n  public_port  = 50001\n}}\n"
+        ),
+    ] {
+        let new = set(&[(path, &edited)]);
+        let i = artifact_impacts(RULES, &old, &new);
+        let hit = i.iter().find(|x| x.rule == "talos-api-access" && x.severity == Severity::Danger);
+        assert!(hit.is_some(), "{edited}\n{i:#?}");
+        assert!(!i.iter().any(|x| x.rule == "unknown"), "{i:#?}");
+        let rest = artifact_impacts(without("talos-api-access"), &old, &new);
+        assert!(!rest.iter().any(|x| x.severity == Severity::Danger), "{rest:#?}");
+    }
+    // Another attribute of the gateway is not this rule's.
+    let renamed = set(&[(path, &GATEWAY.replace("var.name", "\"gw\""))]);
+    assert!(!artifact_impacts(RULES, &old, &renamed).iter().any(|x| x.rule == "talos-api-access"));
 }
 
 #[test]

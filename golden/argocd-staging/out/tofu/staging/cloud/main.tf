@@ -19,6 +19,8 @@ module "cloud" {
   network_cidr    = var.network_cidr
   gateway_address = var.gateway_address
   gateway_type    = var.gateway_type
+  admin_ranges    = var.admin_ranges
+  talos_api_open  = var.talos_api_open
   databases       = var.databases
   buckets         = var.buckets
   registries      = var.registries
@@ -50,6 +52,5 @@ module "main" {
   kubernetes_api_port = var.clusters["main"].kubernetes_api_port
   control_plane       = var.clusters["main"].control_plane
   workers             = var.clusters["main"].workers
-  talos_api_open      = var.talos_api_open
   kubernetes_api_open = var.kubernetes_api_open
 }

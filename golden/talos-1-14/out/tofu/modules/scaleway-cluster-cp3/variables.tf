@@ -79,12 +79,6 @@ variable "workers" {
   default = {}
 }
 
-variable "talos_api_open" {
-  description = "The Talos API switch (R13): one gateway rule per node to port 50000 while true. Off at rest."
-  type        = bool
-  default     = false
-}
-
 variable "kubernetes_api_open" {
   description = "The operator's path to the Kubernetes API through the gateway. Off at rest."
   type        = bool

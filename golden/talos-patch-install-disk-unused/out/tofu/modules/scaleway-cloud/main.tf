@@ -30,13 +30,21 @@ resource "scaleway_vpc_public_gateway_ip" "gateway" {
   }
 }
 
+# R13: the Talos API switch is the gateway's SSH bastion, admitting the admin ranges only; each
+# node's port 50000 is reached through an SSH tunnel that `fleetc apply` opens. A node in
+# maintenance mode accepts a config from anyone, so nothing forwards port 50000 from any
+# source. The ranges are set while the bastion is off: one update enables the bastion
+# before it sets its ranges (scaleway v2.81.0 internal/services/vpcgw/public_gateway.go
+# l.290-352, UpdateGateway then SetBastionAllowedIPs), and creation sets them the same way.
 resource "scaleway_vpc_public_gateway" "gateway" {
-  project_id      = var.project_id
-  zone            = var.zone
-  name            = var.name
-  type            = var.gateway_type
-  ip_id           = scaleway_vpc_public_gateway_ip.gateway.id
-  bastion_enabled = false
+  project_id        = var.project_id
+  zone              = var.zone
+  name              = var.name
+  type              = var.gateway_type
+  ip_id             = scaleway_vpc_public_gateway_ip.gateway.id
+  bastion_enabled   = var.talos_api_open
+  bastion_port      = 61000
+  allowed_ip_ranges = var.admin_ranges
 }
 
 # Egress for the nodes, which have no public address of their own (R6, R12).

@@ -20,6 +20,17 @@ variable "gateway_type" {
   type        = string
 }
 
+variable "admin_ranges" {
+  description = "The only source ranges the gateway's SSH bastion admits (R13)."
+  type        = list(string)
+}
+
+variable "talos_api_open" {
+  description = "The Talos API switch (R13): the gateway's SSH bastion is enabled only while true. Off at rest."
+  type        = bool
+  default     = false
+}
+
 variable "databases" {
   description = "PostgreSQL instances by name; `password_version` both regenerates the password and versions its secret (R10); `password_secret` names that secret, as the ExternalSecret reads it."
   type = map(object({

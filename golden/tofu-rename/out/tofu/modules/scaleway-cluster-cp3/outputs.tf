@@ -6,24 +6,24 @@ output "control_plane" {
     {
       hostname       = var.control_plane[0].hostname
       address        = data.scaleway_ipam_ip.cp_1.address
-      talos_endpoint = "${var.gateway_address}:${var.control_plane[0].talos_port}"
+      talos_endpoint = "127.0.0.1:${var.control_plane[0].talos_port}"
     },
     {
       hostname       = var.control_plane[1].hostname
       address        = data.scaleway_ipam_ip.cp_2.address
-      talos_endpoint = "${var.gateway_address}:${var.control_plane[1].talos_port}"
+      talos_endpoint = "127.0.0.1:${var.control_plane[1].talos_port}"
     },
     {
       hostname       = var.control_plane[2].hostname
       address        = data.scaleway_ipam_ip.cp_3.address
-      talos_endpoint = "${var.gateway_address}:${var.control_plane[2].talos_port}"
+      talos_endpoint = "127.0.0.1:${var.control_plane[2].talos_port}"
     },
   ]
 }
 
 output "workers" {
   description = "Worker nodes by hostname: hostname, private address, Talos API endpoint."
-  value       = { for k, s in scaleway_instance_server.worker : k => { hostname = k, address = data.scaleway_ipam_ip.worker[k].address, talos_endpoint = "${var.gateway_address}:${var.workers[k].talos_port}" } }
+  value       = { for k, s in scaleway_instance_server.worker : k => { hostname = k, address = data.scaleway_ipam_ip.worker[k].address, talos_endpoint = "127.0.0.1:${var.workers[k].talos_port}" } }
 }
 
 output "endpoint_address" {

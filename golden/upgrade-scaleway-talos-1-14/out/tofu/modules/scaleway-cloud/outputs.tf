@@ -19,3 +19,13 @@ output "gateway_address" {
   description = "The public gateway's address."
   value       = scaleway_vpc_public_gateway_ip.gateway.address
 }
+
+output "bastion" {
+  description = "The gateway's SSH bastion, the Talos API switch (R13), as the provider read it back."
+  value = {
+    address           = scaleway_vpc_public_gateway_ip.gateway.address
+    port              = scaleway_vpc_public_gateway.gateway.bastion_port
+    enabled           = scaleway_vpc_public_gateway.gateway.bastion_enabled
+    allowed_ip_ranges = scaleway_vpc_public_gateway.gateway.allowed_ip_ranges
+  }
+}

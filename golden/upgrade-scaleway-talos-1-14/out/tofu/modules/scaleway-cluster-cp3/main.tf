@@ -300,42 +300,6 @@ resource "scaleway_lb_acl" "api_deny" {
   }
 }
 
-locals {
-  talos_api_targets = merge(
-    zipmap(
-      [for n in var.control_plane : n.hostname],
-      [
-        {
-          address    = data.scaleway_ipam_ip.cp_1.address
-          talos_port = var.control_plane[0].talos_port
-        },
-        {
-          address    = data.scaleway_ipam_ip.cp_2.address
-          talos_port = var.control_plane[1].talos_port
-        },
-        {
-          address    = data.scaleway_ipam_ip.cp_3.address
-          talos_port = var.control_plane[2].talos_port
-        },
-      ],
-    ),
-    { for k, s in scaleway_instance_server.worker : k => { address = data.scaleway_ipam_ip.worker[k].address, talos_port = var.workers[k].talos_port } },
-  )
-}
-
-# R13: the Talos API switch. A node in maintenance mode accepts a config from anyone, so the
-# door exists only while `talos_api_open` is true (`-var talos_api_open=true`), one rule per
-# node: gateway port -> node:50000. A PAT rule has no source filter (docs/tofu.md).
-resource "scaleway_vpc_public_gateway_pat_rule" "talos_api" {
-  for_each     = var.talos_api_open ? local.talos_api_targets : {}
-  zone         = var.zone
-  gateway_id   = var.gateway_id
-  private_ip   = each.value.address
-  private_port = 50000
-  public_port  = each.value.talos_port
-  protocol     = "tcp"
-}
-
 # The operator's path to the Kubernetes API: the load balancer's ACL admits the admin ranges only.
 resource "scaleway_vpc_public_gateway_pat_rule" "kubernetes_api" {
   zone         = var.zone

@@ -31,6 +31,7 @@ mod quorum;
 mod references;
 mod runtimes;
 mod secrets_version;
+mod stand_in;
 mod talos;
 mod tofu;
 mod upgrade_path;
@@ -78,6 +79,7 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     install_disk::check(fleet, diags);
     machines::check(fleet, diags);
     metal::check(fleet, diags);
+    stand_in::check(fleet, diags);
 }
 
 #[cfg(test)]

@@ -206,6 +206,7 @@ pub static ALL: &[&Code] = &[
     &metal::LINKS_WITHOUT_NAMESERVERS,
     &node::LINK_NOT_ON_VM,
     &node::EPHEMERAL_DISK_ON_VM,
+    &addons::ADDON_STAND_IN,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

@@ -52,6 +52,7 @@ mod robustness;
 mod schematic_ids;
 mod secrets;
 mod sovereignty;
+mod stand_ins;
 mod talos_conformance;
 mod threads;
 mod tofu;

@@ -99,7 +99,9 @@ mod tests {
         ));
         assert_eq!(
             stand_ins(&c),
-            ["`vendor/csi.yaml`, the manifest of add-on `csi`, says it is a stand-in: the CSIDriver only, no controller or node plugin"]
+            [
+                "`vendor/csi.yaml`, the manifest of add-on `csi`, says it is a stand-in: the CSIDriver only, no controller or node plugin"
+            ]
         );
         let warning = c.diags.iter().find(|d| d.code.name == codes::ADDON_STAND_IN.name).unwrap();
         assert_eq!(warning.severity, crate::diag::Severity::Warning);
@@ -113,7 +115,9 @@ mod tests {
         // the marker counts only among the comment lines at the top, as a whole word
         let quoted = format!("{OBJECT}---\n# fleetc: stand-in: inside, after the first object\n");
         assert!(stand_ins(&with_manifest(&quoted)).is_empty());
-        assert!(stand_ins(&with_manifest(&format!("# fleetc: stand-ins are documented elsewhere\n{OBJECT}"))).is_empty());
+        assert!(
+            stand_ins(&with_manifest(&format!("# fleetc: stand-ins are documented elsewhere\n{OBJECT}"))).is_empty()
+        );
         let cited = format!("# fleetc: upstream's own manifest, unchanged below these lines\n{OBJECT}");
         assert!(stand_ins(&with_manifest(&cited)).is_empty());
     }

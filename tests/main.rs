@@ -55,6 +55,7 @@ mod robustness;
 mod schematic_ids;
 mod secrets;
 mod sovereignty;
+mod stand_ins;
 mod talos_conformance;
 mod threads;
 mod tofu;

@@ -1,7 +1,8 @@
 """Each vendored add-on manifest against its real render: one line per add-on.
 
-A vendored file byte-identical to its render is the real render. Otherwise it is a stand-in,
-and it must invent nothing: every object it holds (apiVersion, kind, namespace, name) is in the
+A vendored file byte-identical to its render is the real render. Otherwise it is a stand-in:
+it must say so (a `# fleetc: stand-in` line among its first comment lines, which `fleetc check`
+reports as `fleet::addons::stand-in`), and it must invent nothing: every object it holds (apiVersion, kind, namespace, name) is in the
 render, and every field it sets has the render's value (a stand-in may leave fields out; a list
 element of the stand-in must be a subset of some element of the render's list). So the kinds,
 names and fields fleetc reads are exactly upstream's.
@@ -55,6 +56,22 @@ def subset(s, r, path):
     return None if s == r else f"{path} ({s!r}, upstream {r!r})"
 
 
+# The line by which a vendored file says it is a stand-in (src/model/mod.rs, STAND_IN_MARKER).
+MARKER = "# fleetc: stand-in"
+
+
+def marked(text):
+    """Whether one of the comment lines at the top of text is the stand-in marker."""
+    for line in text.splitlines():
+        line = line.rstrip()
+        if line and not line.startswith("#"):
+            return False
+        rest = line[len(MARKER):] if line.startswith(MARKER) else None
+        if rest is not None and (rest == "" or rest[0] in ": "):
+            return True
+    return False
+
+
 def cited(repo, path):
     """Vendored copies of upstream files no registry serves: unchanged but for their header."""
     for line in open(path):
@@ -68,8 +85,9 @@ def cited(repo, path):
             body = body.replace(ours, upstream)
         got = hashlib.sha256(body.encode()).hexdigest()
         if got == sha:
-            print(f"ok renders: {name}: {vendored} is {source} unchanged (sha256 {sha}); "
-                  "no registry serves it, so it is not re-rendered here")
+            but = f" but for `{ours}`" if upstream != "-" else ""
+            print(f"ok renders: {name}: {vendored} is {source} unchanged{but} (sha256 {sha}); "
+                  "no registry serves it at the pinned version, so it is not re-rendered here")
         else:
             print(f"FAIL renders: {name}: {vendored} is not {source} as cited: sha256 {got}, upstream {sha}")
 
@@ -87,6 +105,9 @@ def main():
             continue
         real = {key(o): o for o in docs(render)}
         problems = []
+        if not marked(vbytes.decode()):
+            problems.append(f"it is not the real render and does not say it is a stand-in "
+                            f"(a `{MARKER}` line among its first comment lines, which `fleetc check` reports)")
         stand_in = docs(vpath)
         for o in stand_in:
             k = key(o)

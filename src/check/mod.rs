@@ -32,6 +32,7 @@ mod references;
 mod runtimes;
 mod secrets_version;
 mod state_moved;
+mod stand_in;
 mod talos;
 mod tofu;
 mod upgrade_path;
@@ -81,6 +82,7 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     install_disk::check(fleet, diags);
     machines::check(fleet, diags);
     metal::check(fleet, diags);
+    stand_in::check(fleet, diags);
 }
 
 #[cfg(test)]

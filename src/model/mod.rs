@@ -114,6 +114,30 @@ pub struct Vendored {
     pub objects: std::sync::Arc<Vec<serde_json::Value>>,
 }
 
+/// The line that marks a vendored file as a stand-in (docs/addons.md, "Stand-ins"): among the
+/// comment lines at its top, before its first YAML line, followed by what the file leaves out.
+pub const STAND_IN_MARKER: &str = "# fleetc: stand-in";
+
+impl Vendored {
+    /// What a stand-in says it leaves out (the text after [`STAND_IN_MARKER`], `:` and blanks
+    /// trimmed), or `None` for a file that does not say it is one. Only the comment lines at the
+    /// top count, so a marker quoted inside a manifest's data is not read as one.
+    pub fn stand_in(&self) -> Option<&str> {
+        stand_in(&self.content)
+    }
+}
+
+/// [`Vendored::stand_in`] on a file's text.
+pub fn stand_in(content: &str) -> Option<&str> {
+    content
+        .lines()
+        .map(str::trim_end)
+        .take_while(|l| l.is_empty() || l.starts_with('#'))
+        .find_map(|l| l.strip_prefix(STAND_IN_MARKER))
+        .filter(|rest| rest.is_empty() || rest.starts_with(':') || rest.starts_with(' '))
+        .map(|rest| rest.trim_start_matches(':').trim())
+}
+
 /// A pre-rendered add-on manifest (Cilium, a cloud controller manager, a CSI driver, …),
 /// embedded into control-plane configs (R11) or delivered otherwise by the emitters.
 #[derive(Debug, Clone)]

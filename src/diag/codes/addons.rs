@@ -1,5 +1,6 @@
-//! The `fleet::addons` code: an add-on on a Kubernetes minor its project did not test. Checked in
-//! `src/check/versions.rs`, against the ranges of `upstream::talos::ADDON_KUBERNETES`.
+//! The `fleet::addons` codes: an add-on on a Kubernetes minor its project did not test (checked
+//! in `src/check/versions.rs`, against the ranges of `upstream::talos::ADDON_KUBERNETES`), and a
+//! vendored manifest that says it is a stand-in (`src/check/stand_in.rs`).
 
 codes! {
     ADDON_KUBERNETES_UNTESTED = "fleet::addons::kubernetes-untested", Warning, Some("R25"), None,
@@ -25,5 +26,30 @@ pair is a risk the project itself has not taken.
 Pin an add-on release whose project lists the cluster's Kubernetes minor, or keep the cluster
 on a minor the add-on lists. When you have tested the pair yourself, the warning stays: it
 says what upstream states, not what you found.
+";
+
+    ADDON_STAND_IN = "fleet::addons::stand-in", Warning, Some("R11"), None,
+"## What it does
+Warns when a vendored manifest the fleet names (an `addon`, Argo CD's install, Cluster API's
+cert-manager or operator) says in its first lines that it is a stand-in: a line
+`# fleetc: stand-in: <what it leaves out>` among the comment lines at its top. The warning
+quotes that line.
+
+## Why (R11)
+A cluster starts able to run a workload only when its CNI, cloud controller manager and CSI
+driver run; GitOps only when Argo CD runs. A stand-in keeps some objects of the real manifest
+(a CRD, a StorageClass) so that examples and tests stay small: applied as is, the add-on it
+stands for does not run. fleetc cannot tell a trimmed file from a real render by its objects,
+so the file says so itself.
+
+## Example
+    addon \"scaleway-csi\" version=\"0.3.4\" manifest=\"vendor/scaleway-csi.yaml\" sha256=\"…\"
+    // vendor/scaleway-csi.yaml begins with
+    // # fleetc: stand-in: the CSIDriver and StorageClass only, no controller or node plugin
+
+## Instead
+Vendor the add-on's real render at the pinned version (docs/addons.md gives the command for
+each add-on), without the marker line, and pin its sha256. A fleet kept as an example only may
+keep its stand-ins: the warning says it cannot be applied as is.
 ";
 }

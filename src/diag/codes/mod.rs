@@ -214,6 +214,7 @@ pub static ALL: &[&Code] = &[
     &import::IMPORT_UNSET_VARIABLE,
     &import::IMPORT_FILE_UNREADABLE,
     &emit::SCHEMA_MISSING,
+    &addons::ADDON_STAND_IN,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

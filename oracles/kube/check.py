@@ -566,7 +566,91 @@ def kinds_of(data):
         return None
 
 
-def judge_tree(cl, out, cache, crd_fp, created_ns, tmp, counts):
+def install_own_crds(cl, label, docs, tmp):
+    """The CRDs a manifest carries itself, installed (a real create) before its objects are
+    judged, as their consumer applies them: Talos sorts a manifest's objects namespaces first,
+    then CRDs, then the rest (siderolabs/talos v1.13.9
+    internal/app/machined/pkg/controllers/k8s/manifest_apply.go l.240-270), and Argo CD syncs a
+    CRD before the resources that use it. A CRD already on this API server (the CRD set's) is
+    left as it is."""
+    own = [d for d in docs if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"
+           and str(d.get("apiVersion", "")).startswith("apiextensions.k8s.io/")]
+    if not own:
+        return
+    have = set(cl.kubectl("get", "crd", "-o", "name").stdout.split())
+    new = [d for d in own if f"customresourcedefinition.apiextensions.k8s.io/{(d.get('metadata') or {}).get('name')}" not in have]
+    if not new:
+        return
+    f = Path(tmp) / "own-crds.yaml"
+    f.write_text(yaml.safe_dump_all(new))
+    r = cl.kubectl("apply", "--server-side", "--field-manager=fleetc-oracle-own-crds", "-f", str(f))
+    if r.returncode == 0:
+        names = [f"crd/{d['metadata']['name']}" for d in new]
+        r = cl.kubectl("wait", "--for=condition=Established", "--timeout=120s", *names)
+    if r.returncode == 0:
+        line("ok", f"{label}: installed the {len(new)} CRD(s) it carries before judging its objects (Talos and Argo CD apply CRDs first)")
+    # Otherwise the dry-run below fails on the CRD itself or on its objects, with the reason.
+
+
+def unplaced(label, docs, scopes):
+    """The namespaced objects of a manifest applied without a namespace of its own that carry
+    none: Talos applies an inline manifest's namespaced object without one in `default`
+    (siderolabs/talos v1.13.9 internal/app/machined/pkg/controllers/k8s/manifest_apply.go
+    l.301-304), and `kubectl apply -f` an out/capi file's in its kubeconfig's namespace. Scope
+    is this API server's discovery, and a CRD's `spec.scope` for the kinds the manifest's own
+    CRDs serve."""
+    if "#inlineManifests[" not in label and "/capi/" not in label:
+        return []
+    own = {(((d.get("spec") or {}).get("group")), ((d.get("spec") or {}).get("names") or {}).get("kind")):
+           (d.get("spec") or {}).get("scope") == "Namespaced"
+           for d in docs if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"}
+    found = []
+    for d in docs:
+        if not isinstance(d, dict):
+            continue
+        group = str(d.get("apiVersion", "")).rpartition("/")[0]
+        key = (group, d.get("kind"))
+        meta = d.get("metadata") or {}
+        if scopes.get(key, own.get(key)) and not meta.get("namespace"):
+            found.append(f"{d.get('kind')} {meta.get('name')}")
+    return found
+
+
+def fleetc_scopes(cl, scopes):
+    """fleetc's table of cluster-scoped built-in kinds (src/check/namespaces.rs, CLUSTER_SCOPED
+    and BUILT_IN_GROUPS, which fleet::addons::namespace-missing reads) against this API
+    server's discovery: every kind of a group no CRD serves must be in a group the table knows,
+    and cluster-scoped exactly when the table says so. Kinds the table names that this server
+    does not serve (alpha APIs it has off) are counted, not judged."""
+    src = (REPO / "src" / "check" / "namespaces.rs").read_text()
+    def block(name):
+        body = src.split(f"{name}: &[", 1)[1].split("];", 1)[0]
+        return body
+    groups = set(re.findall(r'"([^"]*)"', block("const BUILT_IN_GROUPS")))
+    table = set(re.findall(r'\("([^"]*)", "([^"]*)"\)', block("pub const CLUSTER_SCOPED")))
+    r = cl.kubectl("get", "crd", "-o", "jsonpath={.items[*].spec.group}")
+    crd_groups = set(r.stdout.split())
+    wrong = []
+    served = 0
+    for (group, kind), namespaced in sorted(scopes.items()):
+        if group in crd_groups:
+            continue
+        served += 1
+        if group not in groups:
+            wrong.append(f"{group or 'core'} {kind}: its group is not in BUILT_IN_GROUPS")
+        elif namespaced == ((group, kind) in table):
+            wrong.append(f"{group or 'core'} {kind}: the server says {'namespaced' if namespaced else 'cluster-scoped'}")
+    absent = [f"{g or 'core'} {k}" for g, k in sorted(table) if (g, k) not in scopes]
+    label = "fleetc's cluster-scoped kinds (src/check/namespaces.rs) against kube-apiserver's discovery"
+    if wrong:
+        line("FAIL", label, "; ".join(wrong))
+        return 1
+    line("ok", f"{label}: {served} built-in kinds agree"
+               + (f"; {len(absent)} the table names are not served here ({', '.join(absent)})" if absent else ""))
+    return 0
+
+
+def judge_tree(cl, out, cache, crd_fp, created_ns, tmp, counts, scopes):
     """Every manifest of one out/ tree, dry-run on this API server (its CRD set). The verdict on
     a manifest is reused for the same bytes when the CRDs of every kind in it are the same bytes
     too (crd_fp: (group, kind) -> sha256 of its CRD in this set), in this set or an earlier one."""
@@ -617,6 +701,16 @@ def judge_tree(cl, out, cache, crd_fp, created_ns, tmp, counts):
                 # Namespaces exist before their objects are judged (a real create).
                 cl.kubectl("create", "namespace", ns)
                 created_ns.add(ns)
+        lost = unplaced(label, docs, scopes)
+        if lost:
+            why = (f"{len(lost)} namespaced object(s) without a namespace ({', '.join(lost[:5])}"
+                   f"{', …' if len(lost) > 5 else ''}): applied as written they land in `default`, away from "
+                   "the RBAC subjects and Secrets that name their real namespace (fleet::addons::namespace-missing)")
+            cache[h] = ("FAIL", why, 0)
+            line("FAIL", label, why)
+            counts["failed"] += 1
+            continue
+        install_own_crds(cl, label, docs, tmp)
         f = Path(tmp) / "judge.yaml"
         f.write_bytes(data)
         r = cl.kubectl("apply", "--server-side", "--dry-run=server", "--field-manager=fleetc",
@@ -707,11 +801,13 @@ def main():
                 counts["other"] += 1
             ncrds += total
             scopes = discovery(cl)
+            if i == 1:
+                counts["other"] += fleetc_scopes(cl, scopes)
             created_ns = set()
             for out, pins in trees:
                 read = ", ".join(f"{k} {v}" for k, (v, _w) in pins.items()) or "none (no CAPI providers, no Argo CD)"
                 print(f"== kube {rel_of(out)}: CRD set {i} (pins read from the tree: {read})", flush=True)
-                judge_tree(cl, out, cache, crd_fp, created_ns, tmp, counts)
+                judge_tree(cl, out, cache, crd_fp, created_ns, tmp, counts, scopes)
             if args.argocd:
                 argocd_permissions(args.argocd, [str(o) for o, _p in trees], scopes, Path(tmp), cl)
         finally:

@@ -77,15 +77,22 @@ def cited(repo, path):
     for line in open(path):
         if line.startswith("#") or not line.strip():
             continue
-        name, vendored, sha, upstream, ours, source = line.rstrip("\n").split("\t")
+        name, vendored, sha, upstream, ours, source, namespace = line.rstrip("\n").split("\t")
         text = open(os.path.join(repo, vendored), "rb").read().decode()
-        lines = text.splitlines(keepends=True)
-        body = "".join(l for l in lines if not l.startswith("# fleetc: "))
+        lines = [l for l in text.splitlines(keepends=True) if not l.startswith("# fleetc: ")]
+        if namespace != "-":
+            # `helm template` leaves a chart's objects without a namespace where `helm install`
+            # sets it; the vendored file sets it, on the line after `metadata:` (its header says so).
+            set_ns = f"  namespace: {namespace}\n"
+            lines = [l for i, l in enumerate(lines) if not (l == set_ns and i > 0 and lines[i - 1] == "metadata:\n")]
+        body = "".join(lines)
         if upstream != "-":
             body = body.replace(ours, upstream)
         got = hashlib.sha256(body.encode()).hexdigest()
         if got == sha:
             but = f" but for `{ours}`" if upstream != "-" else ""
+            if namespace != "-":
+                but += f"{' and' if but else ' but'} for the namespace `{namespace}` set on its namespaced objects"
             print(f"ok renders: {name}: {vendored} is {source} unchanged{but} (sha256 {sha}); "
                   "no registry serves it at the pinned version, so it is not re-rendered here")
         else:

@@ -21,6 +21,7 @@ mod links;
 mod machines;
 pub mod metal;
 mod names;
+mod namespaces;
 mod network;
 mod nodes;
 mod patches;
@@ -31,8 +32,8 @@ mod quorum;
 mod references;
 mod runtimes;
 mod secrets_version;
-mod state_moved;
 mod stand_in;
+mod state_moved;
 mod talos;
 mod tofu;
 mod upgrade_path;
@@ -83,6 +84,7 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     machines::check(fleet, diags);
     metal::check(fleet, diags);
     stand_in::check(fleet, diags);
+    namespaces::check(fleet, diags);
 }
 
 #[cfg(test)]

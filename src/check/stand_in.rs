@@ -7,20 +7,34 @@
 use crate::diag::{Diagnostic, Diagnostics, Span, codes};
 use crate::model::{Fleet, Vendored};
 
-/// Every vendored manifest of `fleet` with what it is (`addon "cilium"`), in fleet.kdl's terms.
-fn vendored(fleet: &Fleet) -> Vec<(String, &Vendored)> {
-    let mut all: Vec<(String, &Vendored)> = Vec::new();
+/// A vendored manifest of a fleet: what it is in fleet.kdl's terms (`add-on `cilium``), the
+/// file, and whether what applies it gives its objects a namespace (Argo CD's install, applied
+/// with `-n` into the `argocd` block's namespace) or applies them as written.
+pub(super) struct Named<'a> {
+    pub what: String,
+    pub manifest: &'a Vendored,
+    pub namespaced_by_apply: bool,
+}
+
+/// Every vendored manifest of `fleet`: Argo CD's install, the add-ons, and the cert-manager
+/// and operator pins of every `cluster-api` (once per cluster that inherits them).
+pub(super) fn vendored(fleet: &Fleet) -> Vec<Named<'_>> {
+    let mut all = Vec::new();
     if let Some(argocd) = &fleet.argocd {
-        all.push(("Argo CD's install".to_owned(), &argocd.manifest));
+        all.push(Named { what: "Argo CD's install".to_owned(), manifest: &argocd.manifest, namespaced_by_apply: true });
     }
     for addon in fleet.addons.values() {
-        all.push((format!("add-on `{}`", addon.name.value), &addon.manifest));
+        all.push(Named {
+            what: format!("add-on `{}`", addon.name.value),
+            manifest: &addon.manifest,
+            namespaced_by_apply: false,
+        });
     }
     for (_, cluster) in fleet.clusters() {
         let Some(capi) = &cluster.cluster_api else { continue };
         for (what, m) in [("cert-manager", &capi.cert_manager), ("the Cluster API Operator", &capi.operator_manifest)] {
-            if let Some(m) = m {
-                all.push((what.to_owned(), m));
+            if let Some(manifest) = m {
+                all.push(Named { what: what.to_owned(), manifest, namespaced_by_apply: false });
             }
         }
     }
@@ -29,7 +43,7 @@ fn vendored(fleet: &Fleet) -> Vec<(String, &Vendored)> {
 
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
     let mut seen: Vec<Span> = Vec::new();
-    for (what, m) in vendored(fleet) {
+    for Named { what, manifest: m, .. } in vendored(fleet) {
         let Some(leaves_out) = m.stand_in() else { continue };
         if seen.contains(&m.path.span) {
             continue;

@@ -1,6 +1,7 @@
 //! The `fleet::addons` codes: an add-on on a Kubernetes minor its project did not test (checked
 //! in `src/check/versions.rs`, against the ranges of `upstream::talos::ADDON_KUBERNETES`), and a
-//! vendored manifest that says it is a stand-in (`src/check/stand_in.rs`).
+//! vendored manifest that says it is a stand-in (`src/check/stand_in.rs`), and a vendored
+//! manifest whose namespaced objects carry no namespace (`src/check/namespaces.rs`).
 
 codes! {
     ADDON_KUBERNETES_UNTESTED = "fleet::addons::kubernetes-untested", Warning, Some("R25"), None,
@@ -51,5 +52,35 @@ so the file says so itself.
 Vendor the add-on's real render at the pinned version (docs/addons.md gives the command for
 each add-on), without the marker line, and pin its sha256. A fleet kept as an example only may
 keep its stand-ins: the warning says it cannot be applied as is.
+";
+
+    ADDON_NAMESPACE_MISSING = "fleet::addons::namespace-missing", Error, Some("R11"), None,
+"## What it does
+Refuses a vendored manifest applied without a namespace of its own (an `addon`, which Talos
+applies from the control plane's config, and Cluster API's cert-manager and operator, which
+`kubectl apply -f` applies) when one of its namespaced objects (a Deployment, a
+ServiceAccount, a Role…) has no `metadata.namespace`. Argo CD's install is applied into the
+`argocd` block's namespace, so it may leave the namespace out.
+
+## Why (R11)
+Talos applies a namespaced object without a namespace in `default` (siderolabs/talos v1.13.9
+`internal/app/machined/pkg/controllers/k8s/manifest_apply.go` l.301-304), and so does
+`kubectl apply` with a default kubeconfig. `helm template --namespace X` renders a chart's
+templates as they are: most charts write no `namespace:` and rely on `helm install` to set it.
+Applied as rendered, the driver's Deployment and ServiceAccount land in `default`, while its
+ClusterRoleBindings name the ServiceAccount in `X` and the Secret it reads is created in `X`:
+the add-on never starts, and the cluster never runs a workload that needs it.
+
+## Example
+    addon \"scaleway-csi\" version=\"0.3.4\" manifest=\"vendor/scaleway-csi.yaml\" sha256=\"…\"
+    // vendor/scaleway-csi.yaml, from `helm template … --namespace kube-system`:
+    // kind: Deployment
+    // metadata:
+    //   name: scaleway-csi-controller        <- no namespace
+
+## Instead
+Give every namespaced object its namespace in the vendored file (the one the chart was rendered
+for: `namespace: kube-system` under `metadata:`), say so in the file's header, and pin the new
+sha256. Cluster-scoped objects (ClusterRole, StorageClass, CSIDriver, CRDs…) take none.
 ";
 }

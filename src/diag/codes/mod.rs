@@ -215,6 +215,7 @@ pub static ALL: &[&Code] = &[
     &import::IMPORT_FILE_UNREADABLE,
     &emit::SCHEMA_MISSING,
     &addons::ADDON_STAND_IN,
+    &addons::ADDON_NAMESPACE_MISSING,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

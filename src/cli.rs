@@ -141,6 +141,14 @@ pub enum Command {
     /// nodes' EPHEMERAL partitions wiped, then `talosctl bootstrap --recover-from`
     /// (docs/restore.md).
     Restore(RestoreArgs),
+    /// Compare what runs with what out/ would apply, read-only: each node's machine config,
+    /// the OpenTofu roots' plans, Argo CD's applications, and the versions each node runs.
+    ///
+    /// Each difference is classified as `fleetc diff` classifies a change (live, reboot,
+    /// replace, identity, quorum) and printed in diff's formats. Writes nothing; opens the
+    /// Talos API switch only where apply does, and closes it. Exit 0 when nothing drifted, 1
+    /// when something did, 2 on error (docs/day-two.md).
+    Drift(DriftArgs),
     /// Talos tools that need the decrypted secrets bundle.
     Talos {
         #[command(subcommand)]
@@ -303,6 +311,32 @@ pub struct RestoreArgs {
     /// as etcd checks it before any node is touched.
     #[arg(long, value_name = "SNAPSHOT")]
     pub from: PathBuf,
+}
+
+/// `fleetc drift`. As for `fleetc diff`, `--format` is the report's format; diagnostics follow
+/// the global `--diagnostics-format`.
+#[derive(Debug, Args)]
+pub struct DriftArgs {
+    /// The fleet description.
+    #[arg(long, default_value = "fleet.kdl")]
+    pub fleet: PathBuf,
+    /// `<env>` (every cluster the roots build) or `<env>/<cluster>`.
+    pub target: String,
+    /// Print the commands; run nothing.
+    #[arg(long)]
+    pub plan: bool,
+    /// The age identity that decrypts the sealed inputs [env: FLEETC_AGE_IDENTITY].
+    #[arg(long)]
+    pub identity: Option<PathBuf>,
+    /// The output directory [default: out/ beside the fleet file].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// The format of the report, as `fleetc diff`'s.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Unified)]
+    pub format: DiffFormat,
+    /// With `--format markdown`: the most characters the comment may have.
+    #[arg(long, value_name = "CHARS", default_value_t = crate::review::render::markdown::DEFAULT_CAP)]
+    pub max_chars: usize,
 }
 
 #[derive(Debug, Subcommand)]

@@ -59,6 +59,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
                 crate::apply::restore(inp, cluster, &opts, runner, sink)
             })
         }
+        Command::Drift(args) => drift_command(&ui, &args),
         Command::Talos { command } => talos_command(&ui, command),
         Command::Fmt { fleet, check } => fmt(&ui, &fleet, check),
         Command::Init { dir, platform } => init(&ui, &dir, platform),
@@ -869,6 +870,57 @@ fn on_cluster(
         Err(e) => return fail(e),
     };
     finish(step(&inputs, &cluster, &mut runner, &mut sink))
+}
+
+/// `fleetc drift`: the report on stdout in diff's format, the run's log on stderr (on stdout
+/// under `--plan`, which has no report). Exit 0: nothing drifted; 1: something did; 2: an
+/// error (the fleet does not build, a tool failed, a node did not answer), as `fleetc diff`.
+fn drift_command(ui: &Ui, args: &crate::cli::DriftArgs) -> i32 {
+    let fleet = FleetArgs { fleet: args.fleet.clone(), format: None };
+    let (model, build) = match load_model(ui, &fleet) {
+        Ok(m) => m,
+        Err(_) => return EXIT_ERROR,
+    };
+    let (env_name, cluster) = match args.target.split_once('/') {
+        Some((e, c)) => (e, Some(c)),
+        None => (args.target.as_str(), None),
+    };
+    let Some(target) = crate::apply::target::of(&model, env_name) else {
+        return fail(format_args!("fleet.kdl has no environment `{env_name}`"));
+    };
+    let out = out_dir(&args.fleet, args.out.clone());
+    let root = fleet_dir(&args.fleet);
+    let env = crate::apply::env::capture();
+    let inputs = crate::apply::Inputs { fleet_dir: &root, out_dir: &out, build: &build, target: &target, env: &env };
+    let opts = crate::apply::DriftOptions { plan: args.plan, identity: args.identity.clone() };
+    let mut runner = match crate::apply::SystemRunner::for_run(&env) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let mut sink = log_sink(args.plan);
+    let review = match crate::apply::drift(&inputs, cluster, &opts, &mut runner, &mut sink) {
+        Ok(r) => r,
+        Err(f) => {
+            let code = finish(Err(f));
+            return if code == EXIT_PROBLEMS { EXIT_ERROR } else { code };
+        }
+    };
+    if args.plan {
+        return EXIT_OK;
+    }
+    let text = match args.format {
+        DiffFormat::Unified => review::render::unified::render(&review, ui.stdout_color),
+        DiffFormat::Stat => review::render::stat::render(&review, ui.stdout_color),
+        DiffFormat::Markdown => review::render::markdown::render(&review, args.max_chars),
+        DiffFormat::Json => review::render::json::render(&review),
+    };
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return fail(e);
+    }
+    if review.is_empty() { EXIT_OK } else { EXIT_PROBLEMS }
 }
 
 fn talos_command(ui: &Ui, command: crate::cli::TalosCommand) -> i32 {

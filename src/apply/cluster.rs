@@ -66,7 +66,7 @@ fn nodes_of<'a>(s: &Session<'_>, inv: &'a Inventory, c: &ClusterTarget) -> StepR
 
 /// The cluster root's one apply-time input: the bundles' private paths (R14). Nothing else:
 /// the Scaleway API key never reaches a root (F11, [`scaleway_secret`]).
-fn cluster_vars(ctx: &Ctx<'_>) -> Vec<(String, String, bool)> {
+pub(super) fn cluster_vars(ctx: &Ctx<'_>) -> Vec<(String, String, bool)> {
     let files: BTreeMap<&str, String> = ctx.bundles.iter().map(|(c, p)| (c.as_str(), display(p))).collect();
     vec![(format!("TF_VAR_{TALOS_SECRETS_VAR}"), serde_json::to_string(&files).unwrap_or_default(), false)]
 }

@@ -18,7 +18,8 @@
 //!
 //! Day two (docs/day-two.md): `fleetc upgrade` (`upgrade.rs`: each node read back after its
 //! upgrade, an etcd snapshot checked before each control-plane node, `snapshot.rs`) and
-//! `fleetc restore` (`restore.rs`: Talos's etcd recovery) run on the same kit.
+//! `fleetc restore` (`restore.rs`: Talos's etcd recovery) run on the same kit, and so does
+//! `fleetc drift` (`drift.rs`: what runs against what out/ would apply, read-only).
 //!
 //! This file only dispatches. The steps share the kit of `ctx.rs` (the inputs and the state a
 //! run carries), the vocabulary of `nodes.rs` and the answer of `inventory.rs` (where a
@@ -27,6 +28,7 @@
 mod argocd;
 mod cluster;
 mod ctx;
+mod drift;
 pub mod env;
 mod factory;
 pub mod image;
@@ -49,6 +51,7 @@ mod upgrade;
 mod work;
 
 pub use ctx::Inputs;
+pub use drift::{DriftOptions, drift};
 pub use env::Env;
 pub use preflight::TALOS_WITHOUT_REBOOT_MODE;
 pub use render::{RenderOptions, render};

@@ -26,6 +26,8 @@ pub enum Step {
     Render,
     /// Bare metal: each machine checked and configured in maintenance mode (docs/metal.md).
     Machines,
+    /// `fleetc drift`: what runs read and compared with out/ (docs/day-two.md).
+    Drift,
 }
 
 impl Step {
@@ -53,6 +55,7 @@ impl Step {
             Step::Upgrade => "upgrade (F1)",
             Step::Restore => "restore etcd from a snapshot (R28)",
             Step::Render => "talos render",
+            Step::Drift => "drift: what runs against what out/ would apply (read-only)",
             Step::Machines => {
                 "3. machines in maintenance mode: identity checked, config applied, one control-plane node at a time (R13, F3)"
             }
@@ -88,6 +91,9 @@ impl Step {
                 "the switch was closed; see docs/restore.md, \"etcd is lost\": check the node named above with `talosctl -n <node> service etcd`, then run `fleetc restore` again (a reset node is reset again, which is harmless while etcd is down)"
             }
             Step::Render => "nothing was written outside the private temporary directory; fix the cause and run again",
+            Step::Drift => {
+                "drift changed nothing (the switch, if opened, was closed); fix the cause and run `fleetc drift` again"
+            }
             Step::Machines => {
                 "a refused machine got nothing: boot the declared machine (or correct its `mac`/`install-disk`) and run `fleetc apply` again; configured machines are left as they are"
             }

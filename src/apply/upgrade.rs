@@ -56,6 +56,23 @@ pub fn parse_schematic(text: &str) -> Option<String> {
     None
 }
 
+/// What `node` of `c` runs, asked of the node: its Talos version (`talosctl version`) and
+/// its schematic (`talosctl get extensions`). `upgrade` reads it before and after each node;
+/// `drift` compares it with fleet.kdl's pins.
+pub(super) fn running(s: &mut Session<'_>, tc: &str, node: &Node, c: &ClusterTarget) -> StepResult<Running> {
+    let version = s.run(
+        talosctl(tc, node)
+            .args(["version", "--short"])
+            .plan_stdout(format!("Server:\n\tNODE: {}\n\tTag: {}\n", node.address, c.talos.v())),
+    )?;
+    let ext = s.run(
+        talosctl(tc, node)
+            .args(["get", "extensions", "-o", "json"])
+            .plan_stdout("{\"spec\":{\"metadata\":{\"name\":\"schematic\",\"version\":\"<running schematic>\"}}}"),
+    )?;
+    Ok(Running { talos: parse_version(&version.stdout_str()), schematic: parse_schematic(&ext.stdout_str()) })
+}
+
 /// Whether Talos can go from `from` to `to` in one upgrade.
 pub fn talos_step(from: Version, to: Version) -> Result<(), String> {
     if to < from {
@@ -194,17 +211,7 @@ impl Run<'_> {
 
     /// What node `node` runs: its Talos version and schematic.
     fn running(&self, s: &mut Session<'_>, node: &Node) -> StepResult<Running> {
-        let c = self.c;
-        let version = s.run(talosctl(self.tc, node).args(["version", "--short"]).plan_stdout(format!(
-            "Server:\n\tNODE: {}\n\tTag: {}\n",
-            node.address,
-            c.talos.v()
-        )))?;
-        let ext =
-            s.run(talosctl(self.tc, node).args(["get", "extensions", "-o", "json"]).plan_stdout(
-                "{\"spec\":{\"metadata\":{\"name\":\"schematic\",\"version\":\"<running schematic>\"}}}",
-            ))?;
-        Ok(Running { talos: parse_version(&version.stdout_str()), schematic: parse_schematic(&ext.stdout_str()) })
+        running(s, self.tc, node, self.c)
     }
 
     fn os(&self, s: &mut Session<'_>) -> StepResult {

@@ -15,6 +15,7 @@
 mod base64;
 pub mod bundle;
 mod private_dir;
+pub mod redact;
 
 use std::fmt;
 use std::io::{Read, Write};

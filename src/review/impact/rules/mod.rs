@@ -32,7 +32,8 @@ mod template_renamed;
 mod tofu_address;
 pub(super) mod unknown;
 mod worker_count;
-pub use talos_fields::{Reach, TABLE as TALOS_FIELDS};
+pub use talos_fields::{Reach, TABLE as TALOS_FIELDS, changed_paths, effect as field_effect, reach};
+pub use tofu_address::resource_effect;
 
 use super::facts::{self, CONTROL_PLANE, EXISTS, FactChange, Scope};
 use super::{Ctx, Impact, Outcome, Severity};

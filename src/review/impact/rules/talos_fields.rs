@@ -115,7 +115,7 @@ pub fn reach(talos: Version, document: &str, path: &[String]) -> Option<Reach> {
 }
 
 /// The leaf paths where `a` and `b` differ (lists compare whole; an absent map is empty).
-fn changed_paths(a: &Value, b: &Value, at: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+pub fn changed_paths(a: &Value, b: &Value, at: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
     let empty = serde_json::Map::new();
     let object = |v: &'_ Value, other: &Value| match v {
         Value::Object(m) => Some(m.clone()),
@@ -202,10 +202,11 @@ fn node_list(nodes: &BTreeSet<String>) -> String {
     format!("{}{more}", shown.join(", "))
 }
 
-/// What a field's reach does, said for the nodes that get it and the step that applies it.
+/// What a field's reach does (also what `fleetc drift` says of a running node's field that
+/// differs from out/'s), said for the nodes that get it and the step that applies it.
 /// `running` is the Talos version the nodes run when the config is applied (the base's: a
 /// Talos upgrade in the same change comes after, with `fleetc upgrade`).
-fn effect(reach: Reach, mode: ApplyMode, running: Version, env: &str, nodes: &BTreeSet<String>) -> (Severity, String) {
+pub fn effect(reach: Reach, mode: ApplyMode, running: Version, env: &str, nodes: &BTreeSet<String>) -> (Severity, String) {
     let who = if nodes.is_empty() { "every node that gets it".to_owned() } else { node_list(nodes) };
     let step = format!("`fleetc apply {env}` (the cluster root)");
     match reach {

@@ -7,7 +7,9 @@ use std::collections::BTreeSet;
 use super::{Ctx, Outcome, Severity, Status, dir};
 use crate::review::object::hcl_attribute;
 
-fn resource_effect(resource_type: &str) -> (Severity, &'static str) {
+/// What destroying a resource of `resource_type` loses (also read by `fleetc drift` for a
+/// resource its plan deletes or replaces).
+pub fn resource_effect(resource_type: &str) -> (Severity, &'static str) {
     let t = resource_type.to_ascii_lowercase();
     if t.contains("machine_secrets") {
         (

@@ -28,6 +28,7 @@ mod corpus;
 mod diff_cli;
 mod diff_golden;
 mod disk;
+mod drift;
 mod first_hour;
 mod fmt;
 mod golden;

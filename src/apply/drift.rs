@@ -109,7 +109,8 @@ pub fn drift(
         }
         let inv = inventory::read(s, &ctx)?;
         for c in &targets {
-            let nodes = inv.get(&c.name).ok_or_else(|| s.failure(format!("the inventory has no cluster `{}`", c.name)))?;
+            let nodes =
+                inv.get(&c.name).ok_or_else(|| s.failure(format!("the inventory has no cluster `{}`", c.name)))?;
             cluster_drift(s, &ctx, c, nodes, &mut found)?;
         }
         Ok(())
@@ -242,7 +243,13 @@ fn impact(
 }
 
 /// One cluster: each node's config, versions and `Ready`, then its Argo CD applications.
-fn cluster_drift(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, nodes: &Nodes, found: &mut Found) -> StepResult {
+fn cluster_drift(
+    s: &mut Session<'_>,
+    ctx: &Ctx<'_>,
+    c: &ClusterTarget,
+    nodes: &Nodes,
+    found: &mut Found,
+) -> StepResult {
     let env = ctx.target.env.as_str();
     let subject = format!("{env}/{}", c.name);
     let tc = talosconfig(s, ctx, c)?;
@@ -258,13 +265,15 @@ fn cluster_drift(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, nodes: &
                 "R14",
                 &subject,
                 format!("node `{}` runs but fleet.kdl does not declare it", node.hostname),
-                "unknown impact: the inventory lists a node out/ builds no config for; review the cloud root".to_owned(),
+                "unknown impact: the inventory lists a node out/ builds no config for; review the cloud root"
+                    .to_owned(),
             ));
             continue;
         };
         let cmd = node_config(s, &ctx.work, ctx.out, env, c, want, bundle)?;
         let expected = s.run(cmd.args(["--output", "-"]).plan_stdout(""))?;
-        let runs = s.run(talosctl(&tc, node).args(["get", "machineconfig", "v1alpha1", "-o", "yaml"]).plan_stdout(""))?;
+        let runs =
+            s.run(talosctl(&tc, node).args(["get", "machineconfig", "v1alpha1", "-o", "yaml"]).plan_stdout(""))?;
         if !s.plan {
             config_drift(s, ctx, c, want, &expected.stdout_str(), &runs.stdout_str(), found)?;
         }
@@ -461,7 +470,8 @@ fn config_drift(
         let w = wants.iter().find(|(k, ..)| k == key);
         let kind = r.or(w).map(|(_, kind, ..)| kind.as_str()).unwrap_or_default();
         // A secret that differs: the node holds another identity than the sealed bundle's.
-        let secrets = |d: Option<&(String, String, Value, Vec<Removed>)>| d.map(|(.., rm)| rm.clone()).unwrap_or_default();
+        let secrets =
+            |d: Option<&(String, String, Value, Vec<Removed>)>| d.map(|(.., rm)| rm.clone()).unwrap_or_default();
         let (rs, ws) = (secrets(r), secrets(w));
         let paths: BTreeSet<&Vec<String>> = rs.iter().chain(&ws).map(|x| &x.path).collect();
         for p in paths {

@@ -60,11 +60,11 @@ pub fn parse_schematic(text: &str) -> Option<String> {
 /// its schematic (`talosctl get extensions`). `upgrade` reads it before and after each node;
 /// `drift` compares it with fleet.kdl's pins.
 pub(super) fn running(s: &mut Session<'_>, tc: &str, node: &Node, c: &ClusterTarget) -> StepResult<Running> {
-    let version = s.run(
-        talosctl(tc, node)
-            .args(["version", "--short"])
-            .plan_stdout(format!("Server:\n\tNODE: {}\n\tTag: {}\n", node.address, c.talos.v())),
-    )?;
+    let version = s.run(talosctl(tc, node).args(["version", "--short"]).plan_stdout(format!(
+        "Server:\n\tNODE: {}\n\tTag: {}\n",
+        node.address,
+        c.talos.v()
+    )))?;
     let ext = s.run(
         talosctl(tc, node)
             .args(["get", "extensions", "-o", "json"])

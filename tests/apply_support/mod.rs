@@ -208,6 +208,12 @@ impl Fake {
         self
     }
 
+    /// Answers with what `rule` says, where it says something (the first rule that does wins).
+    pub fn on_rule(&self, rule: impl Fn(&Cmd) -> Option<Output> + 'static) -> &Fake {
+        self.rules.borrow_mut().push(Box::new(rule));
+        self
+    }
+
     /// Fails commands `matches` selects.
     pub fn fail_on(&self, matches: impl Fn(&Cmd) -> bool + 'static) -> &Fake {
         self.on(matches, Output::failed(1, "Error: injected failure"))

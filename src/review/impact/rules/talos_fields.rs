@@ -206,7 +206,13 @@ fn node_list(nodes: &BTreeSet<String>) -> String {
 /// differs from out/'s), said for the nodes that get it and the step that applies it.
 /// `running` is the Talos version the nodes run when the config is applied (the base's: a
 /// Talos upgrade in the same change comes after, with `fleetc upgrade`).
-pub fn effect(reach: Reach, mode: ApplyMode, running: Version, env: &str, nodes: &BTreeSet<String>) -> (Severity, String) {
+pub fn effect(
+    reach: Reach,
+    mode: ApplyMode,
+    running: Version,
+    env: &str,
+    nodes: &BTreeSet<String>,
+) -> (Severity, String) {
     let who = if nodes.is_empty() { "every node that gets it".to_owned() } else { node_list(nodes) };
     let step = format!("`fleetc apply {env}` (the cluster root)");
     match reach {

@@ -424,9 +424,12 @@ fn documents(text: &str) -> Result<Vec<(String, String, Value)>, String> {
     Ok(out)
 }
 
+/// A redacted document: its key (`kind/name`), kind, value, and the secrets taken out of it.
+type Doc = (String, String, Value, Vec<Removed>);
+
 /// Each document of `text` redacted, and the secrets taken out by document key. The secret
 /// values are registered with the session's masker too, so that no log line can show one.
-fn redacted(s: &mut Session<'_>, text: &str) -> Result<Vec<(String, String, Value, Vec<Removed>)>, String> {
+fn redacted(s: &mut Session<'_>, text: &str) -> Result<Vec<Doc>, String> {
     let mut out = Vec::new();
     for (key, kind, mut v) in documents(text)? {
         let removed = redact::redact(&mut v);
@@ -438,7 +441,7 @@ fn redacted(s: &mut Session<'_>, text: &str) -> Result<Vec<(String, String, Valu
     Ok(out)
 }
 
-fn yaml_of(docs: &[(String, String, Value, Vec<Removed>)]) -> String {
+fn yaml_of(docs: &[Doc]) -> String {
     docs.iter().map(|(_, _, v, _)| serde_saphyr::to_string(v).unwrap_or_default()).collect::<Vec<_>>().join("---\n")
 }
 
@@ -470,8 +473,7 @@ fn config_drift(
         let w = wants.iter().find(|(k, ..)| k == key);
         let kind = r.or(w).map(|(_, kind, ..)| kind.as_str()).unwrap_or_default();
         // A secret that differs: the node holds another identity than the sealed bundle's.
-        let secrets =
-            |d: Option<&(String, String, Value, Vec<Removed>)>| d.map(|(.., rm)| rm.clone()).unwrap_or_default();
+        let secrets = |d: Option<&Doc>| d.map(|(.., rm)| rm.clone()).unwrap_or_default();
         let (rs, ws) = (secrets(r), secrets(w));
         let paths: BTreeSet<&Vec<String>> = rs.iter().chain(&ws).map(|x| &x.path).collect();
         for p in paths {

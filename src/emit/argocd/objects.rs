@@ -309,4 +309,7 @@ pub(crate) enum Object {
     Namespace(Namespace),
     ClusterSecretStore(ClusterSecretStore),
     ExternalSecret(ExternalSecret),
+    ServiceAccount(super::backup::ServiceAccount),
+    TalosServiceAccount(super::backup::TalosServiceAccount),
+    CronJob(Box<super::backup::CronJob>),
 }

@@ -542,6 +542,17 @@ fn the_backup_job_runs_where_the_control_plane_allows_the_talos_api() {
                 .filter_map(|v| v.pointer("/secret/secretName")?.as_str())
                 .collect();
             assert_eq!(mounted, [name], "the job mounts the Secret Talos writes for its ServiceAccount");
+            // The snapshots are encrypted to the environment's recipient, the one its sealed
+            // inputs are encrypted to (talos-backup encrypts unless DISABLE_ENCRYPTION=true).
+            let vars: std::collections::BTreeMap<&str, &Value> = pod["containers"][0]["env"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| (v["name"].as_str().unwrap(), v))
+                .collect();
+            assert_eq!(vars["AGE_X25519_PUBLIC_KEY"]["value"], env.recipients[0].value.as_str());
+            assert!(!vars.contains_key("DISABLE_ENCRYPTION"));
+            assert_eq!(vars["AWS_SECRET_ACCESS_KEY"]["valueFrom"]["secretKeyRef"]["name"], fleetc::model::backup::CREDENTIALS_SECRET);
             let app: Value =
                 serde_saphyr::from_str(text(&set, &format!("argocd/{e}/{n}/apps/fleet-backup.yaml"))).unwrap();
             assert_eq!(app["spec"]["destination"]["namespace"], ns);

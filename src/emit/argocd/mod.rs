@@ -9,7 +9,8 @@
 //!   per app with its sync wave, the Cluster API provider stages on a management cluster,
 //!   and one app of apps per workload cluster it manages;
 //! - `platform/`: the External Secrets objects that hand the apps the passwords the cloud
-//!   root writes to Secret Manager (R10 → R23).
+//!   root writes to Secret Manager (R10 → R23);
+//! - `backup/`: a `backup`'s etcd snapshot job and its accounts (R28, `backup.rs`).
 //!
 //! A workload cluster (`managed-by`) has only `apps/` (and `platform/`): its Applications
 //! live on the management cluster's Argo CD and name it as a registered cluster.

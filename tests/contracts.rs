@@ -552,7 +552,10 @@ fn the_backup_job_runs_where_the_control_plane_allows_the_talos_api() {
                 .collect();
             assert_eq!(vars["AGE_X25519_PUBLIC_KEY"]["value"], env.recipients[0].value.as_str());
             assert!(!vars.contains_key("DISABLE_ENCRYPTION"));
-            assert_eq!(vars["AWS_SECRET_ACCESS_KEY"]["valueFrom"]["secretKeyRef"]["name"], fleetc::model::backup::CREDENTIALS_SECRET);
+            assert_eq!(
+                vars["AWS_SECRET_ACCESS_KEY"]["valueFrom"]["secretKeyRef"]["name"],
+                fleetc::model::backup::CREDENTIALS_SECRET
+            );
             let app: Value =
                 serde_saphyr::from_str(text(&set, &format!("argocd/{e}/{n}/apps/fleet-backup.yaml"))).unwrap();
             assert_eq!(app["spec"]["destination"]["namespace"], ns);

@@ -151,10 +151,10 @@ fn cron_range(expr: &str, min: u32, max: u32, names: &[&str], first: u32) -> Res
         };
         (start, end)
     };
-    if let Some(s) = step {
-        if value(s)? == 0 {
-            return Err(format!("the step of `{expr}` must be positive"));
-        }
+    if let Some(s) = step
+        && value(s)? == 0
+    {
+        return Err(format!("the step of `{expr}` must be positive"));
     }
     if start < min {
         return Err(format!("{start} is below {min}"));

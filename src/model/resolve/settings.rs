@@ -5,7 +5,8 @@
 //! the nearest level winning. They are not model types: `cluster` and `pool` turn them into
 //! [`Cluster`](crate::model::Cluster) and [`Pool`](crate::model::Pool) fields.
 
-use super::reader::Reader;
+use super::reader::{Reader, missing};
+use super::urls::{UrlUse, expect_url};
 use super::{Resolver, one_of};
 use crate::diag::{Diagnostic, Span, codes};
 use crate::model::backup::Backup;
@@ -172,6 +173,16 @@ impl Resolver<'_> {
                 let endpoint = r.prop_str("endpoint", d);
                 let prefix = r.prop_str("prefix", d);
                 let path_style = r.prop_bool("path-style", d);
+                if let Some(e) = &endpoint {
+                    expect_url(e, "the backup's `endpoint`", UrlUse::BackupS3, d);
+                }
+                if path_style.as_ref().is_some_and(|p| p.value) && endpoint.is_none() {
+                    // talos-backup sets path-style only on a custom endpoint (`pkg/s3/s3.go`
+                    // l.33-39): without one the setting would be ignored.
+                    d.push(missing(node, "property `endpoint`").help(
+                        "`path-style=#true` applies to an S3-compatible endpoint only: add `endpoint=\"https://…\"`",
+                    ));
+                }
                 r.finish(false, d);
                 if let (Some(schedule), Some(bucket), Some(region), Some(credentials)) =
                     (schedule, bucket, region, credentials)

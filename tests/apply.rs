@@ -811,3 +811,50 @@ fn the_preflight_lists_every_refusal_at_once() {
     }
     assert!(fake.calls.borrow().is_empty());
 }
+
+/// A cluster's backup (R28): `fleetc apply` writes the bucket key from the sealed input named
+/// by `backup credentials=` as the Secret the job's CronJob reads (`talos-backup-s3`, keys
+/// `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`), with its namespace, server-side from stdin,
+/// before the Argo CD root that delivers the job; the key never appears in a command line,
+/// an environment or the log (F11).
+#[test]
+fn a_backup_gets_its_bucket_key_from_the_sealed_input() {
+    let fx = Fixture::for_env_edited(
+        "staging",
+        &["talos-secrets", "scaleway-api-key", "argocd-repo", "backup-s3"],
+        |t| {
+            t.replacen(
+            "sealed \"talos-secrets\" \"scaleway-api-key\" \"argocd-repo\"",
+            "sealed \"talos-secrets\" \"scaleway-api-key\" \"argocd-repo\" \"backup-s3\"\n            backup schedule=\"0 3 * * *\" bucket=\"acme-etcd\" region=\"fr-par\" endpoint=\"https://s3.fr-par.scw.cloud\" credentials=\"backup-s3\"",
+            1,
+        )
+        },
+    );
+    assert!(
+        fx.build.paths().any(|p| p == "argocd/staging/main/backup/talos-backup.yaml"),
+        "the edit declares a backup"
+    );
+    let fake = Fake::new();
+    let (r, log) = run_apply(&fx, &fake, &fx.options());
+    r.unwrap();
+    for line in &log {
+        assert!(!line.contains("backup-secret-value-42"), "the key in: {line}");
+    }
+    let calls = fake.calls.borrow();
+    for c in calls.iter() {
+        let everything = format!("{} {:?}", c.args.join(" "), c.env);
+        assert!(!everything.contains("backup-secret-value-42"), "the key in argv or env of {c:?}");
+    }
+    let at = calls.iter().position(|c| stdin_has(c, "talos-backup-s3")).expect("the Secret's apply");
+    let key = &calls[at];
+    assert!(key.args.iter().any(|a| a == "--field-manager=fleetc") && key.args.iter().any(|a| a == "--server-side"));
+    let v: serde_json::Value = serde_json::from_slice(key.stdin.as_ref().unwrap()).unwrap();
+    assert_eq!(v["items"][0]["kind"], "Namespace");
+    assert_eq!(v["items"][0]["metadata"]["name"], "talos-backup");
+    let secret = &v["items"][1];
+    assert_eq!(secret["metadata"]["namespace"], "talos-backup");
+    assert_eq!(secret["stringData"]["AWS_ACCESS_KEY_ID"], "BACKUPACCESSKEY01");
+    assert_eq!(secret["stringData"]["AWS_SECRET_ACCESS_KEY"], "backup-secret-value-42");
+    let root = calls.iter().position(|c| c.args.iter().any(|a| a.ends_with("20-root.yaml"))).expect("the root applied");
+    assert!(at < root, "the key is in place before the root delivers the job");
+}

@@ -487,3 +487,80 @@ fn every_consumer_reads_a_nodes_patches_where_the_talos_family_writes_them() {
         "{module}"
     );
 }
+
+/// The backup job (Argo CD family) runs in the namespace, with the talos.dev roles, that the
+/// control plane's `machine.features.kubernetesTalosAPIAccess` (talos family) allows, and
+/// mounts the Secret Talos writes for its talos.dev ServiceAccount (same name, same
+/// namespace): all from `model::backup::TalosApiAccess::of`. Talos refuses a talos.dev
+/// ServiceAccount outside the allowed namespaces or with a role not allowed (siderolabs/talos
+/// v1.13.9 `internal/app/machined/pkg/controllers/kubeaccess/serviceaccount/crd_controller.go`
+/// l.345-380). On golden/backup (the reference fleet declares no backup).
+#[test]
+fn the_backup_job_runs_where_the_control_plane_allows_the_talos_api() {
+    let root = common::root().join("golden/backup");
+    let text_ = std::fs::read_to_string(root.join("fleet.kdl")).unwrap();
+    let c = compile("fleet.kdl", &text_, &FsLoader::new(&root));
+    let (fleet, set) = (c.fleet.unwrap(), c.artifacts.unwrap());
+    let mut checked = 0;
+    for env in &fleet.environments {
+        for cluster in &env.clusters {
+            let Some(access) = fleetc::model::backup::TalosApiAccess::of(cluster) else { continue };
+            let (e, n) = (&env.name.value, &cluster.name.value);
+            let cp: Vec<Value> =
+                serde_saphyr::from_multiple(text(&set, &format!("talos/{e}/{n}/controlplane.yaml"))).unwrap();
+            let allowed = cp
+                .iter()
+                .find_map(|d| d.pointer("/machine/features/kubernetesTalosAPIAccess"))
+                .expect("kubernetesTalosAPIAccess on the control plane");
+            assert_eq!(allowed["enabled"], Value::Bool(true));
+            let list = |v: &Value| -> Vec<String> {
+                v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_owned()).collect()
+            };
+            let namespaces = list(&allowed["allowedKubernetesNamespaces"]);
+            let roles = list(&allowed["allowedRoles"]);
+            let docs: Vec<Value> =
+                serde_saphyr::from_multiple(text(&set, &format!("argocd/{e}/{n}/backup/talos-backup.yaml"))).unwrap();
+            let talos_sa = docs
+                .iter()
+                .find(|d| d["apiVersion"] == "talos.dev/v1alpha1" && d["kind"] == "ServiceAccount")
+                .expect("the talos.dev ServiceAccount");
+            let ns = talos_sa["metadata"]["namespace"].as_str().unwrap();
+            let name = talos_sa["metadata"]["name"].as_str().unwrap();
+            assert_eq!((ns, name), (access.namespace, access.service_account));
+            assert!(namespaces.iter().any(|a| a == ns), "{ns} not in {namespaces:?}");
+            for r in list(&talos_sa["spec"]["roles"]) {
+                assert!(roles.contains(&r), "{r} not in {roles:?}");
+            }
+            let job = docs.iter().find(|d| d["kind"] == "CronJob").expect("the CronJob");
+            assert_eq!(job["metadata"]["namespace"], ns);
+            let pod = &job["spec"]["jobTemplate"]["spec"]["template"]["spec"];
+            assert_eq!(pod["serviceAccountName"], name);
+            let mounted: Vec<&str> = pod["volumes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|v| v.pointer("/secret/secretName")?.as_str())
+                .collect();
+            assert_eq!(mounted, [name], "the job mounts the Secret Talos writes for its ServiceAccount");
+            // The snapshots are encrypted to the environment's recipient, the one its sealed
+            // inputs are encrypted to (talos-backup encrypts unless DISABLE_ENCRYPTION=true).
+            let vars: std::collections::BTreeMap<&str, &Value> = pod["containers"][0]["env"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| (v["name"].as_str().unwrap(), v))
+                .collect();
+            assert_eq!(vars["AGE_X25519_PUBLIC_KEY"]["value"], env.recipients[0].value.as_str());
+            assert!(!vars.contains_key("DISABLE_ENCRYPTION"));
+            assert_eq!(
+                vars["AWS_SECRET_ACCESS_KEY"]["valueFrom"]["secretKeyRef"]["name"],
+                fleetc::model::backup::CREDENTIALS_SECRET
+            );
+            let app: Value =
+                serde_saphyr::from_str(text(&set, &format!("argocd/{e}/{n}/apps/fleet-backup.yaml"))).unwrap();
+            assert_eq!(app["spec"]["destination"]["namespace"], ns);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 1, "golden/backup has one cluster with a backup");
+}

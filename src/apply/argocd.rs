@@ -13,6 +13,10 @@
 //! partial `argocd-cm` would have disowned — and deleted — the install's default keys
 //! (`resource.exclusions`, `resource.customizations.ignoreResourceUpdates.*`). With two
 //! managers, the install's keys stay the install's and fleetc owns only its own.
+//! The bucket key of a cluster's backup job (`backup credentials=`, R28) is written the same
+//! way, from its sealed input on stdin, as the Secret `talos-backup-s3` in the job's namespace
+//! (created with it when Argo CD has not made it yet), before the root application delivers
+//! the job.
 //! Last, each ExternalSecret that copies a database password is marked with the
 //! `password-version` that generated it (`force-sync`), so a rotation reaches the cluster's
 //! Secret in this apply rather than at the next hourly refresh (R10).
@@ -22,12 +26,15 @@ use serde_json::{Map, Value, json};
 use super::ctx::Ctx;
 use super::inventory;
 use super::nodes::{kubeconfig_file, kubectl};
+use super::preflight::scaleway_key;
 use super::session::{Session, StepResult};
 use super::switch::{self, Switch};
 use super::target::ClusterTarget;
 use super::work::display;
 use crate::layout::names::{ARGOCD_INSTALL_FIELD_MANAGER, ARGOCD_REPO_INPUT, FIELD_MANAGER};
 use crate::layout::paths;
+use crate::model::backup;
+use crate::upstream::talos_backup as tb;
 
 /// The name of the repository Secret fleetc creates in Argo CD's namespace.
 pub const REPO_SECRET: &str = "fleet-repository";
@@ -95,6 +102,16 @@ pub fn bootstrap(s: &mut Session<'_>, ctx: &Ctx<'_>, clusters: &[&ClusterTarget]
             } else {
                 s.note(&format!("cluster `{}` lists no sealed `{ARGOCD_REPO_INPUT}`: Argo CD reads the repository without a credential", c.name));
             }
+            if let Some(input) = &c.backup_credentials {
+                let manifest = backup_secret(s, ctx, c, input)?;
+                s.note(&format!(
+                    "the backup's bucket key as `{}/{}` from the sealed `{input}` (stdin, not shown; F11)",
+                    backup::NAMESPACE,
+                    backup::CREDENTIALS_SECRET
+                ));
+                let manager = format!("--field-manager={FIELD_MANAGER}");
+                s.run(kubectl(&["apply", "--server-side", &manager, "-f", "-"]).stdin(manifest.into_bytes()))?;
+            }
             let dir = paths::argocd_bootstrap_dir(&ctx.target.env, &c.name);
             let mut args =
                 vec!["apply".to_owned(), "--server-side".to_owned(), format!("--field-manager={FIELD_MANAGER}")];
@@ -118,6 +135,37 @@ pub fn bootstrap(s: &mut Session<'_>, ctx: &Ctx<'_>, clusters: &[&ClusterTarget]
         }
         Ok(())
     })
+}
+
+/// The backup job's namespace and the Secret of its bucket key (`AWS_ACCESS_KEY_ID`,
+/// `AWS_SECRET_ACCESS_KEY`, the variables talos-backup's AWS SDK reads:
+/// `upstream::talos_backup`), from the sealed input `input`, a YAML map with `access_key` and
+/// `secret_key` (as `scaleway-api-key`): one `v1` List, applied server-side.
+fn backup_secret(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, input: &str) -> StepResult<String> {
+    let (access, secret) = match ctx.sealed(&c.name, input) {
+        None => ("<sealed access_key>".to_owned(), "<sealed secret_key>".to_owned()),
+        Some(plain) => scaleway_key(plain.as_str().unwrap_or_default())
+            .map_err(|e| s.failure(format!("the sealed `{input}` of `{}` {e}", c.name)))?,
+    };
+    if !s.plan {
+        s.secret(&access);
+        s.secret(&secret);
+    }
+    let list = json!({
+        "apiVersion": "v1",
+        "kind": "List",
+        "items": [
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": backup::NAMESPACE}},
+            {
+                "apiVersion": "v1",
+                "kind": "Secret",
+                "metadata": {"name": backup::CREDENTIALS_SECRET, "namespace": backup::NAMESPACE},
+                "type": "Opaque",
+                "stringData": {tb::ENV_ACCESS_KEY: access, tb::ENV_SECRET_KEY: secret},
+            },
+        ],
+    });
+    Ok(list.to_string())
 }
 
 /// The repository Secret: the sealed input is a YAML map of Argo CD's repository fields

@@ -94,6 +94,9 @@ pub struct ClusterTarget {
     /// fleet.kdl's `etcd-snapshots`: where `fleetc upgrade` keeps its etcd snapshots, as
     /// written (`~/` is the operator's home).
     pub etcd_snapshots: Option<String>,
+    /// fleet.kdl's `backup credentials=`: the sealed input `fleetc apply` writes into the
+    /// cluster as the backup job's bucket key (`model::backup::CREDENTIALS_SECRET`).
+    pub backup_credentials: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -260,6 +263,7 @@ pub fn of_environment(fleet: &Fleet, e: &Environment) -> Target {
                 database_secrets: database_secrets(fleet, e, c),
                 window: c.window.as_ref().map(|w| w.value),
                 etcd_snapshots: c.etcd_snapshots.as_ref().map(|p| p.value.clone()),
+                backup_credentials: c.backup.as_ref().map(|b| b.credentials.value.clone()),
             }
         })
         .collect();

@@ -6,6 +6,7 @@
 //! on it and never import each other (`tests/layering.rs`).
 
 mod argocd;
+mod backup;
 mod capi;
 mod capi_versions;
 mod cni;
@@ -85,6 +86,7 @@ pub fn run(fleet: &Fleet, diags: &mut Diagnostics) {
     metal::check(fleet, diags);
     stand_in::check(fleet, diags);
     namespaces::check(fleet, diags);
+    backup::check(fleet, diags);
 }
 
 #[cfg(test)]

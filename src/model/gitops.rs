@@ -22,6 +22,8 @@ pub(crate) const ADMIN_PROJECT: &str = "fleet-admin";
 pub(crate) const CAPI_PROJECT: &str = "fleet-capi";
 /// The Application that delivers the secret store and the ExternalSecrets.
 pub(crate) const SECRETS: &str = "fleet-secrets";
+/// The Application that delivers a cluster's backup job (`backup`, R28).
+pub(crate) const BACKUP: &str = "fleet-backup";
 /// The chart that installs External Secrets Operator.
 pub(crate) const ESO_CHART: &str = "external-secrets";
 
@@ -58,6 +60,16 @@ pub(crate) fn apps_project(cluster: &str) -> String {
 }
 pub(crate) fn platform_project(cluster: &str) -> String {
     format!("{cluster}-platform")
+}
+/// The project of [`BACKUP`].
+pub(crate) fn backup_project(cluster: &str) -> String {
+    format!("{cluster}-backup")
+}
+
+/// Whether the cluster's own Argo CD delivers a backup job to it (a managed cluster's backup
+/// is refused by check: `fleet::backup::not-delivered`).
+pub(crate) fn delivers_backup(c: &Cluster) -> bool {
+    runs_argocd(c) && c.backup.is_some()
 }
 
 /// Whether the cluster runs its own Argo CD: every cluster built by OpenTofu does; a workload
@@ -100,7 +112,8 @@ pub(crate) fn needs_secrets(env: &Environment, c: &Cluster) -> bool {
 
 /// Whether the cluster's Argo CD has anything to deliver.
 pub(crate) fn has_root(env: &Environment, c: &Cluster) -> bool {
-    runs_argocd(c) && (!c.apps.is_empty() || c.cluster_api.is_some() || workloads(env, c).next().is_some())
+    runs_argocd(c)
+        && (!c.apps.is_empty() || c.cluster_api.is_some() || delivers_backup(c) || workloads(env, c).next().is_some())
 }
 
 /// Every Application on the Argo CD of `inst`, with the place of the app that names it
@@ -117,6 +130,9 @@ pub(crate) fn applications(env: &Environment, inst: &Cluster) -> Vec<(String, Op
         }
     };
     add_dir(inst, &mut out);
+    if delivers_backup(inst) {
+        out.push((BACKUP.to_owned(), None));
+    }
     if inst.cluster_api.is_some() {
         out.extend(CAPI_STAGES.iter().map(|(n, _, _)| ((*n).to_owned(), None)));
         out.extend(managed(env, inst).map(|w| (capi_cluster_app(&w.name.value), None)));

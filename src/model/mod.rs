@@ -8,6 +8,7 @@
 
 mod api;
 mod apply_mode;
+pub mod backup;
 pub mod gitops;
 pub mod k8s;
 pub mod patch;
@@ -497,6 +498,8 @@ pub struct Cluster {
     /// `etcd-snapshots`: the directory `fleetc upgrade` keeps its etcd snapshots in (none:
     /// the operator's state directory, docs/day-two.md).
     pub etcd_snapshots: Option<Spanned<String>>,
+    /// `backup`: scheduled etcd snapshots to a bucket (R28, docs/day-two.md "Backups").
+    pub backup: Option<backup::Backup>,
     pub span: Span,
 }
 

@@ -14,6 +14,7 @@ pub mod key_material;
 pub mod manifests;
 pub mod schemas;
 pub mod talos;
+pub mod talos_backup;
 pub mod talos_decode;
 pub mod talos_secrets;
 

@@ -106,6 +106,7 @@ impl Fixture {
             ("talos-secrets", bundle("test")),
             ("scaleway-api-key", "access_key: SCWCCMACCESSKEY01\nsecret_key: scaleway-api-key-value-42\n".to_owned()),
             ("argocd-repo", "username: fleet-bot\npassword: repo-password-value-42\n".to_owned()),
+            ("backup-s3", "access_key: BACKUPACCESSKEY01\nsecret_key: backup-secret-value-42\n".to_owned()),
         ] {
             if !sealed.contains(&name) {
                 continue;

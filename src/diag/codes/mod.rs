@@ -43,6 +43,7 @@ macro_rules! codes {
 
 mod addons;
 mod argocd;
+mod backup;
 mod capi;
 mod discovery;
 mod disk;
@@ -68,9 +69,9 @@ mod upgrade;
 mod versions;
 
 pub use self::{
-    addons::*, argocd::*, capi::*, discovery::*, disk::*, emit::*, fmt::*, iam::*, import::*, internal::*, limits::*,
-    metal::*, model::*, names::*, network::*, node::*, quorum::*, runtimes::*, schematic::*, secrets::*, syntax::*,
-    talos::*, tofu::*, upgrade::*, versions::*,
+    addons::*, argocd::*, backup::*, capi::*, discovery::*, disk::*, emit::*, fmt::*, iam::*, import::*, internal::*,
+    limits::*, metal::*, model::*, names::*, network::*, node::*, quorum::*, runtimes::*, schematic::*, secrets::*,
+    syntax::*, talos::*, tofu::*, upgrade::*, versions::*,
 };
 
 /// Every code, in the order the codes were added: `fleetc explain` lists them so.
@@ -216,6 +217,11 @@ pub static ALL: &[&Code] = &[
     &emit::SCHEMA_MISSING,
     &addons::ADDON_STAND_IN,
     &addons::ADDON_NAMESPACE_MISSING,
+    &backup::BACKUP_SCHEDULE_INVALID,
+    &backup::BACKUP_CREDENTIALS_NOT_SEALED,
+    &backup::BACKUP_NO_RECIPIENT,
+    &backup::BACKUP_ONE_RECIPIENT,
+    &backup::BACKUP_NOT_DELIVERED,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).
@@ -263,6 +269,7 @@ mod tests {
         let families = [
             addons::FAMILY,
             argocd::FAMILY,
+            backup::FAMILY,
             capi::FAMILY,
             discovery::FAMILY,
             disk::FAMILY,

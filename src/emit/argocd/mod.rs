@@ -9,11 +9,13 @@
 //!   per app with its sync wave, the Cluster API provider stages on a management cluster,
 //!   and one app of apps per workload cluster it manages;
 //! - `platform/`: the External Secrets objects that hand the apps the passwords the cloud
-//!   root writes to Secret Manager (R10 → R23).
+//!   root writes to Secret Manager (R10 → R23);
+//! - `backup/`: a `backup`'s etcd snapshot job and its accounts (R28, `backup.rs`).
 //!
 //! A workload cluster (`managed-by`) has only `apps/` (and `platform/`): its Applications
 //! live on the management cluster's Argo CD and name it as a registered cluster.
 
+mod backup;
 mod objects;
 mod secrets;
 
@@ -29,7 +31,7 @@ use crate::artifacts::set::ArtifactSet;
 use crate::layout::names::{WORKLOAD_CLUSTER_KINDS, WORKLOAD_KINDS};
 use crate::layout::paths;
 use crate::model::gitops::{
-    self, ADMIN_PROJECT, CAPI_CLUSTERS_PROJECT, CAPI_PROJECT, CAPI_STAGES, IN_CLUSTER, ROOT, SECRETS,
+    self, ADMIN_PROJECT, BACKUP, CAPI_CLUSTERS_PROJECT, CAPI_PROJECT, CAPI_STAGES, IN_CLUSTER, ROOT, SECRETS,
 };
 use crate::model::{App, AppSource, Cluster, Environment, Fleet, Gitops, NAMESPACE_KIND};
 
@@ -83,6 +85,9 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
             ctx.apps(env, c, &mut out)?;
             if gitops::needs_secrets(env, c) {
                 secrets::emit(fleet, env, c, &mut out)?;
+            }
+            if gitops::delivers_backup(c) {
+                backup::emit(env, c, &mut out)?;
             }
         }
     }
@@ -336,6 +341,21 @@ impl Ctx<'_> {
             };
             files.insert(name.clone(), (wave, self.application(name, Some(wave), spec, true)));
         }
+        if gitops::delivers_backup(c) {
+            // The backup waits for nothing: its Talos API access comes with the machine
+            // config, before Argo CD exists. With the finalizer, removing `backup` from
+            // fleet.kdl deletes the job and the talos.dev ServiceAccount (and, through its
+            // owner reference, the Secret Talos wrote for it).
+            let spec = ApplicationSpec {
+                project: gitops::backup_project(&c.name.value),
+                source: Some(self.fleet_source(&format!("out/{}/backup", dir(env, c)))),
+                sources: Vec::new(),
+                destination: destination(c, Some(crate::model::backup::NAMESPACE)),
+                sync_policy: sync_policy(Some(true), &["ServerSideApply=true"]),
+                ignore_differences: Vec::new(),
+            };
+            files.insert(BACKUP.to_owned(), (0, self.application(BACKUP.to_owned(), Some(0), spec, true)));
+        }
         if gitops::runs_argocd(c) && c.cluster_api.is_some() {
             for (name, stage, wave) in CAPI_STAGES {
                 // Never pruned, never cascaded: removing a CRD deletes every object of its
@@ -445,6 +465,22 @@ impl Ctx<'_> {
                         GroupKind::new("external-secrets.io", "ClusterSecretStore"),
                     ],
                     namespace_resource_whitelist: vec![GroupKind::new("external-secrets.io", "ExternalSecret")],
+                },
+            ));
+        }
+        if gitops::delivers_backup(c) {
+            docs.push(self.project(
+                gitops::backup_project(cluster),
+                Some(wave),
+                ProjectSpec {
+                    description: format!(
+                        "fleetc: the etcd backup job of {}/{cluster} (R28): its namespace, accounts and CronJob",
+                        env.name.value
+                    ),
+                    source_repos: vec![self.gitops.repo.value.clone()],
+                    destinations: vec![destination(c, Some(crate::model::backup::NAMESPACE))],
+                    cluster_resource_whitelist: vec![GroupKind::new("", "Namespace")],
+                    namespace_resource_whitelist: backup::KINDS.iter().map(|(g, k)| GroupKind::new(g, k)).collect(),
                 },
             ));
         }

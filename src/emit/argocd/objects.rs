@@ -1,6 +1,8 @@
 //! The Kubernetes objects this family writes, as serde structures: Argo CD's Application and
 //! AppProject (`argoproj.io/v1alpha1`), the `argocd-cm` patch, and External Secrets
-//! Operator's ClusterSecretStore and ExternalSecret (`external-secrets.io/v1`). Field names
+//! Operator's ClusterSecretStore and ExternalSecret (`external-secrets.io/v1`), and a
+//! `backup`'s Namespace, ServiceAccounts (`v1`, `talos.dev/v1alpha1`) and CronJob
+//! (`batch/v1`). Field names
 //! follow the upstream types (see docs/argocd.md, "Verified upstream"). Empty values are left
 //! out, never written as `null`.
 
@@ -299,6 +301,167 @@ pub(crate) struct RemoteRef {
     pub version: String,
 }
 
+// A `backup`'s job and its accounts (`backup.rs`): `v1` ServiceAccount, `talos.dev/v1alpha1`
+// ServiceAccount, `batch/v1` CronJob, with only the fields fleetc writes.
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ServiceAccount {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub metadata: Meta,
+    pub automount_service_account_token: bool,
+}
+
+/// `talos.dev/v1alpha1` `ServiceAccount` (the CRD Talos applies itself, schemas/crds/talos.dev).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TalosServiceAccount {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub metadata: Meta,
+    pub spec: TalosServiceAccountSpec,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct TalosServiceAccountSpec {
+    pub roles: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CronJob {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub metadata: Meta,
+    pub spec: CronJobSpec,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CronJobSpec {
+    pub schedule: String,
+    /// A snapshot still running when the next one is due: the next one waits.
+    pub concurrency_policy: &'static str,
+    pub job_template: JobTemplate,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct JobTemplate {
+    pub spec: JobSpec,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct JobSpec {
+    pub backoff_limit: i64,
+    pub template: PodTemplate,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct PodTemplate {
+    pub spec: PodSpec,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PodSpec {
+    pub service_account_name: String,
+    pub automount_service_account_token: bool,
+    pub restart_policy: &'static str,
+    pub security_context: PodSecurity,
+    pub containers: Vec<Container>,
+    pub volumes: Vec<Volume>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PodSecurity {
+    pub run_as_non_root: bool,
+    pub run_as_user: i64,
+    pub run_as_group: i64,
+    pub seccomp_profile: Seccomp,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Seccomp {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Container {
+    pub name: &'static str,
+    pub image: String,
+    pub command: Vec<&'static str>,
+    /// talos-backup writes the snapshot relative to it; the root file system is read-only.
+    pub working_dir: &'static str,
+    pub env: Vec<Env>,
+    pub security_context: ContainerSecurity,
+    pub volume_mounts: Vec<VolumeMount>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Env {
+    pub name: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value_from: Option<EnvSource>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct EnvSource {
+    pub secret_key_ref: KeyRef,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct KeyRef {
+    pub name: &'static str,
+    pub key: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ContainerSecurity {
+    pub allow_privilege_escalation: bool,
+    pub read_only_root_filesystem: bool,
+    pub capabilities: Capabilities,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Capabilities {
+    pub drop: Vec<&'static str>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct VolumeMount {
+    pub name: &'static str,
+    pub mount_path: &'static str,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Volume {
+    pub name: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub empty_dir: Option<BTreeMap<String, String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<SecretVolume>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SecretVolume {
+    pub secret_name: String,
+}
+
 /// Any object of this family, so that one YAML stream can hold several kinds.
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
@@ -309,4 +472,7 @@ pub(crate) enum Object {
     Namespace(Namespace),
     ClusterSecretStore(ClusterSecretStore),
     ExternalSecret(ExternalSecret),
+    ServiceAccount(ServiceAccount),
+    TalosServiceAccount(TalosServiceAccount),
+    CronJob(Box<CronJob>),
 }

@@ -28,6 +28,7 @@ use document::*;
 use super::{EmitError, EmitResult, HEADER, yaml};
 use crate::artifacts::set::ArtifactSet;
 use crate::layout::names::TUNNEL_ADDRESS;
+use crate::model::backup;
 use crate::model::{
     Bytes, Cluster, Environment, Fleet, KeySource, Pool, Provider, Role, Runtime, SystemVolume, VolumeEncryption,
 };
@@ -248,15 +249,30 @@ pub fn cloud_controllers(fleet: &Fleet, cluster: &Cluster) -> Result<Vec<CloudCo
 pub const TALOS_CCM_ROLES: &[&str] = &["os:reader"];
 
 /// `machine.features.kubernetesTalosAPIAccess` for the control plane: the namespaces of the
-/// cloud controller managers that need the Talos API, `None` when none does.
-pub fn talos_api_access(ccms: &[CloudController]) -> Option<TalosApiAccess> {
+/// cloud controller managers that need the Talos API and of the cluster's backup job
+/// ([`backup::TalosApiAccess::of`], the one place its namespace and role are decided), with
+/// the roles of each; `None` when nothing needs the Talos API. Talos allows every listed role
+/// to every listed namespace (siderolabs/talos v1.13.9
+/// `internal/app/machined/pkg/controllers/kubeaccess/serviceaccount/crd_controller.go`
+/// l.345-380): the lists are unions, sorted.
+pub fn talos_api_access(ccms: &[CloudController], cluster: &Cluster) -> Option<TalosApiAccess> {
     let mut namespaces: Vec<String> =
         ccms.iter().filter(|c| c.needs_talos_api()).map(|c| c.namespace.clone()).collect();
+    let mut roles: Vec<String> = Vec::new();
+    if !namespaces.is_empty() {
+        roles.extend(TALOS_CCM_ROLES.iter().map(|r| (*r).to_owned()));
+    }
+    if let Some(access) = backup::TalosApiAccess::of(cluster) {
+        namespaces.push(access.namespace.to_owned());
+        roles.extend(access.roles.iter().map(|r| (*r).to_owned()));
+    }
     namespaces.sort();
     namespaces.dedup();
-    (!namespaces.is_empty()).then(|| TalosApiAccess {
+    roles.sort();
+    roles.dedup();
+    (!namespaces.is_empty()).then_some(TalosApiAccess {
         enabled: true,
-        allowed_roles: TALOS_CCM_ROLES.iter().map(|r| (*r).to_owned()).collect(),
+        allowed_roles: roles,
         allowed_kubernetes_namespaces: namespaces,
     })
 }
@@ -378,7 +394,7 @@ fn controlplane_patch(
         ..ClusterPatch::default()
     };
     let mut machine = pool_machine(fleet, env, cluster, &cluster.control_plane)?;
-    if let Some(access) = talos_api_access(ccms) {
+    if let Some(access) = talos_api_access(ccms, cluster) {
         // Allowed on control-plane machines only (`v1alpha1_validation.go`).
         machine.features = Some(Features { kube_prism: None, kubernetes_talos_api_access: Some(access) });
     }

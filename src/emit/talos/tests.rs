@@ -460,3 +460,49 @@ fn a_cluster_without_workers_schedules_on_its_control_plane() {
     assert_eq!(cluster_patch(&staging.controlplane).allow_scheduling_on_control_planes, None);
     assert_eq!(cluster_patch(&staging.common).allow_scheduling_on_control_planes, None);
 }
+
+#[test]
+fn a_backup_adds_its_namespace_and_role_to_the_talos_api_access() {
+    // R28: the backup job's talos.dev ServiceAccount asks for `os:etcd:backup` in its own
+    // namespace; Talos allows every listed role to every listed namespace, so the lists are
+    // the unions of the CCM's and the backup's (`model::backup::TalosApiAccess::of`).
+    let with_backup = |mut f: Fleet| {
+        let c = &mut f.environments[0].clusters[0];
+        let s = |v: &str| crate::model::Spanned::new(v.to_owned(), c.span);
+        c.backup = Some(crate::model::backup::Backup {
+            schedule: s("0 3 * * *"),
+            bucket: s("b"),
+            region: s("fr-par"),
+            endpoint: None,
+            prefix: None,
+            path_style: None,
+            credentials: s("backup-s3"),
+            span: c.span,
+        });
+        f
+    };
+    let f = with_backup(fleet_full(CILIUM, &ccm_manifest("talos", "ccm-system"), "v1.13.9", ""));
+    let d = docs_of(&f, "staging", "main");
+    let access = machine(&d.controlplane).features.as_ref().and_then(|f| f.kubernetes_talos_api_access.clone());
+    assert_eq!(
+        access,
+        Some(TalosApiAccess {
+            enabled: true,
+            allowed_roles: vec!["os:etcd:backup".into(), "os:reader".into()],
+            allowed_kubernetes_namespaces: vec!["ccm-system".into(), "talos-backup".into()],
+        })
+    );
+    // Without a CCM that reads the Talos API, the backup's alone.
+    let f = with_backup(fleet_full(CILIUM, &ccm_manifest("scaleway", "kube-system"), "v1.13.9", ""));
+    let d = docs_of(&f, "staging", "main");
+    let access = machine(&d.controlplane).features.as_ref().and_then(|f| f.kubernetes_talos_api_access.clone());
+    assert_eq!(
+        access,
+        Some(TalosApiAccess {
+            enabled: true,
+            allowed_roles: vec!["os:etcd:backup".into()],
+            allowed_kubernetes_namespaces: vec!["talos-backup".into()],
+        })
+    );
+    assert!(machine(&d.workers["system"]).features.is_none());
+}

@@ -139,6 +139,7 @@ impl Resolver<'_> {
             sealed,
             window: s.window.clone(),
             etcd_snapshots: s.etcd_snapshots.clone(),
+            backup: s.backup.clone(),
             span: head,
         })
     }

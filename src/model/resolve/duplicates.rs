@@ -31,6 +31,7 @@ const NAMED: &[(&str, &str)] = &[
 const SINGLE: &[&str] = &[
     "window",
     "etcd-snapshots",
+    "backup",
     "talos",
     "kubernetes",
     "apply-mode",

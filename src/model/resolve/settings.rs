@@ -5,9 +5,11 @@
 //! the nearest level winning. They are not model types: `cluster` and `pool` turn them into
 //! [`Cluster`](crate::model::Cluster) and [`Pool`](crate::model::Pool) fields.
 
-use super::reader::Reader;
+use super::reader::{Reader, missing};
+use super::urls::{UrlUse, expect_url};
 use super::{Resolver, one_of};
 use crate::diag::{Diagnostic, Span, codes};
+use crate::model::backup::Backup;
 use crate::model::{ApplyMode, Bytes, Ipv4Net, Patch, Runtime, Spanned, Version, Window};
 use crate::syntax::Node;
 
@@ -37,6 +39,8 @@ pub(super) struct Settings {
     pub window: Option<Spanned<Window>>,
     /// `etcd-snapshots "/path"`: where `fleetc upgrade` keeps the etcd snapshots it takes.
     pub etcd_snapshots: Option<Spanned<String>>,
+    /// `backup schedule=… bucket=… …`: the cluster's scheduled etcd snapshots (R28).
+    pub backup: Option<Backup>,
 }
 
 /// Pool values that inherit fleet → environment → cluster → pool.
@@ -63,7 +67,11 @@ pub(super) const SETTINGS: &[&str] = &[
     "patch",
     "window",
     "etcd-snapshots",
+    "backup",
 ];
+
+/// The properties of `backup` (docs/fleet-language.md).
+const BACKUP_PROPS: &[&str] = &["schedule", "bucket", "region", "credentials", "endpoint", "prefix", "path-style"];
 
 const POOL_DEFAULT_PROPS: &[&str] = &[
     "size",
@@ -155,6 +163,41 @@ impl Resolver<'_> {
                 let mut r = Reader::new(node, &[], d);
                 s.etcd_snapshots = r.arg_str(d, "a directory outside the repository").or(s.etcd_snapshots.take());
                 r.finish(false, d);
+            }
+            "backup" => {
+                let r = Reader::new(node, BACKUP_PROPS, d);
+                let schedule = r.require_str("schedule", d);
+                let bucket = r.require_str("bucket", d);
+                let region = r.require_str("region", d);
+                let credentials = r.require_str("credentials", d);
+                let endpoint = r.prop_str("endpoint", d);
+                let prefix = r.prop_str("prefix", d);
+                let path_style = r.prop_bool("path-style", d);
+                if let Some(e) = &endpoint {
+                    expect_url(e, "the backup's `endpoint`", UrlUse::BackupS3, d);
+                }
+                if path_style.as_ref().is_some_and(|p| p.value) && endpoint.is_none() {
+                    // talos-backup sets path-style only on a custom endpoint (`pkg/s3/s3.go`
+                    // l.33-39): without one the setting would be ignored.
+                    d.push(missing(node, "property `endpoint`").help(
+                        "`path-style=#true` applies to an S3-compatible endpoint only: add `endpoint=\"https://…\"`",
+                    ));
+                }
+                r.finish(false, d);
+                if let (Some(schedule), Some(bucket), Some(region), Some(credentials)) =
+                    (schedule, bucket, region, credentials)
+                {
+                    s.backup = Some(Backup {
+                        schedule,
+                        bucket,
+                        region,
+                        endpoint,
+                        prefix,
+                        path_style,
+                        credentials,
+                        span: node.head_span(),
+                    });
+                }
             }
             "patch" => {
                 let level = self.patch_level;

@@ -58,6 +58,9 @@ pub(super) enum UrlUse {
     ProxmoxApi,
     /// An S3 endpoint: `http://` or `https://`.
     S3,
+    /// The S3 endpoint of a `backup` bucket, which talos-backup hands to the AWS SDK as its
+    /// base endpoint (siderolabs/talos-backup v0.1.0-beta.3 `pkg/s3/s3.go` l.36).
+    BackupS3,
     /// A git repository Argo CD clones: `https://`, `http://` or SSH (argo-cd v3.2.1
     /// `util/git/git.go`: `^(ssh://)?([^/:]*?)@[^@]+$` is SSH).
     GitRepo,
@@ -92,7 +95,7 @@ fn url_problem(s: &str, usage: UrlUse) -> Option<(String, String)> {
             let port = if hostport.split('/').next().unwrap_or("").contains(':') { "" } else { ":8006" };
             (&["https"], format!("https://{hostport}{port}"))
         }
-        UrlUse::S3 => (&["https", "http"], format!("https://{}", rest_after(s))),
+        UrlUse::S3 | UrlUse::BackupS3 => (&["https", "http"], format!("https://{}", rest_after(s))),
         UrlUse::GitRepo => (&["https", "http", "ssh"], format!("https://{}", rest_after(s))),
         UrlUse::ChartRepo => (&["https", "http", "oci"], format!("https://{}", rest_after(s))),
     };
@@ -120,6 +123,9 @@ pub(super) fn expect_url(v: &Spanned<String>, what: &str, usage: UrlUse, d: &mut
         UrlUse::ProxmoxApi => "the Proxmox provider dials `https://host:port/` only (bpg v0.111.1 `NewConnection`)",
         UrlUse::S3 => {
             "the state lives in an S3 bucket (R3), and OpenTofu's s3 backend takes its endpoint as a base URL"
+        }
+        UrlUse::BackupS3 => {
+            "the backup job's AWS SDK takes the endpoint as a base URL (talos-backup `CUSTOM_S3_ENDPOINT`); without a scheme no snapshot is uploaded"
         }
         UrlUse::GitRepo => {
             "everything after the cluster comes from this repository through Argo CD (R23), which clones `https://`, `http://` or SSH URLs (argo-cd v3.2.1 `util/git/git.go`); anything else it reads as neither and cannot fetch"

@@ -70,6 +70,13 @@ fn templates_are_rendered_per_node_and_what_fleet_kdl_models_is_taken_out() {
     assert!(kdl.contains("install-disk serial=\"S6PNNS0T500111\""), "{kdl}");
     assert!(kdl.contains("mac \"3c:ec:ef:10:00:11\""), "{kdl}");
     assert!(kdl.contains("endpoint address=\"10.20.0.10\""), "{kdl}");
+    assert!(kdl.contains("bond \"bond0\" mode=\"active-backup\" {\n                        links \"uplink\"\n                        address \"10.20.0.21/24\"\n                        route gateway=\"10.20.0.1\""), "{kdl}");
+    assert!(kdl.contains("nameservers \"10.20.0.1\""), "{kdl}");
+    assert!(!files.contains_key("patches/all/03-bond.yaml"), "the bond is fleet.kdl's");
+    assert!(
+        files["patches/all/11-network.yaml"].contains("kind: ResolverConfig"),
+        "the deprecated field's replacement"
+    );
     assert!(!files.contains_key("patches/all/01-hostname.yaml"), "fleetc writes the HostnameConfig");
     assert!(!files.contains_key("patches/control-plane/01-vip.yaml"), "fleetc writes the endpoint's VIP");
     // A patch every node renders alike is written once, on its level; one that differs, per node.
@@ -82,6 +89,13 @@ fn templates_are_rendered_per_node_and_what_fleet_kdl_models_is_taken_out() {
     assert!(report.contains("`patch all/20-registry.yaml.tpl`") && report.contains("`b64enc`"), "{report}");
     assert!(report.contains("`node/lab-old-1/`"), "{report}");
     assert!(report.contains("fleetc secrets import lab/lab talos-secrets"), "{report}");
+}
+
+#[test]
+fn a_topf_fleet_whose_every_part_fleet_kdl_models_checks_clean() {
+    // topf-multi-node's link, bond, VIP, install disks and MACs are all in fleet.kdl.
+    let (lines, errors) = check(&import_case("topf-multi-node"));
+    assert!(errors.is_empty(), "{}", lines.join("\n"));
 }
 
 fn read(rel: &str) -> String {

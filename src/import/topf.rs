@@ -76,6 +76,13 @@ struct Taken {
     hostname: Option<String>,
     mac: Option<String>,
     vip: Option<String>,
+    /// `link` and `bond` children of the node, from `LinkConfig` and `BondConfig` documents.
+    net: String,
+    nameservers: Vec<String>,
+    /// An installer image a patch pinned (fleetc's comes from the schematic).
+    image: Option<String>,
+    /// A bond's `mtu: 1500` (Linux's default) left out.
+    mtu_dropped: bool,
 }
 
 /// topf.yaml's cluster-wide fields.
@@ -953,6 +960,20 @@ impl Importer<'_> {
             if take(&mut v, taken, ep_host, ep_ip, n.cp) {
                 changed = true;
             }
+            // Talos refuses the deprecated field beside the ResolverConfig fleetc writes for
+            // `nameservers`; its replacement is that document's `searchDomains.disableDefault`
+            // (siderolabs/talos v1.13.3 `pkg/machinery/config/types/network/resolver.go` l.101).
+            let search = v
+                .pointer_mut("/machine/network")
+                .and_then(Value::as_object_mut)
+                .and_then(|net| net.remove("disableSearchDomain"));
+            if let Some(x) = search {
+                prune(&mut v);
+                changed = true;
+                kept.push(
+                    json!({"apiVersion": "v1alpha1", "kind": "ResolverConfig", "searchDomains": {"disableDefault": x}}),
+                );
+            }
             if v.as_object().is_some_and(|o| !o.is_empty()) {
                 kept.push(v);
             }
@@ -1024,6 +1045,22 @@ impl Importer<'_> {
         if !props.is_empty() {
             k.push_str(&format!("install-disk {}\n", props.join(" ")));
         }
+        k.push_str(&t.net);
+        if !t.nameservers.is_empty() {
+            k.push_str(&format!("nameservers {}\n", t.nameservers.iter().map(|s| q(s)).collect::<Vec<_>>().join(" ")));
+        }
+        if let Some(i) = &t.image {
+            let l = self.line(&n.ptr);
+            self.report.not_carried(l, &format!("nodes[{}] machine.install.image", n.host), &format!("`{i}`, pinned by a patch: fleetc's installer is the pool's schematic's (`factory.talos.dev/metal-installer/<id>:<talos>`)"));
+        }
+        if t.mtu_dropped {
+            let l = self.line(&n.ptr);
+            self.report.deliberate(
+                l,
+                &format!("nodes[{}] BondConfig mtu", n.host),
+                "`mtu: 1500`, Linux's default for a bond, left out: fleetc's `bond` has no MTU and writes none",
+            );
+        }
         for p in patches {
             k.push_str(&format!("patch {}\n", q(p)));
         }
@@ -1071,6 +1108,16 @@ fn take(v: &mut Value, t: &mut Taken, ep_host: &str, ep_ip: Option<Ipv4Addr>, cp
             }
             false
         }
+        // A static link or bond fleet.kdl can say (`link`, `bond`): fleetc writes its document.
+        Some(k @ ("LinkConfig" | "BondConfig")) => match net_kdl(k, v) {
+            Some((text, mtu)) => {
+                t.net.push_str(&text);
+                t.mtu_dropped |= mtu;
+                *v = json!({});
+                true
+            }
+            None => false,
+        },
         Some(_) => false,
         None => {
             let mut changed = false;
@@ -1094,15 +1141,85 @@ fn take(v: &mut Value, t: &mut Taken, ep_host: &str, ep_ip: Option<Ipv4Addr>, cp
                         install.remove("diskSelector");
                     }
                 }
-                if install.remove("image").is_some() {
+                if let Some(i) = install.remove("image") {
+                    t.image = scalar(&i);
                     changed = true;
                 }
+            }
+            // The node's DNS servers: fleetc writes its ResolverConfig from `nameservers`.
+            if let Some(Value::Array(ns)) =
+                v.pointer_mut("/machine/network").and_then(|n| n.as_object_mut()).and_then(|n| n.remove("nameservers"))
+            {
+                t.nameservers = ns.iter().filter_map(scalar).collect();
+                changed = true;
             }
             if changed {
                 prune(v);
             }
             changed
         }
+    }
+}
+
+/// A `LinkConfig` or `BondConfig` as a `link` or `bond` of fleet.kdl, when every field it sets
+/// has a form there (static IPv4 addresses, routes by gateway; a bond's links and mode, and an
+/// MTU of 1500, Linux's default, which is dropped: the flag says so). `None`: kept as a patch.
+fn net_kdl(kind: &str, v: &Value) -> Option<(String, bool)> {
+    let o = v.as_object()?;
+    let name = o.get("name").and_then(Value::as_str)?;
+    let bond = kind == "BondConfig";
+    let allowed: &[&str] = if bond {
+        &["apiVersion", "kind", "name", "links", "bondMode", "addresses", "routes", "mtu", "up"]
+    } else {
+        &["apiVersion", "kind", "name", "addresses", "routes", "up"]
+    };
+    if o.keys().any(|k| !allowed.contains(&k.as_str())) || o.get("up").is_some_and(|u| u != &Value::Bool(true)) {
+        return None;
+    }
+    let mtu = match o.get("mtu") {
+        None => false,
+        Some(m) if m.as_u64() == Some(1500) => true,
+        Some(_) => return None,
+    };
+    let mut body = String::new();
+    let addresses = o.get("addresses").and_then(Value::as_array)?;
+    if addresses.is_empty() {
+        return None;
+    }
+    for a in addresses {
+        let a = a.as_object()?;
+        if a.keys().any(|k| k != "address") {
+            return None;
+        }
+        let addr = a.get("address").and_then(Value::as_str)?;
+        let (ip, prefix) = addr.split_once('/')?;
+        ip.parse::<Ipv4Addr>().ok()?;
+        prefix.parse::<u8>().ok().filter(|p| *p <= 32)?;
+        body.push_str(&format!("address {}\n", q(addr)));
+    }
+    for r in o.get("routes").and_then(Value::as_array).into_iter().flatten() {
+        let r = r.as_object()?;
+        if r.keys().any(|k| !matches!(k.as_str(), "gateway" | "destination")) {
+            return None;
+        }
+        let gw = r.get("gateway").and_then(Value::as_str)?;
+        gw.parse::<Ipv4Addr>().ok()?;
+        match r.get("destination").and_then(Value::as_str) {
+            None | Some("0.0.0.0/0") => body.push_str(&format!("route gateway={}\n", q(gw))),
+            Some(d) if !d.contains(':') => body.push_str(&format!("route to={} gateway={}\n", q(d), q(gw))),
+            Some(_) => return None,
+        }
+    }
+    if bond {
+        let mode = o.get("bondMode").and_then(Value::as_str)?;
+        let links: Vec<String> =
+            o.get("links").and_then(Value::as_array)?.iter().map(|l| l.as_str().map(q)).collect::<Option<_>>()?;
+        if links.is_empty() {
+            return None;
+        }
+        Some((format!("bond {} mode={} {{\nlinks {}\n{body}}}\n", q(name), q(mode), links.join(" ")), mtu))
+    } else {
+        Some((format!("link {} {{\n{body}}}\n", q(name)), false))
     }
 }
 
@@ -1117,9 +1234,9 @@ fn prune(v: &mut Value) {
 }
 
 /// The MAC of a link alias's CEL selector: `glob("<mac>", mac(link.hardware_addr))` or
-/// `mac(link.hardware_addr) == "<mac>"`.
+/// `mac(link.hardware_addr) == "<mac>"` (or `link.permanent_addr`, the NIC's own).
 fn mac_of(expr: &str) -> Option<String> {
-    if !expr.contains("link.hardware_addr") {
+    if !expr.contains("link.hardware_addr") && !expr.contains("link.permanent_addr") {
         return None;
     }
     let start = expr.find('"')? + 1;
@@ -1221,6 +1338,7 @@ mod tests {
             Some("a4:bb:6d:6b:05:88")
         );
         assert_eq!(mac_of("mac(link.hardware_addr) == \"a4:bb:6d:6b:05:88\"").as_deref(), Some("a4:bb:6d:6b:05:88"));
+        assert_eq!(mac_of("mac(link.permanent_addr) == \"6c:4b:90:21:be:a5\"").as_deref(), Some("6c:4b:90:21:be:a5"));
         assert_eq!(mac_of("link.driver == \"e1000\""), None);
     }
 

@@ -2,5 +2,5 @@
 apiVersion: v1alpha1
 kind: Layer2VIPConfig
 name: "10.20.0.10"
-link: uplink
+link: bond0
 {{- end }}

@@ -488,7 +488,6 @@ impl Importer<'_> {
             "KubernetesVersion": kubernetes.clone().unwrap_or_default(),
             "TalosVersion": talos.clone().unwrap_or_default(),
             "Data": data,
-            "PatchesDir": patches_dir.to_string_lossy(),
         });
         let ep_ip = ep_host.parse::<Ipv4Addr>().ok();
         let mut taken: Vec<Taken> = vec![Taken::default(); nodes.len()];
@@ -806,7 +805,7 @@ impl Importer<'_> {
                     (
                         name.clone(),
                         format!(
-                            "// topf.yaml names this schematic by its ID, {id}. CHANGE: write its\n// extensions (`curl https://factory.talos.dev/schematics/{id}`).\nschematic {} {{\nextension \"CHANGE-ME\"\n}}\n",
+                            "// topf.yaml names this schematic by its ID only. CHANGE: write its extensions, which\n// `curl https://factory.talos.dev/schematics/{id}` prints.\nschematic {} {{\nextension \"CHANGE-ME\"\n}}\n",
                             q(&name)
                         ),
                     )
@@ -883,13 +882,25 @@ impl Importer<'_> {
         let text = if template {
             let mut c = ctx.clone();
             c["SchematicID"] = Value::String(n.schematic.clone().unwrap_or_else(|| DEFAULT_SCHEMATIC.into()));
+            // topf's `config.Node`, its own fields as written (`pkg/config/node.go` l.14-32).
+            let own =
+                |key: &str| self.doc.value.pointer(&format!("{}/{key}", n.ptr)).and_then(scalar).unwrap_or_default();
             c["Node"] = json!({
                 "Host": n.host,
                 "IP": n.ip.map(|a| a.to_string()),
                 "Role": if n.cp { "control-plane" } else { "worker" },
                 "Data": n.data,
-                "SecureBoot": n.secure_boot,
+                "TalosVersion": own("talosVersion"),
+                "SchematicID": own("schematicId"),
+                "Factory": own("factory"),
+                "Platform": own("platform"),
+                "SecureBoot": self.doc.value.pointer(&format!("{}/secureboot", n.ptr)) == Some(&Value::Bool(true)),
             });
+            if raw.contains(".PatchesDir") {
+                return Rendered::Refused(
+                    "uses `.PatchesDir`, the absolute path of topf's folder on the machine that renders it: write the patch by hand".into(),
+                );
+            }
             if raw.contains(".SchematicID") && n.schematic.as_deref().is_some_and(|s| s.starts_with('@')) {
                 return Rendered::Refused(
                     "uses `.SchematicID`, the ID topf computes from a schematic file: write the patch by hand".into(),

@@ -326,4 +326,31 @@ fn a_truncated_topf_config_never_panics() {
         }
     }
     assert!(n > 80, "{n} variants");
+    // Every template of the corpus, cut at a dozen places, renders or is refused, never panics.
+    let root = serde_json::json!({"Node": {"Host": "h", "IP": "10.0.0.1", "Role": "worker", "Data": {}}, "Data": {}});
+    let mut stack = vec![corpus];
+    let mut templates = 0;
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            if !p.to_string_lossy().contains(".tpl") {
+                continue;
+            }
+            templates += 1;
+            let text = std::fs::read_to_string(&p).unwrap();
+            for i in 1..=12 {
+                let mut cut = text.len() * i / 12;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                let r = std::panic::catch_unwind(|| fleetc::import::gotmpl::render(&text[..cut], &root).map(|_| ()));
+                assert!(r.is_ok(), "rendering panicked on a cut of {}", p.display());
+            }
+        }
+    }
+    assert!(templates > 20, "{templates} templates");
 }

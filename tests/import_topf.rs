@@ -282,7 +282,8 @@ fn every_corpus_topf_fleet_imports_twice_alike_and_checks_only_as_its_report_say
             }
         }
     }
-    rows.push(format!("# {} topf configs: {imported} imported, {refused_n} refused", configs.len()));
+    let summary = format!("{} topf configs: {imported} imported, {refused_n} refused", configs.len());
+    rows.push(format!("# {summary}"));
     let tsv = rows.join("\n") + "\n";
     println!("{tsv}");
     assert!(
@@ -300,6 +301,8 @@ fn every_corpus_topf_fleet_imports_twice_alike_and_checks_only_as_its_report_say
             "tests/import/corpus-topf.tsv differs (UPDATE_GOLDEN=1)"
         );
     }
+    let readme = std::fs::read_to_string(cases().join("README.md")).unwrap_or_default();
+    assert!(readme.contains(&summary), "tests/import/README.md must state the figures: {summary}");
 }
 
 #[test]

@@ -427,6 +427,14 @@ pub enum ImportSource {
         #[arg(long, default_value = ".")]
         out: PathBuf,
     },
+    /// A topf config (topf.yaml and its patch folders, topf v0.4.2's format).
+    Topf {
+        /// The topf.yaml.
+        config: PathBuf,
+        /// The fleet directory to write (created if needed).
+        #[arg(long, default_value = ".")]
+        out: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -64,7 +64,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Fmt { fleet, check } => fmt(&ui, &fleet, check),
         Command::Init { dir, platform } => init(&ui, &dir, platform),
         Command::Import { source: crate::cli::ImportSource::Talhelper { config, env, out } } => {
-            import_talhelper(&ui, &config, &env, &out)
+            import_written(&ui, crate::import::talhelper(&config, &env), &out)
+        }
+        Command::Import { source: crate::cli::ImportSource::Topf { config, out } } => {
+            import_written(&ui, crate::import::topf::import(&config), &out)
         }
         Command::Graph { fleet, format } => graph(&ui, fleet, format),
         Command::Completions { shell } => completions(shell),
@@ -1004,10 +1007,9 @@ fn init(ui: &Ui, dir: &Path, platform: crate::cli::PlatformArg) -> i32 {
     }
 }
 
-fn import_talhelper(ui: &Ui, config: &[PathBuf], env: &[PathBuf], out: &Path) -> i32 {
+fn import_written(ui: &Ui, imported: Result<crate::import::Imported, crate::import::ImportError>, out: &Path) -> i32 {
     use crate::import::{ImportError, Imported};
-    let written =
-        crate::import::talhelper(config, env).and_then(|i: Imported| crate::import::write(out, &i).map(|()| i));
+    let written = imported.and_then(|i: Imported| crate::import::write(out, &i).map(|()| i));
     match written {
         Ok(i) => {
             use crate::import::report::Kind;

@@ -42,7 +42,7 @@ fn import_case(case: &str) -> BTreeMap<String, String> {
     talhelper(&paths, &[]).unwrap_or_else(|e| panic!("{case}: the import failed: {e:?}")).files
 }
 
-fn read_tree(dir: &Path) -> BTreeMap<String, String> {
+pub(crate) fn read_tree(dir: &Path) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -60,7 +60,7 @@ fn read_tree(dir: &Path) -> BTreeMap<String, String> {
 }
 
 /// `fleetc check`'s diagnostics of an imported fleet, one line each (`file:line: code: message`).
-fn check(files: &BTreeMap<String, String>) -> (Vec<String>, Vec<Diagnostic>) {
+pub(crate) fn check(files: &BTreeMap<String, String>) -> (Vec<String>, Vec<Diagnostic>) {
     let loader = MapLoader { files: files.clone() };
     let c = compile("fleet.kdl", &files["fleet.kdl"], &loader);
     let mut lines = Vec::new();
@@ -214,7 +214,7 @@ fn a_patch_file_that_does_not_read_is_refused_at_its_reference() {
     assert!(err.contains("fleet::import::file-unreadable") && err.contains("talconfig.yaml:5:5"), "{err}");
 }
 
-fn corpus_dir() -> PathBuf {
+pub(crate) fn corpus_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("FLEETC_CORPUS") {
         return PathBuf::from(d);
     }
@@ -229,7 +229,7 @@ fn corpus_dir() -> PathBuf {
 /// versions fleetc configures, IPv4 only, the RFC 6902 operations with a strategic-merge
 /// equivalent, Talos's own refusal of a deprecated field beside a document, and a schema
 /// refusal of a patch field Talos's strict decoder refuses.
-const LIMITS: &[&str] = &[
+pub(crate) const LIMITS: &[&str] = &[
     "fleet::versions::talos-unsupported",
     "fleet::versions::kubernetes-unsupported",
     "fleet::model::invalid-value",
@@ -239,7 +239,7 @@ const LIMITS: &[&str] = &[
     "fleet::network::duplicate-address",
 ];
 
-fn cites_rule(d: &Diagnostic) -> bool {
+pub(crate) fn cites_rule(d: &Diagnostic) -> bool {
     let cites = |s: &str| {
         s.split(|c: char| !c.is_ascii_alphanumeric())
             .any(|w| w.len() > 1 && w.starts_with('R') && w[1..].chars().all(|c| c.is_ascii_digit()))
@@ -252,7 +252,7 @@ fn cites_rule(d: &Diagnostic) -> bool {
 
 /// Fills the placeholders a test can fill without knowing the machines: a unique MAC per
 /// `mac "CHANGE-ME"`. The others (an endpoint, a version) stay and count as placeholders.
-fn fill(files: &mut BTreeMap<String, String>) {
+pub(crate) fn fill(files: &mut BTreeMap<String, String>) {
     let kdl = files.get_mut("fleet.kdl").unwrap();
     let mut n = 0u32;
     while let Some(i) = kdl.find("mac \"CHANGE-ME\"") {

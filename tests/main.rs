@@ -35,6 +35,7 @@ mod golden;
 mod graph;
 mod hcl_roundtrip;
 mod import;
+mod import_topf;
 mod init;
 mod injection;
 mod layering;

@@ -3,15 +3,18 @@
 //! `init` at the top of the pipeline: it writes the input the pipeline reads, and reads only
 //! the model's YAML reader (`model::patch::read_yaml`) and the formatter (`syntax::fmt`).
 //!
-//! talhelper (`talhelper.rs`, talhelper v3.1.16's talconfig.yaml) is the one source today;
-//! `env.rs` is its `${VAR}` substitution and `report.rs` the report. A source that is not such
+//! talhelper (`talhelper.rs`, talhelper v3.1.16's talconfig.yaml; `env.rs` is its `${VAR}`
+//! substitution) and topf (`topf.rs`, postfinance/topf v0.4.2's topf.yaml and patch folders;
+//! `gotmpl.rs` renders its Go-templated patches) are the sources; `report.rs` is the report. A source that is not such
 //! a config, or a broken one, is one error with a span into that file (`fleet::import::*`),
 //! and nothing is written. The output is a pure function of the files read: a second import
 //! of the same input writes the same bytes.
 
 pub mod env;
+pub mod gotmpl;
 pub mod report;
 pub mod talhelper;
+pub mod topf;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -112,19 +115,26 @@ pub fn talhelper(paths: &[PathBuf], env_files: &[PathBuf]) -> Result<Imported, I
         }
     }
     kdl.push_str("}\n");
-    let generated = sources.add("fleet.kdl (as imported)", kdl.clone());
-    let fleet = crate::syntax::fmt::format(generated, &kdl).map_err(|d| ImportError::Problems(sources, d))?;
     let mut files = BTreeMap::new();
-    let mut report_text = String::new();
     let mut reports = Vec::new();
     for t in parts {
         files.extend(t.files);
-        if !report_text.is_empty() {
-            report_text.push('\n');
-        }
-        report_text.push_str(&t.report.markdown());
         reports.push(t.report);
     }
+    assemble(sources, &kdl, files, reports)
+}
+
+/// The import's files: fleet.kdl (`kdl`, in the canonical layout), the patch files and the
+/// report of every config read.
+fn assemble(
+    mut sources: Sources,
+    kdl: &str,
+    mut files: BTreeMap<String, String>,
+    reports: Vec<report::Report>,
+) -> Result<Imported, ImportError> {
+    let generated = sources.add("fleet.kdl (as imported)", kdl.to_owned());
+    let fleet = crate::syntax::fmt::format(generated, kdl).map_err(|d| ImportError::Problems(sources, d))?;
+    let report_text = reports.iter().map(report::Report::markdown).collect::<Vec<_>>().join("\n");
     files.insert("fleet.kdl".to_owned(), fleet);
     files.insert(REPORT.to_owned(), report_text);
     Ok(Imported { files, reports })

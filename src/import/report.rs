@@ -34,6 +34,10 @@ pub struct Report {
     pub env_encrypted: Vec<String>,
     /// `<env>/<cluster>`, where the secrets bundle is sealed.
     pub target: String,
+    /// The tool whose config was read; empty for talhelper.
+    pub tool: String,
+    /// The "Secrets" section's text, when it is not talhelper's.
+    pub secrets: Option<String>,
 }
 
 impl Report {
@@ -59,17 +63,9 @@ impl Report {
         self.entries.iter().filter(|e| e.kind == kind).count()
     }
 
-    /// The report as Markdown.
-    pub fn markdown(&self) -> String {
+    /// talhelper's secrets bundle and env files.
+    fn talhelper_secrets(&self, out: &mut String) {
         let target = &self.target;
-        let mut out = String::new();
-        let _ = writeln!(out, "# Import report: {}\n", self.source);
-        let _ = writeln!(
-            out,
-            "Written by `fleetc import talhelper`. fleet.kdl and patches/ hold what was carried over;\nthis file lists the rest, each with its line in {}. Run `fleetc check`: the\nplaceholders below are refused until filled, and every other diagnostic is a rule\nfleetc holds that the original broke (its R-id in `fleetc explain`).\n",
-            self.source
-        );
-        let _ = writeln!(out, "## Secrets\n");
         let _ = writeln!(
             out,
             "The Talos secrets bundle is not read (talhelper keeps it SOPS-encrypted, talsecret.sops.yaml).\nDecrypt it and seal it for fleetc, then delete the plaintext:\n\n```sh\nsops -d talsecret.sops.yaml > secrets.yaml\nfleetc secrets import {target} talos-secrets secrets.yaml && rm secrets.yaml\n```\n"
@@ -86,6 +82,24 @@ impl Report {
         }
         if !self.env_read.is_empty() || !self.env_encrypted.is_empty() {
             out.push('\n');
+        }
+    }
+
+    /// The report as Markdown.
+    pub fn markdown(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "# Import report: {}\n", self.source);
+        let tool = if self.tool.is_empty() { "talhelper" } else { self.tool.as_str() };
+        let _ = writeln!(
+            out,
+            "Written by `fleetc import {tool}`. fleet.kdl and patches/ hold what was carried over;\nthis file lists the rest, each with its line in {}. Run `fleetc check`: the\nplaceholders below are refused until filled, and every other diagnostic is a rule\nfleetc holds that the original broke (its R-id in `fleetc explain`).\n",
+            self.source
+        );
+        let _ = writeln!(out, "## Secrets\n");
+        if let Some(secrets) = &self.secrets {
+            let _ = writeln!(out, "{secrets}");
+        } else {
+            self.talhelper_secrets(&mut out);
         }
         for (kind, title, none) in [
             (Kind::Placeholder, "Placeholders to fill (marked CHANGE in fleet.kdl)", "None."),

@@ -125,7 +125,7 @@ struct TNode {
     patches: Vec<PatchRef>,
 }
 
-fn is_zero(v: &Value) -> bool {
+pub(super) fn is_zero(v: &Value) -> bool {
     match v {
         Value::Null => true,
         Value::Bool(b) => !b,
@@ -144,7 +144,7 @@ fn as_bool(v: Option<&Value>) -> bool {
     }
 }
 
-fn scalar(v: &Value) -> Option<String> {
+pub(super) fn scalar(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),
         Value::Number(_) | Value::Bool(_) => Some(v.to_string()),
@@ -169,7 +169,7 @@ pub fn q(s: &str) -> String {
     out
 }
 
-fn yaml_docs(docs: &[Value]) -> String {
+pub(super) fn yaml_docs(docs: &[Value]) -> String {
     docs.iter().map(|d| serde_saphyr::to_string(d).unwrap_or_default()).collect::<Vec<_>>().join("---\n")
 }
 
@@ -525,11 +525,11 @@ fn read_machine_files(nodes: &mut [TNode], doc: &PatchDocument, dir: &Path, env:
     }
 }
 
-fn line(sources: &Sources, file: FileId, span: Span) -> usize {
+pub(super) fn line(sources: &Sources, file: FileId, span: Span) -> usize {
     sources.line_col(file, span.start).0
 }
 
-fn dns_label(s: &str) -> String {
+pub(super) fn dns_label(s: &str) -> String {
     let mut out: String =
         s.to_ascii_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
     out = out.trim_matches('-').to_owned();
@@ -539,15 +539,19 @@ fn dns_label(s: &str) -> String {
 
 /// The longest `<p>` such that every node's name is `<p>-<a DNS label>`.
 fn common_prefix(nodes: &[TNode]) -> Option<String> {
-    let first = &nodes.first()?.name;
+    common_name_prefix(&nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>())
+}
+
+/// The longest `<p>` such that every name is `<p>-<a DNS label>`.
+pub(super) fn common_name_prefix(names: &[&str]) -> Option<String> {
+    let first = names.first()?;
     let mut best = None;
     for (i, c) in first.char_indices() {
         if c != '-' || i == 0 {
             continue;
         }
         let p = &first[..i];
-        let ok =
-            nodes.iter().all(|n| n.name.strip_prefix(p).and_then(|r| r.strip_prefix('-')).is_some_and(is_dns_label));
+        let ok = names.iter().all(|n| n.strip_prefix(p).and_then(|r| r.strip_prefix('-')).is_some_and(is_dns_label));
         if ok && is_dns_label(p) {
             best = Some(p.to_owned());
         }
@@ -556,7 +560,7 @@ fn common_prefix(nodes: &[TNode]) -> Option<String> {
 }
 
 /// `https://host:port` → (host, port).
-fn parse_endpoint(e: &str) -> Option<(String, u16)> {
+pub(super) fn parse_endpoint(e: &str) -> Option<(String, u16)> {
     let rest = e.strip_prefix("https://").or_else(|| e.strip_prefix("http://"))?;
     let rest = rest.trim_end_matches('/');
     if rest.is_empty() || rest.contains('/') {
@@ -924,55 +928,7 @@ impl Writer<'_> {
     }
 
     fn schematic(&mut self, s: &Value, name: &str) -> String {
-        let mut k = String::new();
-        if s.is_null() {
-            k.push_str(
-                "// Nodes without a schematic in the talconfig: talhelper installs the factory's plain image.\n",
-            );
-        }
-        k.push_str(&format!("schematic {} {{\n", q(name)));
-        let c = s.get("customization");
-        let exts: Vec<String> = c
-            .and_then(|c| c.pointer("/systemExtensions/officialExtensions"))
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(scalar).collect())
-            .unwrap_or_default();
-        for e in &exts {
-            k.push_str(&format!("extension {}\n", q(e)));
-        }
-        for a in
-            c.and_then(|c| c.get("extraKernelArgs")).and_then(Value::as_array).into_iter().flatten().filter_map(scalar)
-        {
-            k.push_str(&format!("kernel-arg {}\n", q(&a)));
-        }
-        for m in c.and_then(|c| c.get("meta")).and_then(Value::as_array).into_iter().flatten() {
-            if let (Some(key), Some(v)) = (m.get("key").and_then(Value::as_u64), m.get("value").and_then(scalar)) {
-                k.push_str(&format!("meta key={key} value={}\n", q(&v)));
-            }
-        }
-        if let Some(o) = s.get("overlay") {
-            if let (Some(img), Some(n)) = (o.get("image").and_then(scalar), o.get("name").and_then(scalar)) {
-                k.push_str(&format!("overlay image={} name={}\n", q(&img), q(&n)));
-            }
-            if o.get("options").is_some_and(|v| !is_zero(v)) {
-                self.report.not_carried(
-                    0,
-                    &format!("schematic `{name}` overlay.options"),
-                    "fleetc's `overlay` takes an image and a name, no options",
-                );
-            }
-        }
-        if let Some(c) = c.and_then(Value::as_object) {
-            for key in c.keys().filter(|k| !matches!(k.as_str(), "systemExtensions" | "extraKernelArgs" | "meta")) {
-                self.report.not_carried(
-                    0,
-                    &format!("schematic `{name}` customization.{key}"),
-                    "not modeled by fleetc's `schematic` (docs/schematics.md)",
-                );
-            }
-        }
-        k.push_str("}\n");
-        k
+        schematic_kdl(s, name, &mut self.report)
     }
 
     /// The environment's network: the prefix of the links that carry the node addresses
@@ -1468,6 +1424,57 @@ impl Writer<'_> {
         }
         (k, mac, None)
     }
+}
+
+/// A factory schematic (`customization` and `overlay`, as talhelper's `schematic` and topf's
+/// schematic files hold it) as a fleet.kdl `schematic`; what it cannot hold is reported.
+pub(super) fn schematic_kdl(s: &Value, name: &str, report: &mut Report) -> String {
+    let mut k = String::new();
+    if s.is_null() {
+        k.push_str("// Nodes without a schematic in the talconfig: talhelper installs the factory's plain image.\n");
+    }
+    k.push_str(&format!("schematic {} {{\n", q(name)));
+    let c = s.get("customization");
+    let exts: Vec<String> = c
+        .and_then(|c| c.pointer("/systemExtensions/officialExtensions"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(scalar).collect())
+        .unwrap_or_default();
+    for e in &exts {
+        k.push_str(&format!("extension {}\n", q(e)));
+    }
+    for a in c.and_then(|c| c.get("extraKernelArgs")).and_then(Value::as_array).into_iter().flatten().filter_map(scalar)
+    {
+        k.push_str(&format!("kernel-arg {}\n", q(&a)));
+    }
+    for m in c.and_then(|c| c.get("meta")).and_then(Value::as_array).into_iter().flatten() {
+        if let (Some(key), Some(v)) = (m.get("key").and_then(Value::as_u64), m.get("value").and_then(scalar)) {
+            k.push_str(&format!("meta key={key} value={}\n", q(&v)));
+        }
+    }
+    if let Some(o) = s.get("overlay") {
+        if let (Some(img), Some(n)) = (o.get("image").and_then(scalar), o.get("name").and_then(scalar)) {
+            k.push_str(&format!("overlay image={} name={}\n", q(&img), q(&n)));
+        }
+        if o.get("options").is_some_and(|v| !is_zero(v)) {
+            report.not_carried(
+                0,
+                &format!("schematic `{name}` overlay.options"),
+                "fleetc's `overlay` takes an image and a name, no options",
+            );
+        }
+    }
+    if let Some(c) = c.and_then(Value::as_object) {
+        for key in c.keys().filter(|k| !matches!(k.as_str(), "systemExtensions" | "extraKernelArgs" | "meta")) {
+            report.not_carried(
+                0,
+                &format!("schematic `{name}` customization.{key}"),
+                "not modeled by fleetc's `schematic` (docs/schematics.md)",
+            );
+        }
+    }
+    k.push_str("}\n");
+    k
 }
 
 /// The fields of Talos's `Device` (siderolabs/talos v1.13.9

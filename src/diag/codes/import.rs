@@ -19,15 +19,18 @@ Guessing what another file means would write a fleet that describes nothing real
     fleetc import talhelper talos/talconfig.yaml
 ";
     IMPORT_INVALID = "fleet::import::invalid", Error, None,
-    Some("fix the value in the talhelper config; `talhelper validate talconfig` reports the same field"),
+    Some("fix the value in the imported config (talhelper: `talhelper validate talconfig` reports the same field; topf: `topf render` refuses it too)"),
 "## What it does
-`fleetc import talhelper` reports a field of the talhelper config whose value has the wrong
-form for talhelper itself: a list where talhelper reads a mapping, a node without `hostname`,
-an `endpoint` that is not a URL. Every such field is reported at once, and nothing is written.
+`fleetc import talhelper` and `fleetc import topf` report a field of the config whose value
+has the wrong form for that tool itself: a list where talhelper reads a mapping, a node
+without `hostname` (talhelper) or `host` or `role` (topf), an endpoint that is not a URL, a
+topf patch file that is not YAML or is a JSON patch. Every such field is reported at once,
+and nothing is written.
 
 ## Why
-talhelper would refuse the same file (`talhelper genconfig` unmarshals it into typed Go
-structs and validates it), so there is no configuration to carry over.
+The tool would refuse the same file (talhelper and topf unmarshal it into typed Go structs
+and validate it; topf v0.4.2 `pkg/config/node.go` `UnmarshalYAML`, `pkg/config/patches.go`
+`parsePatches`), so there is no configuration to carry over.
 
 ## Example
     nodes:
@@ -60,10 +63,11 @@ talhelper would refuse the same config; writing the `${NAME}` through would put 
     fleetc import talhelper talconfig.yaml --env talenv.yaml   # talenv.yaml: CLUSTER_VIP: 10.0.0.10
 ";
     IMPORT_FILE_UNREADABLE = "fleet::import::file-unreadable", Error, None,
-    Some("check the path: talhelper reads `@<path>` relative to the talconfig's directory"),
+    Some("check the path: talhelper reads `@<path>` relative to the talconfig's directory, topf an `@<path>` schematicId relative to topf.yaml's"),
 "## What it does
 `fleetc import talhelper` reports a patch or env file the talhelper config names (`@./patches/x.yaml`)
-that cannot be read. Nothing is written.
+that cannot be read; `fleetc import topf` a schematic file a node's `schematicId: \"@<path>\"`
+names, or a patch folder that cannot be listed. Nothing is written.
 
 ## Why
 talhelper would fail on the same reference; the import copies the file into the fleet
@@ -76,5 +80,22 @@ directory, so it needs it.
 ## Instead
     patches:
       - \"@./patches/kubelet.yaml\"
+";
+    IMPORT_NOT_TOPF = "fleet::import::not-topf", Error, None,
+    Some("give `fleetc import topf` the topf.yaml that `topf render` reads (a mapping with `clusterName`, `clusterEndpoint` and `nodes`)"),
+"## What it does
+`fleetc import topf` reports a file that is not a topf config: not YAML, not a mapping, or a
+mapping with neither topf's `clusterEndpoint` nor its `nodes` (postfinance/topf v0.4.2
+`pkg/config/topf_config.go`, `TopfConfig`). A talhelper config is named as such. Nothing is
+written.
+
+## Why
+Guessing what another file means would write a fleet that describes nothing real.
+
+## Example
+    fleetc import topf talos/talconfig.yaml
+
+## Instead
+    fleetc import topf talos/topf.yaml
 ";
 }

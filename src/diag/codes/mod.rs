@@ -214,6 +214,7 @@ pub static ALL: &[&Code] = &[
     &import::IMPORT_INVALID,
     &import::IMPORT_UNSET_VARIABLE,
     &import::IMPORT_FILE_UNREADABLE,
+    &import::IMPORT_NOT_TOPF,
     &emit::SCHEMA_MISSING,
     &addons::ADDON_STAND_IN,
     &addons::ADDON_NAMESPACE_MISSING,

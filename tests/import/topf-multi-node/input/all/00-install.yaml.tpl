@@ -1,0 +1,5 @@
+machine:
+  install:
+    diskSelector:
+      serial: "{{ .Node.Data.serial }}"
+    wipe: false

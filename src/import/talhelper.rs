@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 use super::env::{Env, substitute_tree};
 use super::report::Report;
 use crate::diag::{Diagnostic, Diagnostics, FileId, Sources, Span, codes};
+use crate::emit::talos::owned;
 use crate::model::patch::{PatchDocument, read_yaml};
 use crate::model::values::is_dns_label;
 
@@ -650,6 +651,7 @@ impl Writer<'_> {
             "machine.install.image",
             "talhelper installs `factory.talos.dev/installer/<schematic id>:<talos>`; fleetc the same schematic's metal installer, `factory.talos.dev/metal-installer/<id>:<talos>` (docs/metal.md)",
         );
+        self.owned_rows();
         let cni = top.pointer("/cniConfig/name").and_then(Value::as_str);
         match cni {
             None | Some("flannel") => {}
@@ -1627,6 +1629,37 @@ fn substitute_lines(env: &Env, text: &str) -> Result<String, String> {
 #[cfg(test)]
 pub(super) fn node_config_fields() -> std::collections::BTreeSet<&'static str> {
     NODE_CONFIGS.iter().copied().collect()
+}
+
+/// The fields fleetc writes on every imported node by a rule of its own, where talhelper leaves
+/// Talos's default: the configs differ there on purpose (oracles/import proves there is no other
+/// difference). The reason and the rule are the ownership table's ([`owned::OWNERS`]), so that the
+/// report says what `fleetc explain` and the patch diagnostics say.
+const OWNED_DIFFERENCES: &[(&str, Option<&str>, &str, &str)] = &[
+    ("v1alpha1", None, "/machine/certSANs", "machine.certSANs"),
+    ("v1alpha1", None, "/cluster/apiServer/certSANs", "cluster.apiServer.certSANs"),
+    ("v1alpha1", None, "/machine/kubelet/nodeIP/validSubnets", "machine.kubelet.nodeIP.validSubnets"),
+    ("v1alpha1", None, "/cluster/etcd/advertisedSubnets", "cluster.etcd.advertisedSubnets"),
+    ("VolumeConfig", Some("EPHEMERAL"), "/provisioning/diskSelector/match", "VolumeConfig EPHEMERAL"),
+];
+
+impl Writer<'_> {
+    fn owned_rows(&mut self) {
+        for (kind, name, pointer, field) in OWNED_DIFFERENCES {
+            let Some(o) = owned::owner(kind, *name, pointer) else { continue };
+            let rule = o.rule.filter(|r| !o.why.contains(r)).map(|r| format!(" ({r})")).unwrap_or_default();
+            self.report.deliberate(0, field, &format!("fleetc writes it, talhelper leaves Talos's default: {}{rule}", o.why));
+        }
+        // Not a field fleetc owns: `talosctl gen config`, which `fleetc talos render` runs, keeps its
+        // default `--install-disk /dev/sda` beside the selector fleetc writes; Talos installs to the
+        // selector's match and reads the device path only without one
+        // (`fleet::talos::patch-install-disk-unused` cites the install step).
+        self.report.deliberate(
+            0,
+            "machine.install.disk",
+            "`fleetc talos render` keeps `talosctl gen config`'s default `/dev/sda` beside fleetc's `machine.install.diskSelector`; Talos installs to the selector's disk and ignores the device path there (R15, `fleet::talos::patch-install-disk-unused`)",
+        );
+    }
 }
 
 #[cfg(test)]

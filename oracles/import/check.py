@@ -138,8 +138,21 @@ def fill(kdl, report):
     kdl2 = re.sub(r'mac "CHANGE-ME"', mac, kdl)
     if n:
         filled.append(f"{n} MAC(s)")
+    k = 0
+
+    def serial(m):
+        nonlocal k
+        k += 1
+        # The install disk's serial, which talhelper's `installDisk: /dev/…` does not say (R15):
+        # a made-up one. It is the diskSelector's value, which differs from talhelper's config
+        # anyway (the report's `machine.install.diskSelector` row).
+        return f'{m.group(1)} serial="HARNESS-DISK-{k}"'
+
+    kdl2 = re.sub(r"(// CHANGE: add the disk's serial .*\n\s*install-disk [^\n]*)", serial, kdl2)
+    if k:
+        filled.append(f"{k} install-disk serial(s)")
     for field, _why in report_rows(report, "Placeholders to fill (marked CHANGE in fleet.kdl)"):
-        if not field.endswith(" mac"):
+        if not (field.endswith(" mac") or field.endswith(" install-disk serial")):
             left.append(field)
     return kdl2, filled, left
 
@@ -181,7 +194,7 @@ def classify(doc, path, deliberate):
     for field, _why in deliberate:
         for d, prefix in places_of(field):
             if doc == d and (within(path, prefix) or within(prefix, path)):
-                return field
+                return re.sub(r"^nodes\[[^\]]*\]", "nodes[…]", field)
     return None
 
 

@@ -241,7 +241,7 @@ def check_fleet(name, src, tools):
             if "CHANGE-ME" in (d.get("message", "") + d.get("label", "")):
                 codes.add("placeholder")
             else:
-                codes.add(d["code"] + (f"({d['rule']})" if d.get("rule") else "(limit)"))
+                codes.add(d["code"] + (f"({d['rule']})" if d.get("rule") else "(no R-id)"))
         if left:
             codes.add("placeholder")
         stats["unbuilt"] = " ".join(sorted(codes)) or last(p.stderr)

@@ -15,7 +15,7 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// Add-on names the goldens invent to test fleetc itself (no upstream releases them): a pin
 /// of theirs is not an upstream pin, so no manager is expected to match it.
-const INVENTED_ADDONS: &[&str] = &["gone", "escape", "cni", "ccm"];
+const INVENTED_ADDONS: &[&str] = &["gone", "escape", "cni", "ccm", "csi"];
 
 struct Manager {
     description: String,

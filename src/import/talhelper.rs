@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 use super::env::{Env, substitute_tree};
 use super::report::Report;
 use crate::diag::{Diagnostic, Diagnostics, FileId, Sources, Span, codes};
+use crate::emit::talos::owned;
 use crate::model::patch::{PatchDocument, read_yaml};
 use crate::model::values::is_dns_label;
 
@@ -398,7 +399,18 @@ pub fn translate(
         env_name = format!("{}-{n}", dns_label(&cluster_name));
     }
     let prefix = if at.several { format!("{env_name}/") } else { String::new() };
-    let mut w = Writer { sources, cfg, dir, env, report, files: BTreeMap::new(), diags, prefix, env_name };
+    let mut w = Writer {
+        sources,
+        cfg,
+        dir,
+        env,
+        report,
+        files: BTreeMap::new(),
+        diags,
+        prefix,
+        env_name,
+        disk_placeholder: false,
+    };
     let (settings, schematics, environment) = w.fleet(
         &value,
         &cluster_name,
@@ -588,6 +600,9 @@ struct Writer<'a> {
     /// Put before every file's path (`<env>/` in a fleet of several configs).
     prefix: String,
     env_name: String,
+    /// Whether a node's install disk waits for its serial (the report's row on the selector is
+    /// written once).
+    disk_placeholder: bool,
 }
 
 /// A worker pool's key: its schematic and whether it boots with SecureBoot.
@@ -654,6 +669,7 @@ impl Writer<'_> {
             "machine.install.image",
             "talhelper installs `factory.talos.dev/installer/<schematic id>:<talos>`; fleetc the same schematic's metal installer, `factory.talos.dev/metal-installer/<id>:<talos>` (docs/metal.md)",
         );
+        self.owned_rows();
         let cni = top.pointer("/cniConfig/name").and_then(Value::as_str);
         match cni {
             None | Some("flannel") => {}
@@ -1066,10 +1082,10 @@ impl Writer<'_> {
             "# Inline patch {} of {}, written out by `fleetc import talhelper`.\n",
             p.origin, self.report.source
         );
+        // As written, without a newline added at the end: a patch that ends in a block scalar
+        // (`content: |` as the last line of a `|-` inline patch) would gain a line break in its
+        // value (oracles/import found it in a corpus machine file).
         text.push_str(&p.text);
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
         Some(self.put_at(dest, text))
     }
 
@@ -1167,7 +1183,8 @@ impl Writer<'_> {
             }
             let (links, mac) = self.links(n);
             let disk = self.disk(n);
-            let identified = mac.is_some() || disk.contains("serial=") || disk.contains("wwid=");
+            let props = disk.lines().find(|l| l.starts_with("install-disk ")).unwrap_or("");
+            let identified = mac.is_some() || props.contains(" serial=") || props.contains(" wwid=");
             match &mac {
                 Some(m) => k.push_str(&format!("mac {}\n", q(m))),
                 None if !identified => {
@@ -1373,13 +1390,40 @@ impl Writer<'_> {
                 );
             }
         }
+        let identified = !props.is_empty() && !props.iter().all(|p| p.starts_with("size="));
         if let Some(d) = &n.install_disk {
             props.push(format!("device={}", q(d)));
+            if !identified {
+                // R15: on metal fleetc names the install disk by what the disk is, not by the order
+                // the kernel found it; the serial is a fact of the machine (a user fact), and
+                // `fleetc check` refuses the device path alone (`fleet::metal::disk-unidentified`)
+                // until it is written, as it refuses a placeholder.
+                self.report.placeholder(
+                    self.line(&format!("{}/installDisk", n.ptr)),
+                    &format!("nodes[{}] install-disk serial", n.hostname),
+                    &format!(
+                        "`installDisk: {d}` is a device path; on metal fleetc selects the install disk by its serial (or wwid, model, bus path: R15, `fleet::metal::disk-unidentified`): add `serial=` from `talosctl get disks --insecure -n <ip>`"
+                    ),
+                );
+                if !self.disk_placeholder {
+                    self.report.deliberate(
+                        0,
+                        "machine.install.diskSelector",
+                        "talhelper installs to the device path (`machine.install.disk`); fleetc to the disk whose serial the node's `install-disk` names (R15), Talos reading the device path only without a selector",
+                    );
+                }
+                self.disk_placeholder = true;
+            }
         }
         if props.is_empty() {
             return String::new();
         }
-        format!("install-disk {}\n", props.join(" "))
+        let change = if n.install_disk.is_some() && !identified {
+            "// CHANGE: add the disk's serial (`talosctl get disks --insecure -n <ip>`), R15.\n"
+        } else {
+            ""
+        };
+        format!("{change}install-disk {}\n", props.join(" "))
     }
 
     /// The node's links as fleet.kdl children, and the MAC of its first selected link.
@@ -1634,6 +1678,41 @@ fn substitute_lines(env: &Env, text: &str) -> Result<String, String> {
 #[cfg(test)]
 pub(super) fn node_config_fields() -> std::collections::BTreeSet<&'static str> {
     NODE_CONFIGS.iter().copied().collect()
+}
+
+/// The fields fleetc writes on every imported node by a rule of its own, where talhelper leaves
+/// Talos's default: the configs differ there on purpose (oracles/import proves there is no other
+/// difference). The reason and the rule are the ownership table's ([`owned::OWNERS`]), so that the
+/// report says what `fleetc explain` and the patch diagnostics say.
+const OWNED_DIFFERENCES: &[(&str, Option<&str>, &str, &str)] = &[
+    ("v1alpha1", None, "/machine/certSANs", "machine.certSANs"),
+    ("v1alpha1", None, "/cluster/apiServer/certSANs", "cluster.apiServer.certSANs"),
+    ("v1alpha1", None, "/machine/kubelet/nodeIP/validSubnets", "machine.kubelet.nodeIP.validSubnets"),
+    ("v1alpha1", None, "/cluster/etcd/advertisedSubnets", "cluster.etcd.advertisedSubnets"),
+    ("VolumeConfig", Some("EPHEMERAL"), "/provisioning/diskSelector/match", "VolumeConfig EPHEMERAL"),
+];
+
+impl Writer<'_> {
+    fn owned_rows(&mut self) {
+        for (kind, name, pointer, field) in OWNED_DIFFERENCES {
+            let Some(o) = owned::owner(kind, *name, pointer) else { continue };
+            let rule = o.rule.filter(|r| !o.why.contains(r)).map(|r| format!(" ({r})")).unwrap_or_default();
+            self.report.deliberate(
+                0,
+                field,
+                &format!("fleetc writes it, talhelper leaves Talos's default: {}{rule}", o.why),
+            );
+        }
+        // Not a field fleetc owns: `talosctl gen config`, which `fleetc talos render` runs, keeps its
+        // default `--install-disk /dev/sda` beside the selector fleetc writes; Talos installs to the
+        // selector's match and reads the device path only without one
+        // (`fleet::talos::patch-install-disk-unused` cites the install step).
+        self.report.deliberate(
+            0,
+            "machine.install.disk",
+            "`fleetc talos render` keeps `talosctl gen config`'s default `/dev/sda` beside fleetc's `machine.install.diskSelector`; Talos installs to the selector's disk and ignores the device path there (R15, `fleet::talos::patch-install-disk-unused`)",
+        );
+    }
 }
 
 #[cfg(test)]

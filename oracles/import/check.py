@@ -1,0 +1,461 @@
+"""oracles/import/check [FLEET_DIR…]: the proof of `fleetc import talhelper` by the machine configs
+(issue 33, item 2). Per talhelper fleet (default: every folder of the corpus's talhelper/):
+
+1. `fleetc import talhelper` of its talconfig(s) into a scratch directory (a folder holding
+   talconfig.yaml is one cluster; a folder whose sub-folders hold one each is a fleet of several,
+   imported together, as the import's `several-clusters` fixture);
+2. the placeholders IMPORT-REPORT.md lists as user facts filled, and only those (`fill`, below);
+   every other byte of the import is left as written;
+3. the fleet's recipients replaced by a throwaway age identity (oracles/talosctl/agekey.py), one
+   Talos secrets bundle per cluster from the harness talosctl's `gen secrets` (the node's minor),
+   sealed with `fleetc secrets import`; `fleetc build`, then `fleetc talos render ENV/CLUSTER`
+   through the harness talosctl (oracles/talosctl/README.md);
+4. `talhelper genconfig` (v3.1.16, oracles/talhelper/build) of the original, in a scratch copy,
+   with the same bundle in plain (`-s FILE`: cmd/genconfig.go, pkg/talos/input.go
+   NewClusterInput reads a file that is not SOPS-encrypted as is), its env files by default
+   (`talenv.yaml` … beside the config, as the import reads them) and `--offline-mode` (schematic
+   IDs computed, no request to the image factory);
+5. per node, the two configs compared as Talos machinery compares them
+   (oracles/talos/v1.13/compareconfigs: configloader, re-encoded without comments, documents by
+   kind and name); each difference is deliberate when the import report's "Carried over
+   differently, on purpose" table has its row (`REASONS`: the config path each row stands for),
+   else it is a FAIL line.
+
+Prints one line per fleet (`ok import: …`, `FAIL import: …`), then the summary `ok import: N
+fleets: …` with the figures the README quotes. A fleet that cannot be compared (the import
+refuses it, fleetc refuses the imported fleet by a rule of the original or a limit, talhelper
+refuses the original) is an `ok` line with its reason: that is a figure, not a failure of the
+import. A FAIL is a node whose configs differ where the report says nothing, or a harness step
+that broke. Exit 0 when it ran.
+"""
+
+import collections
+import glob
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "oracles/talosctl"))
+sys.dont_write_bytecode = True
+try:
+    import yaml
+    import agekey  # needs the `cryptography` package
+except ImportError as e:
+    print(f"skip import: python3 lacks a module the check needs: {e}")
+    sys.exit(0)
+
+_spec = importlib.util.spec_from_file_location("talosctl_check", os.path.join(REPO, "oracles/talosctl/check.py"))
+TALOSCTL_CHECK = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(TALOSCTL_CHECK)
+
+FLEETC = os.environ.get("FLEETC_BIN", os.path.join(REPO, "target/release/fleetc"))
+SELFTEST = os.environ.get("FLEETC_IMPORT_SELFTEST", "")
+# How many unlisted differences a FAIL line quotes (FLEETC_IMPORT_SHOW=N for more).
+SHOWN = int(os.environ.get("FLEETC_IMPORT_SHOW", "6"))
+
+# The report's deliberate rows (src/import/talhelper.rs, `report.deliberate`), each with the
+# places of the machine config it stands for: a difference there is the row's. The key is the
+# row's field as the report writes it (a regex over it); the value, (document, path prefix)
+# pairs over compareconfigs' lines.
+REASONS = [
+    (r"^cluster\.discovery\.enabled$", [("v1alpha1", "/cluster/discovery")]),
+    (r"^machine\.install\.image$", [("v1alpha1", "/machine/install/image")]),
+    (r"^allowSchedulingOnControlPlanes$", [("v1alpha1", "/cluster/allowSchedulingOnControlPlanes")]),
+    (r"^clusterName$", [("v1alpha1", "/cluster/clusterName")]),
+    (r"^endpoint$", [("v1alpha1", "/cluster/controlPlane/endpoint")]),
+    (r"^nodes\[.*\]\.hostname$", [("v1alpha1", "/machine/network/hostname"), ("HostnameConfig", "/")]),
+    (r"^nodes\[.*\]\.schematic$", [("v1alpha1", "/machine/install/image")]),
+]
+
+lines = []
+
+
+def say(kind, msg):
+    line = f"{kind} import: {msg}"
+    lines.append(line)
+    print(line, flush=True)
+
+
+def run(args, cwd, path_dir=None):
+    env = {"PATH": (path_dir + ":" if path_dir else "") + os.environ["PATH"], "HOME": os.environ["HOME"]}
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def last(text):
+    t = [l for l in text.strip().splitlines() if l.strip()]
+    return t[-1] if t else "(no output)"
+
+
+def build_tool(args):
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)}: {last(p.stderr)}")
+    return p.stdout.strip().splitlines()[-1]
+
+
+def configs_of(fleet):
+    """The talconfigs of a corpus folder: its own, else one per sub-folder."""
+    own = os.path.join(fleet, "talconfig.yaml")
+    if os.path.exists(own):
+        return [own]
+    return sorted(glob.glob(os.path.join(fleet, "*", "talconfig.yaml")))
+
+
+def report_rows(text, section):
+    """The (field, why) rows of one table of IMPORT-REPORT.md (every config's section)."""
+    rows, inside = [], False
+    for l in text.splitlines():
+        if l.startswith("## "):
+            inside = l[3:].strip() == section
+            continue
+        m = re.match(r"^\| [^|]* \| `(.*?)` \| (.*) \|$", l)
+        if inside and m:
+            rows.append((m.group(1), m.group(2)))
+    return rows
+
+
+def fill(kdl, report):
+    """The placeholders the harness supplies, each a fact only the user has. Returns the new
+    text, what was filled, and the placeholders left (which make the fleet unbuildable)."""
+    filled, left = [], []
+    n = 0
+
+    def mac(_m):
+        nonlocal n
+        n += 1
+        # A locally administered unicast MAC (first octet 0x02): the machine's port, which the
+        # import cannot know. `mac` is how fleetc recognises a machine (R13); it is not part of
+        # the machine config (no difference comes from it).
+        return f'mac "02:00:00:00:{n // 256:02x}:{n % 256:02x}"'
+
+    kdl2 = re.sub(r'mac "CHANGE-ME"', mac, kdl)
+    if n:
+        filled.append(f"{n} MAC(s)")
+    k = 0
+
+    def serial(m):
+        nonlocal k
+        k += 1
+        # The install disk's serial, which talhelper's `installDisk: /dev/…` does not say (R15):
+        # a made-up one. It is the diskSelector's value, which differs from talhelper's config
+        # anyway (the report's `machine.install.diskSelector` row).
+        return f'{m.group(1)} serial="HARNESS-DISK-{k}"'
+
+    kdl2 = re.sub(r"(// CHANGE: add the disk's serial .*\n\s*install-disk [^\n]*)", serial, kdl2)
+    if k:
+        filled.append(f"{k} install-disk serial(s)")
+    for field, _why in report_rows(report, "Placeholders to fill (marked CHANGE in fleet.kdl)"):
+        if not (field.endswith(" mac") or field.endswith(" install-disk serial")):
+            left.append(field)
+    return kdl2, filled, left
+
+
+def seal(kdl, recipient):
+    """Every environment opened by the throwaway key: the import writes no `recipients` (the
+    user's age key is a user fact), and `sealed "talos-secrets"` on every cluster, which the
+    import writes. oracles/talosctl/check.py's `sealable` does exactly that."""
+    return TALOSCTL_CHECK.sealable(re.sub(r"age1[0-9a-z]{58}", recipient, kdl), recipient)
+
+
+def minor_of(tag):
+    m = re.match(r"v?(\d+)\.(\d+)", tag)
+    return f"v{m.group(1)}.{m.group(2)}" if m else ""
+
+
+def places_of(field):
+    """The places of the config a report row stands for: its REASONS entry, else the row's own
+    name when it is a config path (`machine.certSANs` → v1alpha1 /machine/certSANs) or a
+    document (`VolumeConfig EPHEMERAL` → that whole document)."""
+    for pat, places in REASONS:
+        if re.match(pat, field):
+            return places
+    m = re.match(r"^([A-Z][A-Za-z0-9]+) (\S+)$", field)
+    if m:
+        return [(f"{m.group(1)}/{m.group(2)}", "/")]
+    if re.match(r"^(machine|cluster)\.[A-Za-z0-9.]+$", field):
+        return [("v1alpha1", "/" + field.replace(".", "/"))]
+    return []
+
+
+def within(path, prefix):
+    return prefix == "/" or path == prefix or path.startswith(prefix + "/")
+
+
+def classify(doc, path, deliberate):
+    """The deliberate row a difference belongs to, or None. A difference at an ancestor of the
+    row's place (the whole map absent on one side) is the row's too."""
+    for field, _why in deliberate:
+        for d, prefix in places_of(field):
+            if doc == d and (within(path, prefix) or within(prefix, path)):
+                return re.sub(r"^nodes\[[^\]]*\]", "nodes[…]", field)
+    return None
+
+
+def check_fleet(name, src, tools):
+    scratch = tempfile.mkdtemp(prefix="fleetc-import-", dir=SCRATCH)
+    stats = {"fleet": name}
+    cfgs = configs_of(src)
+    if not cfgs:
+        stats["refused"] = "no talconfig.yaml"
+        return stats
+    orig = os.path.join(scratch, "orig")
+    shutil.copytree(src, orig)
+    fleet = os.path.join(scratch, "fleet")
+    rel = [os.path.relpath(c, src) for c in cfgs]
+    p = run([FLEETC, "import", "talhelper", *[os.path.join(orig, r) for r in rel], "--out", fleet], scratch)
+    if p.returncode != 0:
+        codes = sorted(set(re.findall(r"fleet::[a-z0-9:-]+", p.stderr + p.stdout)))
+        stats["refused"] = "import: " + (" ".join(codes) or last(p.stderr))
+        return stats
+    stats["imported"] = True
+    report = open(os.path.join(fleet, "IMPORT-REPORT.md")).read()
+    kdl_path = os.path.join(fleet, "fleet.kdl")
+    ident, recipient = agekey.generate()
+    kdl, filled, left = fill(open(kdl_path).read(), report)
+    open(kdl_path, "w").write(seal(kdl, recipient))
+    stats["filled"] = filled
+    id_file = os.path.join(scratch, "identity.txt")
+    fd = os.open(id_file, os.O_WRONLY | os.O_CREAT, 0o600)
+    os.write(fd, (ident + "\n").encode())
+    os.close(fd)
+    p = run([FLEETC, "build", "--quiet", "--diagnostics-format", "json"], fleet)
+    if p.returncode != 0:
+        try:
+            diags = json.loads(p.stdout or "[]")
+        except ValueError:
+            diags = []
+        # Each error once, by code, with its rule: a placeholder left (`CHANGE-ME` in the
+        # message: a fact the harness does not invent), a rule of fleetc's the original breaks
+        # (its R-id), or a limit of fleetc's model (no R-id).
+        codes = set()
+        for d in diags:
+            if d.get("severity") != "error":
+                continue
+            if "CHANGE-ME" in (d.get("message", "") + d.get("label", "")):
+                codes.add("placeholder")
+            else:
+                codes.add(d["code"] + (f"({d['rule']})" if d.get("rule") else "(no R-id)"))
+        if left:
+            codes.add("placeholder")
+        stats["unbuilt"] = " ".join(sorted(codes)) or last(p.stderr)
+        return stats
+    stats["built"] = True
+    deliberate = report_rows(report, "Carried over differently, on purpose")
+    targets = run([FLEETC, "__targets", "clusters"], fleet).stdout.split()
+    # talconfig per target: the import names the environment after clusterName.
+    by_env = {}
+    for r in rel:
+        c = yaml.safe_load(open(os.path.join(orig, r)).read().split("\n---")[0]) or {}
+        by_env[str(c.get("clusterName", ""))] = r
+    stats["nodes"] = []
+    for t in targets:
+        env, cluster = t.split("/")
+        r = by_env.get(env) or (rel[0] if len(rel) == 1 else None)
+        if r is None:
+            say("FAIL", f"{name} {t}: no talconfig names clusterName {env!r}")
+            stats["failed"] = True
+            continue
+        compare_cluster(name, scratch, fleet, orig, r, t, id_file, deliberate, tools, stats)
+    return stats
+
+
+def compare_cluster(name, scratch, fleet, orig, rel, target, id_file, deliberate, tools, stats):
+    env, cluster = target.split("/")
+    dest = os.path.join(scratch, "render", env, cluster)
+    plan = run([FLEETC, "talos", "render", target, "--out", dest, "--plan"], fleet)
+    images = sorted(set(re.findall(r"--install-image (\S+)", plan.stdout + plan.stderr)))
+    minors = sorted({minor_of(i.rsplit(":", 1)[-1]) for i in images})
+    if len(minors) != 1 or minors[0] not in tools["talosctl"]:
+        stats["uncompared"] = f"no harness talosctl for Talos {', '.join(minors) or '?'}"
+        return
+    standin = tools["talosctl"][minors[0]]
+    bundle = os.path.join(scratch, f"bundle-{env}-{cluster}.yaml")
+    p = run(["talosctl", "gen", "secrets", "-o", bundle], scratch, standin)
+    if p.returncode != 0:
+        raise RuntimeError(f"talosctl gen secrets: {last(p.stderr)}")
+    p = run([FLEETC, "secrets", "import", target, "talos-secrets", bundle, "--force", "--quiet"], fleet)
+    if p.returncode != 0:
+        raise RuntimeError(f"fleetc secrets import: {last(p.stderr)}")
+    p = run([FLEETC, "talos", "render", target, "--out", dest, "--identity", id_file], fleet, standin)
+    if p.returncode != 0:
+        say("FAIL", f"{name} {target}: `fleetc talos render` exited {p.returncode}: {last(p.stderr)}")
+        stats["failed"] = True
+        return
+    cdir = os.path.dirname(os.path.join(orig, rel))
+    tout = os.path.join(scratch, "talhelper", env)
+    p = run([tools["talhelper"], "genconfig", "-c", os.path.basename(rel), "-s", bundle, "--offline-mode",
+             "--no-gitignore", "-o", tout], cdir)
+    if p.returncode != 0:
+        msg = last(p.stderr + p.stdout)
+        msg = re.sub(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d ", "", msg)
+        stats["uncompared"] = f"talhelper genconfig refuses the original: {msg}"
+        return
+    if SELFTEST == "alter":
+        # selftest: one rendered config altered the way a wrong import would (a field set that
+        # talhelper does not set); the node must FAIL.
+        first = sorted(f for f in os.listdir(dest) if f.endswith(".yaml"))[0]
+        with open(os.path.join(dest, first)) as f:
+            text = f.read()
+        with open(os.path.join(dest, first), "w") as f:
+            f.write(text.replace("machine:\n", "machine:\n    sysctls:\n        harness.selftest: \"1\"\n", 1))
+    # Nodes: talhelper writes `<clusterName>-<hostname>.yaml` (pkg/config/outputfilename.go,
+    # the default template); fleetc `<cluster>-<node>.yaml`; the pairing is by the node's place
+    # in the talconfig, which the import keeps: the hostname in each config, else the order.
+    talcfg = yaml.safe_load(open(os.path.join(orig, rel)).read()) or {}
+    theirs = {}
+    for f in sorted(os.listdir(tout)):
+        if f.endswith(".yaml"):
+            theirs[f] = hostname_of(os.path.join(tout, f))
+    ours = {f: hostname_of(os.path.join(dest, f)) for f in sorted(os.listdir(dest)) if f.endswith(".yaml")}
+    pairs = []
+    for n in talcfg.get("nodes") or []:
+        h = str(n.get("hostname", ""))
+        t = next((f for f, hh in theirs.items() if hh == h or f == f"{talcfg.get('clusterName')}-{h}.yaml"), None)
+        o = next((f for f, hh in ours.items() if hh == h or f == f"{h}.yaml"), None)
+        if o is None:
+            short = h.split(".")[0]
+            o = next((f for f in ours if f.endswith(f"-{short}.yaml") or f == f"{short}.yaml"), None)
+        pairs.append((h, t, o))
+    cc = tools["compareconfigs"]
+    for h, t, o in pairs:
+        what = f"{name} {target}/{h}"
+        if t is None or o is None:
+            say("FAIL", f"{what}: no config to compare (talhelper: {t}, fleetc: {o})")
+            stats["failed"] = True
+            stats["nodes"].append((what, "unpaired", []))
+            continue
+        p = subprocess.run([cc, os.path.join(tout, t), os.path.join(dest, o)], capture_output=True, text=True)
+        if p.returncode == 2:
+            say("FAIL", f"{what}: {last(p.stderr)}")
+            stats["failed"] = True
+            stats["nodes"].append((what, "unloadable", []))
+            continue
+        reasons, unlisted = collections.Counter(), []
+        for l in p.stdout.splitlines():
+            m = re.match(r"^DIFF (\S+) (\S+): (.*)$", l)
+            if not m:
+                continue
+            why = classify(m.group(1), m.group(2), deliberate)
+            if why:
+                reasons[why] += 1
+            else:
+                unlisted.append(f"{m.group(1)} {m.group(2)}: {m.group(3)}")
+        if unlisted:
+            say("FAIL", f"{what}: {len(unlisted)} difference(s) the report does not list (talhelper | fleetc): "
+                + "; ".join(unlisted[:SHOWN]) + (" …" if len(unlisted) > SHOWN else ""))
+            stats["failed"] = True
+            stats["nodes"].append((what, "unlisted", unlisted))
+        elif reasons:
+            stats["nodes"].append((what, "deliberate", sorted(reasons)))
+        else:
+            stats["nodes"].append((what, "identical", []))
+
+
+def hostname_of(path):
+    try:
+        for d in yaml.safe_load_all(open(path)):
+            if not d:
+                continue
+            if d.get("kind") == "HostnameConfig":
+                return str(d.get("hostname", ""))
+            h = ((d.get("machine") or {}).get("network") or {}).get("hostname")
+            if h:
+                return str(h)
+    except yaml.YAMLError:
+        pass
+    return ""
+
+
+def main():
+    global SCRATCH
+    corpus = os.environ.get("FLEETC_CORPUS", "")
+    if not corpus:
+        for c in (os.path.join(REPO, "../shared/corpus"), "/work/shared/corpus"):
+            if os.path.exists(os.path.join(c, "MANIFEST.tsv")):
+                corpus = c
+                break
+    fleets = sys.argv[1:]
+    if not fleets:
+        if not corpus or not os.path.isdir(os.path.join(corpus, "talhelper")):
+            print("skip import: no corpus (set FLEETC_CORPUS to the folder holding MANIFEST.tsv and talhelper/)")
+            return
+        fleets = sorted(glob.glob(os.path.join(corpus, "talhelper", "*")))
+    tools = {
+        "talhelper": build_tool([os.path.join(REPO, "oracles/talhelper/build")]),
+        "compareconfigs": build_tool([os.path.join(HERE, "build-compare")]),
+        "talosctl": {},
+    }
+    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    SCRATCH = tempfile.mkdtemp(prefix="fleetc-import-", dir=base)
+    os.chmod(SCRATCH, 0o700)
+    try:
+        for minor in ("v1.13", "v1.12"):
+            p = subprocess.run([os.path.join(REPO, "oracles/talosctl/build"), minor], capture_output=True, text=True)
+            if p.returncode == 0:
+                d = os.path.join(SCRATCH, f"talosctl-{minor}")
+                os.mkdir(d)
+                os.symlink(p.stdout.strip(), os.path.join(d, "talosctl"))
+                tools["talosctl"][minor] = d
+        all_stats = []
+        for f in fleets:
+            name = os.path.basename(os.path.normpath(f))
+            if name == "input":  # a fixture of tests/import: <case>/input
+                name = os.path.basename(os.path.dirname(os.path.normpath(f)))
+            try:
+                s = check_fleet(name, f, tools)
+            except (RuntimeError, OSError, KeyError, ValueError, yaml.YAMLError) as e:
+                say("FAIL", f"{name}: {type(e).__name__}: {e}")
+                s = {"fleet": name, "failed": True}
+            all_stats.append(s)
+            if not s.get("failed"):
+                say("ok", f"{name}: {verdict(s)}")
+        summary(all_stats)
+    finally:
+        shutil.rmtree(SCRATCH, ignore_errors=True)
+
+
+def verdict(s):
+    if "refused" in s:
+        return f"refused ({s['refused']})"
+    if "unbuilt" in s:
+        return f"imported, not built ({s['unbuilt']})"
+    nodes = s.get("nodes") or []
+    if "uncompared" in s and not nodes:
+        return f"imported and built, not compared ({s['uncompared']})"
+    same = sum(1 for _, k, _ in nodes if k == "identical")
+    delib = [(w, r) for w, k, r in nodes if k == "deliberate"]
+    why = sorted({x for _, r in delib for x in r})
+    return (f"imported and built; {len(nodes)} node(s): {same} identical to talhelper's, {len(delib)} differing only by "
+            f"listed reasons ({', '.join(why) or 'none'})" + (f"; {s['uncompared']}" if "uncompared" in s else "") +
+            (f"; filled {', '.join(s['filled'])}" if s.get("filled") else ""))
+
+
+def summary(all_stats):
+    n = len(all_stats)
+    imported = sum(1 for s in all_stats if s.get("imported"))
+    built = [s for s in all_stats if s.get("built")]
+    nodes = [x for s in built for x in s.get("nodes") or []]
+    same = sum(1 for _, k, _ in nodes if k == "identical")
+    delib = collections.Counter(r for _, k, rs in nodes if k == "deliberate" for r in rs)
+    ndelib = sum(1 for _, k, _ in nodes if k == "deliberate")
+    bad = sum(1 for _, k, _ in nodes if k not in ("identical", "deliberate"))
+    refused = collections.Counter(s["refused"] for s in all_stats if "refused" in s)
+    unbuilt = collections.Counter(c for s in all_stats if "unbuilt" in s for c in s["unbuilt"].split())
+    uncompared = collections.Counter(re.sub(r"nodes\[\d+\]", "nodes[…]", s["uncompared"]) for s in built if "uncompared" in s)
+    fmt = lambda c: ", ".join(f"{k} ×{v}" for k, v in sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"
+    kind = "FAIL" if bad or any(s.get("failed") for s in all_stats) else "ok"
+    say(kind, f"{n} fleets: {imported} imported, {len(built)} built ({100 * len(built) // max(n, 1)}%); "
+        f"{len(nodes)} nodes compared: {same} identical, {ndelib} differing only by listed reasons ({fmt(delib)}), "
+        f"{bad} differing otherwise; built but not compared: {fmt(uncompared)}; "
+        f"not built (errors, by code): {fmt(unbuilt)}; refused: {fmt(refused)}")
+
+
+if __name__ == "__main__":
+    main()

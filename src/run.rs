@@ -577,11 +577,17 @@ fn diff(ui: &Ui, args: &DiffArgs) -> i32 {
         }
     };
     let review = review::review(base, &old_set, old_fleet.as_ref(), &new_set, &new_fleet);
-    let text = match args.format {
-        DiffFormat::Unified => review::render::unified::render(&review, ui.stdout_color),
-        DiffFormat::Stat => review::render::stat::render(&review, ui.stdout_color),
-        DiffFormat::Markdown => review::render::markdown::render(&review, args.max_chars),
-        DiffFormat::Json => review::render::json::render(&review),
+    print_review(ui, &review, args.format, args.max_chars)
+}
+
+/// A review on stdout in the chosen format (`diff` and `drift`); exit 0 when it is empty, 1
+/// when it is not, 2 when stdout cannot be written (a closed pipe is not an error).
+fn print_review(ui: &Ui, review: &review::Review, format: DiffFormat, max_chars: usize) -> i32 {
+    let text = match format {
+        DiffFormat::Unified => review::render::unified::render(review, ui.stdout_color),
+        DiffFormat::Stat => review::render::stat::render(review, ui.stdout_color),
+        DiffFormat::Markdown => review::render::markdown::render(review, max_chars),
+        DiffFormat::Json => review::render::json::render(review),
     };
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush())
@@ -911,19 +917,7 @@ fn drift_command(ui: &Ui, args: &crate::cli::DriftArgs) -> i32 {
     if args.plan {
         return EXIT_OK;
     }
-    let text = match args.format {
-        DiffFormat::Unified => review::render::unified::render(&review, ui.stdout_color),
-        DiffFormat::Stat => review::render::stat::render(&review, ui.stdout_color),
-        DiffFormat::Markdown => review::render::markdown::render(&review, args.max_chars),
-        DiffFormat::Json => review::render::json::render(&review),
-    };
-    let mut stdout = std::io::stdout().lock();
-    if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush())
-        && e.kind() != std::io::ErrorKind::BrokenPipe
-    {
-        return fail(e);
-    }
-    if review.is_empty() { EXIT_OK } else { EXIT_PROBLEMS }
+    print_review(ui, &review, args.format, args.max_chars)
 }
 
 fn talos_command(ui: &Ui, command: crate::cli::TalosCommand) -> i32 {

@@ -15,11 +15,11 @@ use fleetc::import::{ImportError, talhelper};
 
 use crate::common;
 
-fn cases() -> PathBuf {
+pub(crate) fn cases() -> PathBuf {
     common::root().join("tests/import")
 }
 
-fn update() -> bool {
+pub(crate) fn update() -> bool {
     std::env::var_os("UPDATE_GOLDEN").is_some()
 }
 
@@ -79,30 +79,35 @@ pub(crate) fn check(files: &BTreeMap<String, String>) -> (Vec<String>, Vec<Diagn
     (lines, errors)
 }
 
+/// One import case against its committed `expected/` tree and `check.txt` (`UPDATE_GOLDEN=1`
+/// rewrites both); a difference is pushed onto `failures`.
+pub(crate) fn compare_case(case: &str, files: &BTreeMap<String, String>, failures: &mut Vec<String>) {
+    let dir = cases().join(case);
+    let (lines, _) = check(files);
+    let check_txt = lines.join("\n") + "\n";
+    if update() {
+        let _ = std::fs::remove_dir_all(dir.join("expected"));
+        for (rel, text) in files {
+            let p = dir.join("expected").join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        std::fs::write(dir.join("check.txt"), &check_txt).unwrap();
+        return;
+    }
+    if &read_tree(&dir.join("expected")) != files {
+        failures.push(format!("{case}: the imported files differ from expected/ (UPDATE_GOLDEN=1 rewrites them)"));
+    }
+    if std::fs::read_to_string(dir.join("check.txt")).unwrap_or_default() != check_txt {
+        failures.push(format!("{case}: `fleetc check` of the import differs from check.txt:\n{check_txt}"));
+    }
+}
+
 #[test]
 fn every_feature_class_imports_as_its_golden_and_checks_as_recorded() {
     let mut failures = Vec::new();
     for (case, _) in CASES {
-        let dir = cases().join(case);
-        let files = import_case(case);
-        let (lines, _) = check(&files);
-        let check_txt = lines.join("\n") + "\n";
-        if update() {
-            let _ = std::fs::remove_dir_all(dir.join("expected"));
-            for (rel, text) in &files {
-                let p = dir.join("expected").join(rel);
-                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-                std::fs::write(p, text).unwrap();
-            }
-            std::fs::write(dir.join("check.txt"), &check_txt).unwrap();
-            continue;
-        }
-        if read_tree(&dir.join("expected")) != files {
-            failures.push(format!("{case}: the imported files differ from expected/ (UPDATE_GOLDEN=1 rewrites them)"));
-        }
-        if std::fs::read_to_string(dir.join("check.txt")).unwrap_or_default() != check_txt {
-            failures.push(format!("{case}: `fleetc check` of the import differs from check.txt:\n{check_txt}"));
-        }
+        compare_case(case, &import_case(case), &mut failures);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -13,16 +13,7 @@ use fleetc::diag::Severity;
 use fleetc::import::report::Kind;
 use fleetc::import::{ImportError, topf};
 
-use crate::common;
-use crate::import::{LIMITS, check, cites_rule, corpus_dir, fill, read_tree};
-
-fn cases() -> PathBuf {
-    common::root().join("tests/import")
-}
-
-fn update() -> bool {
-    std::env::var_os("UPDATE_GOLDEN").is_some()
-}
+use crate::import::{LIMITS, cases, check, cites_rule, compare_case, corpus_dir, fill, read_tree, update};
 
 /// The feature classes the corpus shows: several nodes with per-node data, templates and
 /// patch folders (`all/`, the roles', `node/<host>/`); schematics by file and by ID.
@@ -38,26 +29,7 @@ fn import_case(case: &str) -> BTreeMap<String, String> {
 fn every_topf_feature_class_imports_as_its_golden_and_checks_as_recorded() {
     let mut failures = Vec::new();
     for case in CASES {
-        let dir = cases().join(case);
-        let files = import_case(case);
-        let (lines, _) = check(&files);
-        let check_txt = lines.join("\n") + "\n";
-        if update() {
-            let _ = std::fs::remove_dir_all(dir.join("expected"));
-            for (rel, text) in &files {
-                let p = dir.join("expected").join(rel);
-                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-                std::fs::write(p, text).unwrap();
-            }
-            std::fs::write(dir.join("check.txt"), &check_txt).unwrap();
-            continue;
-        }
-        if read_tree(&dir.join("expected")) != files {
-            failures.push(format!("{case}: the imported files differ from expected/ (UPDATE_GOLDEN=1 rewrites them)"));
-        }
-        if std::fs::read_to_string(dir.join("check.txt")).unwrap_or_default() != check_txt {
-            failures.push(format!("{case}: `fleetc check` of the import differs from check.txt:\n{check_txt}"));
-        }
+        compare_case(case, &import_case(case), &mut failures);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -20,6 +20,7 @@ pub mod import;
 pub mod init;
 pub mod inputs;
 pub mod layout;
+pub mod memo;
 pub mod model;
 pub mod parallel;
 pub mod plan;

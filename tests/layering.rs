@@ -21,6 +21,7 @@ pub(crate) const FLOORS: &[(&str, u32)] = &[
     ("diag", 1),
     ("digest", 1),
     ("parallel", 1),
+    ("memo", 1),
     ("secrets", 1),
     ("layout", 1),
     ("syntax", 2),

@@ -38,7 +38,9 @@
 //! once, at first sight, and each distinct pair judged once), and a validator is compiled
 //! only for a schema file a document needs, once per judging thread (identical schema bytes
 //! are one file, so one validator). The distinct pairs are judged in contiguous chunks on up
-//! to `threads` threads ([`run_with`]) and read back in document order.
+//! to `threads` threads ([`run_with`]) and read back in document order. Across the compiles of
+//! one process, a verdict is kept by the schemas and the text's digest (a vendored object's by
+//! its manifest's digest and place, [`crate::memo`]): an unchanged document is judged once.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -168,6 +170,43 @@ struct Verdict {
     findings: Vec<Finding>,
 }
 
+/// A verdict and what it adds to the [`Report`] (the schema set that judged the document's
+/// family, or the family no schema covers): the value the memos keep ([`TEXTS`], [`OBJECTS`]).
+#[derive(Debug, Clone)]
+struct Judged {
+    verdict: Verdict,
+    by: Option<(String, String)>,
+    unjudged: Option<String>,
+}
+
+impl Judged {
+    fn of(verdict: Verdict) -> Judged {
+        Judged { verdict, by: None, unjudged: None }
+    }
+}
+
+/// Which schemas judge a document, as a memo key: a Talos minor, or the schema set itself
+/// (a run's [`Target::Kube`] is an index into that run's sets).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a key made once per document, hashed and compared: its size is not a cost"
+)]
+enum Schemas {
+    Talos((u32, u32)),
+    Kube(SchemaSet),
+}
+
+/// The verdicts on documents of out/, by their schemas and their text's digest, for the whole
+/// process (`crate::memo`): a document a previous compile judged is not parsed or judged again.
+static TEXTS: crate::memo::Memo<(Schemas, String), Judged> = crate::memo::Memo::new();
+
+/// The verdicts on vendored objects, by the schema set, the digest of the object (as JSON) and
+/// the CRD (its manifest's path, the digest of its schema, apiVersion, kind) that judges a
+/// custom resource the set has no schema for.
+type ObjectKey = (SchemaSet, String, Option<(String, String, String, String)>);
+static OBJECTS: crate::memo::Memo<ObjectKey, Judged> = crate::memo::Memo::new();
+
 /// What a run judged, for the docs and the tests.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Report {
@@ -201,20 +240,43 @@ struct Judge {
 }
 
 impl Judge {
-    fn fresh(&mut self, target: Target, text: &str) -> Verdict {
+    /// Adds what `j` says to the Report and returns its verdict.
+    fn record(&mut self, j: Judged) -> Verdict {
+        if let Some((family, by)) = j.by {
+            self.report.judged_by.entry(family).or_default().insert(by);
+        }
+        if let Some(family) = j.unjudged {
+            *self.report.unjudged.entry(family).or_default() += 1;
+        }
+        j.verdict
+    }
+
+    /// The verdict on one document of out/, from [`TEXTS`] when a compile of this process
+    /// judged the same text with the same schemas.
+    fn judge_text(&mut self, target: Target, text: &str) -> Verdict {
+        let schemas = match target {
+            Target::Talos(minor) => Schemas::Talos(minor),
+            Target::Kube(set) => Schemas::Kube(self.sets[set]),
+        };
+        let key = (schemas, crate::digest::sha256_hex(text.as_bytes()));
+        let judged = TEXTS.get_or(key, || self.fresh(target, text));
+        self.record(judged)
+    }
+
+    fn fresh(&mut self, target: Target, text: &str) -> Judged {
         let value: Value = match serde_saphyr::from_str(text) {
             Ok(v) => v,
             Err(e) => {
                 let message = format!("does not parse as YAML: {e}");
-                return Verdict {
+                return Judged::of(Verdict {
                     what: "document".into(),
                     judged: true,
                     findings: vec![Finding { pointer: String::new(), message }],
-                };
+                });
             }
         };
         if value.is_null() {
-            return Verdict { what: "empty document".into(), judged: false, findings: Vec::new() };
+            return Judged::of(Verdict { what: "empty document".into(), judged: false, findings: Vec::new() });
         }
         let findings = |v: &Validator, value: &Value| -> Vec<Finding> {
             v.iter_errors(value)
@@ -237,22 +299,22 @@ impl Judge {
                 };
                 let schema = self.talos.entry(minor).or_insert_with(|| TalosSchema::load(minor));
                 let Some(schema) = schema.as_mut() else {
-                    return Verdict { what: kind, judged: false, findings: Vec::new() };
+                    return Judged::of(Verdict { what: kind, judged: false, findings: Vec::new() });
                 };
                 match schema.validator(&kind) {
-                    Some(v) => {
-                        let by = format!("talos v{}.{}", minor.0, minor.1);
-                        self.report.judged_by.entry(format!("talos {kind}")).or_default().insert(by);
-                        Verdict { findings: findings(v, &value), what: kind, judged: true }
-                    }
-                    None => Verdict {
+                    Some(v) => Judged {
+                        by: Some((format!("talos {kind}"), format!("talos v{}.{}", minor.0, minor.1))),
+                        unjudged: None,
+                        verdict: Verdict { findings: findings(v, &value), what: kind, judged: true },
+                    },
+                    None => Judged::of(Verdict {
                         findings: vec![Finding {
                             pointer: "/kind".into(),
                             message: format!("Talos v{}.{} has no config document `{kind}`", minor.0, minor.1),
                         }],
                         what: kind,
                         judged: true,
-                    },
+                    }),
                 }
             }
             Target::Kube(set) => self.kube(set, &value),
@@ -271,20 +333,21 @@ impl Judge {
     }
 
     /// The verdict on one Kubernetes object, judged with the schema set `set`.
-    fn kube(&mut self, set: usize, value: &Value) -> Verdict {
+    fn kube(&mut self, set: usize, value: &Value) -> Judged {
         self.kube_or(set, value, None)
     }
 
     /// [`Judge::kube`], judging with `installed` (a CRD the fleet's vendored manifests install
     /// for the receiving cluster) when the set has no schema for the object's kind.
-    fn kube_or(&mut self, set: usize, value: &Value, installed: Option<&Installed>) -> Verdict {
+    fn kube_or(&mut self, set: usize, value: &Value, installed: Option<&Installed>) -> Judged {
         let str_at = |k: &str| value.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
         let (api, kind) = (str_at("apiVersion"), str_at("kind"));
         let name = value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
         let what = if name.is_empty() { kind.clone() } else { format!("{kind} `{name}`") };
+        let mut by = None;
         let v = match (self.sets[set].schema(&api, &kind), installed) {
             (Some(k), _) => {
-                self.report.judged_by.entry(format!("{api} {kind}")).or_default().insert(k.pick.to_string());
+                by = Some((format!("{api} {kind}"), k.pick.to_string()));
                 let Judge { kube, definitions, .. } = self;
                 kube.entry((k.file, k.definitions.map(|d| d.0)))
                     .or_insert_with(|| {
@@ -296,9 +359,9 @@ impl Judge {
                     .as_ref()
             }
             (None, Some(crd)) => {
-                let by = format!("the CRD in {}", crd.manifest);
-                self.report.judged_by.entry(format!("{api} {kind}")).or_default().insert(by.clone());
-                self.crds.entry((by, api.clone(), kind.clone())).or_insert_with(|| crd.validator()).as_ref()
+                let crd_by = format!("the CRD in {}", crd.manifest);
+                by = Some((format!("{api} {kind}"), crd_by.clone()));
+                self.crds.entry((crd_by, api.clone(), kind.clone())).or_insert_with(|| crd.validator()).as_ref()
             }
             (None, None) => None,
         };
@@ -313,12 +376,13 @@ impl Judge {
                     .iter_errors(&value)
                     .map(|e| Finding { pointer: e.instance_path().to_string(), message: e.to_string() })
                     .collect();
-                Verdict { findings, what, judged: true }
+                Judged { verdict: Verdict { findings, what, judged: true }, by, unjudged: None }
             }
-            None => {
-                *self.report.unjudged.entry(format!("{api} {kind}")).or_default() += 1;
-                Verdict { what, judged: false, findings: Vec::new() }
-            }
+            None => Judged {
+                verdict: Verdict { what, judged: false, findings: Vec::new() },
+                by: None,
+                unjudged: Some(format!("{api} {kind}")),
+            },
         }
     }
 }
@@ -334,6 +398,8 @@ struct Installed<'f> {
     schema: &'f Value,
     /// The vendored manifest that installs it.
     manifest: &'f str,
+    /// The digest of `schema` (as JSON), for [`OBJECTS`]' key.
+    digest: String,
     /// The clusters that receive that manifest (none: it is not placed yet).
     receivers: Vec<&'f Cluster>,
 }
@@ -361,6 +427,7 @@ impl Installed<'_> {
                             kind: kind.to_owned(),
                             schema,
                             manifest: &m.path.value,
+                            digest: json_digest(schema),
                             receivers: receivers.clone(),
                         });
                     }
@@ -393,6 +460,11 @@ impl Installed<'_> {
         strict(&mut schema, false);
         jsonschema::validator_for(&schema).ok()
     }
+}
+
+/// The digest of a value's JSON text (serde_json writes an object's keys in its map's order).
+fn json_digest(v: &Value) -> String {
+    crate::digest::sha256_hex(&serde_json::to_vec(v).unwrap_or_default())
 }
 
 /// An OpenAPI v3 schema node of a CRD (Kubernetes's structural schema) as a draft 2020-12 one:
@@ -586,7 +658,15 @@ pub fn run_with<'a>(
             for (i, object) in m.objects.iter().enumerate() {
                 judge.report.documents += 1;
                 judge.report.distinct += 1;
-                let verdict = judge.kube_or(*set, object, Installed::find(&installed, object, clusters));
+                // From [`OBJECTS`] when a compile of this process judged the same object alike.
+                let crd = Installed::find(&installed, object, clusters);
+                let key = (
+                    judge.sets[*set],
+                    json_digest(object),
+                    crd.map(|c| (c.manifest.to_owned(), c.digest.clone(), c.api.clone(), c.kind.clone())),
+                );
+                let judged = OBJECTS.get_or(key, || judge.kube_or(*set, object, crd));
+                let verdict = judge.record(judged);
                 if verdict.judged {
                     judge.report.judged += 1;
                 } else {
@@ -652,7 +732,7 @@ pub fn run_with<'a>(
         .map(|chunk| {
             let mut j = first.take().unwrap_or_else(|| Judge { sets: sets.clone(), ..Judge::default() });
             move || {
-                let verdicts: Vec<Verdict> = chunk.iter().map(|&(target, text)| j.fresh(target, text)).collect();
+                let verdicts: Vec<Verdict> = chunk.iter().map(|&(target, text)| j.judge_text(target, text)).collect();
                 (verdicts, j)
             }
         })

@@ -55,7 +55,11 @@ impl Resolver<'_> {
                     .label("pinned sha256 differs"),
             );
         }
-        let objects = match manifest_documents(&content) {
+        // Parsed once per process and content (`crate::memo`): a second compile of the same
+        // fleet (diff's base and head) reads the objects without parsing the text again.
+        static OBJECTS: crate::memo::Memo<String, Result<std::sync::Arc<Vec<serde_json::Value>>, String>> =
+            crate::memo::Memo::new();
+        let objects = match OBJECTS.get_or(actual.clone(), || manifest_documents(&content).map(std::sync::Arc::new)) {
             Ok(o) => o,
             Err(e) => {
                 self.diags.push(
@@ -70,7 +74,7 @@ impl Resolver<'_> {
                 return None;
             }
         };
-        Some(Vendored { path, sha256: sha, content, objects: std::sync::Arc::new(objects) })
+        Some(Vendored { path, sha256: sha, content, objects })
     }
 }
 

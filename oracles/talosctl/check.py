@@ -22,7 +22,6 @@ Prints `ok talosctl: …`, `FAIL talosctl: …`, `skip talosctl: …`; exit 0 wh
 
 import base64
 import glob
-import hashlib
 import json
 import os
 import re
@@ -45,7 +44,6 @@ except ImportError as e:
     sys.exit(0)
 
 FLEETC = os.environ.get("FLEETC_BIN", os.path.join(REPO, "target/release/fleetc"))
-CACHE = os.path.join(os.environ.get("FLEETC_ORACLES_CACHE", os.path.expanduser("~/.cache/fleetc-oracles")), "bin")
 lines = []
 
 
@@ -96,22 +94,17 @@ def standin(minor):
 
 
 def oracle(minor):
-    """The talos oracle binary of a minor, built as oracles/talos/check builds it."""
+    """The talos oracle binary of a minor: the one oracles/talos/check builds (the same
+    `oracle_build` call of oracles/lib/build.sh, so the same cached binary, never a second link)."""
     d = os.path.join(REPO, "oracles/talos", minor)
     gomod = os.path.join(d, "go.mod")
     if not os.path.exists(gomod):
         return None
     ver = next(l.split()[1] for l in open(gomod) if l.strip().startswith("github.com/siderolabs/talos/pkg/machinery "))
-    h = hashlib.sha256()
-    for f in (gomod, os.path.join(d, "go.sum"), os.path.join(REPO, "oracles/talos/oracle.go")):
-        h.update(open(f, "rb").read())
-    b = os.path.join(CACHE, f"talos-oracle-{ver}-{h.hexdigest()[:12]}")
-    if not os.access(b, os.X_OK):
-        env = dict(os.environ, GOFLAGS="-buildvcs=false", GOTOOLCHAIN="local")
-        tmp = f"{b}.tmp.{os.getpid()}"
-        subprocess.run(["nice", "go", "build", "-trimpath", "-o", tmp, "."], cwd=d, env=env, check=True)
-        os.replace(tmp, b)
-    return b
+    env = dict(os.environ, GOTOOLCHAIN="local")
+    p = subprocess.run(["bash", "-c", 'source "$1/oracles/lib/build.sh" && oracle_build talos-oracle "$2" "$3" . "-s -w"',
+                        "_", REPO, ver, d], env=env, capture_output=True, text=True, check=True)
+    return p.stdout.strip().splitlines()[-1]
 
 
 def minor_of(tag):

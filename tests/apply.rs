@@ -858,3 +858,43 @@ fn a_backup_gets_its_bucket_key_from_the_sealed_input() {
     let root = calls.iter().position(|c| c.args.iter().any(|a| a.ends_with("20-root.yaml"))).expect("the root applied");
     assert!(at < root, "the key is in place before the root delivers the job");
 }
+
+/// The secret store's API key (controllers-3 D1): the ClusterSecretStore in out/ reads a Secret
+/// in External Secrets Operator's namespace, and `fleetc apply` writes exactly that Secret
+/// (namespace, name and keys read from the store) from the sealed `scaleway-api-key`, with its
+/// namespace, server-side from stdin, before the root application delivers the store; the key
+/// never appears in a command line or an environment (F11).
+#[test]
+fn the_secret_store_gets_its_api_key_from_the_sealed_input() {
+    let fx = Fixture::new();
+    let store_text =
+        String::from_utf8(fx.build.get("argocd/staging/main/platform/secret-store.yaml").unwrap().to_vec()).unwrap();
+    let store: serde_json::Value = serde_saphyr::from_str(&store_text).unwrap();
+    let reference = &store["spec"]["provider"]["scaleway"];
+    let fake = Fake::new();
+    let (r, _) = run_apply(&fx, &fake, &fx.options());
+    r.unwrap();
+    let calls = fake.calls.borrow();
+    for c in calls.iter() {
+        let everything = format!("{} {:?}", c.args.join(" "), c.env);
+        assert!(!everything.contains("scaleway-api-key-value-42"), "the key in argv or env of {c:?}");
+    }
+    let name = reference["accessKey"]["secretRef"]["name"].as_str().unwrap();
+    let at = calls
+        .iter()
+        .position(|c| stdin_has(c, &format!("\"name\":\"{name}\"")) && stdin_has(c, "\"kind\":\"List\""))
+        .expect("the store's Secret applied");
+    let key = &calls[at];
+    assert!(key.args.iter().any(|a| a == "--field-manager=fleetc") && key.args.iter().any(|a| a == "--server-side"));
+    let v: serde_json::Value = serde_json::from_slice(key.stdin.as_ref().unwrap()).unwrap();
+    let ns = reference["accessKey"]["secretRef"]["namespace"].as_str().unwrap();
+    assert_eq!(v["items"][0]["kind"], "Namespace");
+    assert_eq!(v["items"][0]["metadata"]["name"], ns);
+    let secret = &v["items"][1];
+    assert_eq!((secret["metadata"]["namespace"].as_str(), secret["metadata"]["name"].as_str()), (Some(ns), Some(name)));
+    let data = &secret["stringData"];
+    assert_eq!(data[reference["accessKey"]["secretRef"]["key"].as_str().unwrap()], "SCWCCMACCESSKEY01");
+    assert_eq!(data[reference["secretKey"]["secretRef"]["key"].as_str().unwrap()], "scaleway-api-key-value-42");
+    let root = calls.iter().position(|c| c.args.iter().any(|a| a.ends_with("20-root.yaml"))).expect("the root applied");
+    assert!(at < root, "the key is in place before the root delivers the store");
+}

@@ -278,6 +278,40 @@ fn provider_set_splits_vendored_manifests_byte_for_byte() {
     assert_eq!(infra["spec"]["version"], "v0.9.0");
 }
 
+/// controllers-3 D6: CAPMOX verifies the Proxmox API's certificate unless fleet.kdl says
+/// `insecure=#true`, the same value the OpenTofu provider gets (one model field, both
+/// families): `PROXMOX_INSECURE` on CAPMOX's `manager` container, which its manager reads as
+/// `--proxmox-insecure`'s default (ionos-cloud/cluster-api-provider-proxmox v0.9.0
+/// `cmd/main.go` l.263-265: anything but `false` skips verification).
+#[test]
+fn capmox_verifies_the_proxmox_certificate_as_opentofu_does() {
+    let env_of = |text: &str| {
+        let set = build(text);
+        let providers = std::str::from_utf8(set.get("capi/mgmt/providers/20-providers/providers.yaml").unwrap())
+            .unwrap()
+            .to_owned();
+        let docs: Vec<Value> = serde_saphyr::from_multiple(&providers).unwrap();
+        let infra = docs.iter().find(|d| d["kind"] == "InfrastructureProvider").unwrap().clone();
+        let tfvars = std::str::from_utf8(set.get("tofu/lab/cloud/lab.auto.tfvars").expect("the cloud root's values"))
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("proxmox_insecure = ").map(str::to_owned))
+            .expect("proxmox_insecure in the values");
+        (infra["spec"]["deployment"]["containers"].clone(), tfvars)
+    };
+    let verified = lab_text();
+    assert!(!verified.contains("insecure="), "golden/capi-lab states no `insecure`");
+    let (containers, tofu) = env_of(&verified);
+    assert_eq!(
+        containers,
+        serde_json::json!([{"name": "manager", "env": [{"name": "PROXMOX_INSECURE", "value": "false"}]}])
+    );
+    let insecure = verified.replacen("router=\"192.168.50.1\"", "insecure=#true router=\"192.168.50.1\"", 1);
+    let (containers, tofu_insecure) = env_of(&insecure);
+    assert_eq!(containers[0]["env"][0]["value"], "true");
+    assert_eq!((tofu.as_str(), tofu_insecure.as_str()), ("false", "true"), "OpenTofu gets the same value");
+}
+
 #[test]
 fn emission_is_deterministic() {
     assert_eq!(build(&lab_text()), build(&lab_text()));

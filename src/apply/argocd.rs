@@ -17,6 +17,11 @@
 //! way, from its sealed input on stdin, as the Secret `talos-backup-s3` in the job's namespace
 //! (created with it when Argo CD has not made it yet), before the root application delivers
 //! the job.
+//! The Scaleway API key a secret store of the build reads (R23, F11: the `ClusterSecretStore`
+//! under `platform/` names a Secret in External Secrets Operator's namespace) is written the
+//! same way from the sealed `scaleway-api-key`, its namespace with it, before the root
+//! application delivers the store: without it the store never becomes Ready, the secrets
+//! Application is Degraded, and the root stops at its wave.
 //! Last, each ExternalSecret that copies a database password is marked with the
 //! `password-version` that generated it (`force-sync`), so a rotation reaches the cluster's
 //! Secret in this apply rather than at the next hourly refresh (R10).
@@ -26,12 +31,12 @@ use serde_json::{Map, Value, json};
 use super::ctx::Ctx;
 use super::inventory;
 use super::nodes::{kubeconfig_file, kubectl};
-use super::preflight::scaleway_key;
+use super::preflight::sealed_key_pair;
 use super::session::{Session, StepResult};
 use super::switch::{self, Switch};
 use super::target::ClusterTarget;
 use super::work::display;
-use crate::layout::names::{ARGOCD_INSTALL_FIELD_MANAGER, ARGOCD_REPO_INPUT, FIELD_MANAGER};
+use crate::layout::names::{ARGOCD_INSTALL_FIELD_MANAGER, ARGOCD_REPO_INPUT, FIELD_MANAGER, SCALEWAY_API_KEY_INPUT};
 use crate::layout::paths;
 use crate::model::backup;
 use crate::upstream::talos_backup as tb;
@@ -112,6 +117,26 @@ pub fn bootstrap(s: &mut Session<'_>, ctx: &Ctx<'_>, clusters: &[&ClusterTarget]
                 let manager = format!("--field-manager={FIELD_MANAGER}");
                 s.run(kubectl(&["apply", "--server-side", &manager, "-f", "-"]).stdin(manifest.into_bytes()))?;
             }
+            for cred in store_credentials(ctx, c) {
+                if !c.sealed.iter().any(|n| n == SCALEWAY_API_KEY_INPUT) {
+                    return s.fail(format!(
+                        "the secret store of `{}` reads `{}/{}`, which is written from the sealed `{SCALEWAY_API_KEY_INPUT}`, and the cluster lists no such input (`fleetc check` refuses this)",
+                        c.name, cred.namespace, cred.name
+                    ));
+                }
+                let (access, secret) = sealed_key_pair(s, ctx, &c.name, SCALEWAY_API_KEY_INPUT)?;
+                s.note(&format!(
+                    "the secret store's Scaleway API key as `{}/{}` from the sealed `{SCALEWAY_API_KEY_INPUT}` (stdin, not shown; F11)",
+                    cred.namespace, cred.name
+                ));
+                let manifest = namespaced_secret(
+                    &cred.namespace,
+                    &cred.name,
+                    [(cred.access_key.as_str(), access), (cred.secret_key.as_str(), secret)],
+                );
+                let manager = format!("--field-manager={FIELD_MANAGER}");
+                s.run(kubectl(&["apply", "--server-side", &manager, "-f", "-"]).stdin(manifest.into_bytes()))?;
+            }
             let dir = paths::argocd_bootstrap_dir(&ctx.target.env, &c.name);
             let mut args =
                 vec!["apply".to_owned(), "--server-side".to_owned(), format!("--field-manager={FIELD_MANAGER}")];
@@ -140,32 +165,84 @@ pub fn bootstrap(s: &mut Session<'_>, ctx: &Ctx<'_>, clusters: &[&ClusterTarget]
 /// The backup job's namespace and the Secret of its bucket key (`AWS_ACCESS_KEY_ID`,
 /// `AWS_SECRET_ACCESS_KEY`, the variables talos-backup's AWS SDK reads:
 /// `upstream::talos_backup`), from the sealed input `input`, a YAML map with `access_key` and
-/// `secret_key` (as `scaleway-api-key`): one `v1` List, applied server-side.
+/// `secret_key` (as `scaleway-api-key`).
 fn backup_secret(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, input: &str) -> StepResult<String> {
-    let (access, secret) = match ctx.sealed(&c.name, input) {
-        None => ("<sealed access_key>".to_owned(), "<sealed secret_key>".to_owned()),
-        Some(plain) => scaleway_key(plain.as_str().unwrap_or_default())
-            .map_err(|e| s.failure(format!("the sealed `{input}` of `{}` {e}", c.name)))?,
-    };
-    if !s.plan {
-        s.secret(&access);
-        s.secret(&secret);
-    }
-    let list = json!({
+    let (access, secret) = sealed_key_pair(s, ctx, &c.name, input)?;
+    Ok(namespaced_secret(
+        backup::NAMESPACE,
+        backup::CREDENTIALS_SECRET,
+        [(tb::ENV_ACCESS_KEY, access), (tb::ENV_SECRET_KEY, secret)],
+    ))
+}
+
+/// A Secret with its namespace, as one `v1` List applied server-side (the namespace is
+/// created with it when Argo CD has not made it yet).
+fn namespaced_secret<'k>(ns: &str, name: &str, data: impl IntoIterator<Item = (&'k str, String)>) -> String {
+    let data: Map<String, Value> = data.into_iter().map(|(k, v)| (k.to_owned(), Value::String(v))).collect();
+    json!({
         "apiVersion": "v1",
         "kind": "List",
         "items": [
-            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": backup::NAMESPACE}},
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
             {
                 "apiVersion": "v1",
                 "kind": "Secret",
-                "metadata": {"name": backup::CREDENTIALS_SECRET, "namespace": backup::NAMESPACE},
+                "metadata": {"name": name, "namespace": ns},
                 "type": "Opaque",
-                "stringData": {tb::ENV_ACCESS_KEY: access, tb::ENV_SECRET_KEY: secret},
+                "stringData": data,
             },
         ],
-    });
-    Ok(list.to_string())
+    })
+    .to_string()
+}
+
+/// The Secret a secret store of the build reads its Scaleway API key from: where, and under
+/// which keys. Read from the `ClusterSecretStore`s under `out/argocd/<env>/<cluster>/`, so the
+/// Secret apply writes is, by construction, the one the store names.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct StoreCredential {
+    pub namespace: String,
+    pub name: String,
+    pub access_key: String,
+    pub secret_key: String,
+}
+
+/// The credentials of the build's Scaleway secret stores for cluster `c` (none when no app of
+/// the cluster reads a password).
+pub fn store_credentials(ctx: &Ctx<'_>, c: &ClusterTarget) -> Vec<StoreCredential> {
+    let mut out: Vec<StoreCredential> = argocd_docs(ctx, c)
+        .filter(|d| d.get("kind").and_then(Value::as_str) == Some("ClusterSecretStore"))
+        .filter_map(|d| {
+            let scw = d.pointer("/spec/provider/scaleway")?;
+            let field = |key: &str, f: &str| scw.pointer(&format!("/{key}/secretRef/{f}")).and_then(Value::as_str);
+            let (ns, name) = (field("accessKey", "namespace")?, field("accessKey", "name")?);
+            // Both keys in one Secret: the only shape fleetc writes (emit::argocd::secrets).
+            if field("secretKey", "namespace") != Some(ns) || field("secretKey", "name") != Some(name) {
+                return None;
+            }
+            Some(StoreCredential {
+                namespace: ns.to_owned(),
+                name: name.to_owned(),
+                access_key: field("accessKey", "key")?.to_owned(),
+                secret_key: field("secretKey", "key")?.to_owned(),
+            })
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Every YAML document of the build under `out/argocd/<env>/<cluster>/`.
+fn argocd_docs(ctx: &Ctx<'_>, c: &ClusterTarget) -> impl Iterator<Item = Value> {
+    let dir = format!("{}/", paths::argocd_dir(&ctx.target.env, &c.name));
+    let texts: Vec<String> = ctx
+        .out
+        .paths()
+        .filter(|p| p.starts_with(&dir) && p.ends_with(".yaml"))
+        .map(|p| String::from_utf8_lossy(ctx.out.get(p).unwrap_or_default()).into_owned())
+        .collect();
+    texts.into_iter().flat_map(|t| serde_saphyr::from_multiple::<Value>(&t).unwrap_or_default())
 }
 
 /// The repository Secret: the sealed input is a YAML map of Argo CD's repository fields
@@ -198,25 +275,20 @@ fn repository_secret(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, ns: 
 /// [`crate::model::Postgres::password_secret`] gives both families): `(namespace, name,
 /// password-version)`.
 pub fn external_secrets(ctx: &Ctx<'_>, c: &ClusterTarget) -> Vec<(String, String, u32)> {
-    let dir = format!("{}/", paths::argocd_dir(&ctx.target.env, &c.name));
     let mut out = Vec::new();
-    for p in ctx.out.paths().filter(|p| p.starts_with(&dir) && p.ends_with(".yaml")) {
-        let text = String::from_utf8_lossy(ctx.out.get(p).unwrap_or_default()).into_owned();
-        let docs: Vec<Value> = serde_saphyr::from_multiple(&text).unwrap_or_default();
-        for d in docs.iter().filter(|d| d.get("kind").and_then(Value::as_str) == Some("ExternalSecret")) {
-            let keys: Vec<&str> = d
-                .pointer("/spec/data")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|x| x.pointer("/remoteRef/key").and_then(Value::as_str)).collect())
-                .unwrap_or_default();
-            let Some(db) = c.database_secrets.iter().find(|db| keys.contains(&format!("name:{}", db.secret).as_str()))
-            else {
-                continue;
-            };
-            let ns = d.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default").to_owned();
-            let name = d.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_owned();
-            out.push((ns, name, db.password_version));
-        }
+    for d in argocd_docs(ctx, c).filter(|d| d.get("kind").and_then(Value::as_str) == Some("ExternalSecret")) {
+        let keys: Vec<&str> = d
+            .pointer("/spec/data")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|x| x.pointer("/remoteRef/key").and_then(Value::as_str)).collect())
+            .unwrap_or_default();
+        let Some(db) = c.database_secrets.iter().find(|db| keys.contains(&format!("name:{}", db.secret).as_str()))
+        else {
+            continue;
+        };
+        let ns = d.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default").to_owned();
+        let name = d.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_owned();
+        out.push((ns, name, db.password_version));
     }
     out.sort();
     out.dedup();

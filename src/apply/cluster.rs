@@ -37,7 +37,7 @@ use serde_json::{Value, json};
 use super::ctx::Ctx;
 use super::inventory::{self, Inventory};
 use super::nodes::{HEALTH_TIMEOUT, Node, Nodes, health, health_of, kubeconfig_file, kubectl, talosconfig, talosctl};
-use super::preflight::scaleway_key;
+use super::preflight::sealed_key_pair;
 use super::runner::Cmd;
 use super::session::{Session, Step, StepResult};
 use super::target::{ClusterTarget, ProviderTarget};
@@ -268,15 +268,7 @@ fn scaleway_secret(s: &mut Session<'_>, ctx: &Ctx<'_>, c: &ClusterTarget, nodes:
     if !writes_scaleway_secret(ctx)(c) {
         return Ok(());
     }
-    let (access, secret) = match ctx.sealed(&c.name, SCALEWAY_API_KEY_INPUT) {
-        None => ("<sealed access_key>".to_owned(), "<sealed secret_key>".to_owned()),
-        Some(plain) => scaleway_key(plain.as_str().unwrap_or_default())
-            .map_err(|e| s.failure(format!("the sealed `{}` of `{}` {e}", SCALEWAY_API_KEY_INPUT, c.name)))?,
-    };
-    if !s.plan {
-        s.secret(&access);
-        s.secret(&secret);
-    }
+    let (access, secret) = sealed_key_pair(s, ctx, &c.name, SCALEWAY_API_KEY_INPUT)?;
     let manifest = json!({
         "apiVersion": "v1",
         "kind": "Secret",

@@ -319,6 +319,22 @@ pub fn scaleway_key(text: &str) -> Result<(String, String), String> {
     }
 }
 
+/// The access and secret key of cluster `cluster`'s sealed `input` (a YAML map as
+/// `scaleway-api-key`), masked in everything the session prints; placeholders under `--plan`,
+/// where nothing is decrypted.
+pub fn sealed_key_pair(s: &mut Session<'_>, ctx: &Ctx<'_>, cluster: &str, input: &str) -> StepResult<(String, String)> {
+    let (access, secret) = match ctx.sealed(cluster, input) {
+        None => ("<sealed access_key>".to_owned(), "<sealed secret_key>".to_owned()),
+        Some(plain) => scaleway_key(plain.as_str().unwrap_or_default())
+            .map_err(|e| s.failure(format!("the sealed `{input}` of `{cluster}` {e}")))?,
+    };
+    if !s.plan {
+        s.secret(&access);
+        s.secret(&secret);
+    }
+    Ok((access, secret))
+}
+
 /// The start of a command on one running cluster that fleetc built (`upgrade`, `restore`):
 /// the cluster, refused when the environment has none of that name or when Cluster API
 /// manages it (`managed` says what to do instead), then the command's own check of it

@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Diagnostic, Diagnostics, Span, codes, did_you_mean};
+use crate::layout::names::SCALEWAY_API_KEY_INPUT;
 use crate::model::gitops;
 use crate::model::{App, AppSource, Cluster, Environment, Fleet, Provider};
 
@@ -35,6 +36,8 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
             if !cycles(c, &mut found) {
                 waves(c, &mut found);
             }
+            manual(env, c, &mut found);
+            store_credential(env, c, &mut found);
             if let (Some(_), Some(argocd)) = (&fleet.gitops, &fleet.argocd)
                 && gitops::has_root(env, c)
             {
@@ -265,6 +268,79 @@ fn waves(c: &Cluster, found: &mut Vec<Diagnostic>) {
     }
 }
 
+/// The secret store's API key is written at apply from the cluster's sealed
+/// `scaleway-api-key` (apply::argocd): a cluster whose apps read a password lists it.
+fn store_credential(env: &Environment, c: &Cluster, found: &mut Vec<Diagnostic>) {
+    if !gitops::needs_secrets(env, c) || c.sealed.iter().any(|n| n.value == SCALEWAY_API_KEY_INPUT) {
+        return;
+    }
+    let Some((app, p)) = c.apps.iter().find_map(|a| a.postgres.first().map(|p| (a, p))) else { return };
+    found.push(
+        Diagnostic::new(
+            &codes::NO_STORE_CREDENTIAL,
+            format!(
+                "cluster `{}` reads postgres passwords through External Secrets, but lists no sealed `{SCALEWAY_API_KEY_INPUT}` for the secret store's API key",
+                c.name.value
+            ),
+        )
+        .at(p.span)
+        .label(format!("app `{}` reads the password of `{}` through the store", app.name.value, p.value))
+        .help(format!(
+            "add `sealed \"{SCALEWAY_API_KEY_INPUT}\"` to cluster `{}` and import the key with `fleetc secrets import {}/{} {SCALEWAY_API_KEY_INPUT} key.yaml` (a YAML map with `access_key` and `secret_key`): `fleetc apply` writes the store's Secret from it, never out/ (R23, F11)",
+            c.name.value, env.name.value, c.name.value
+        )),
+    );
+}
+
+/// An app synced by hand is in the root's last wave (emit::argocd): nothing may wait for it,
+/// and it takes no explicit wave.
+fn manual(env: &Environment, c: &Cluster, found: &mut Vec<Diagnostic>) {
+    let is_manual = |name: &str| c.apps.iter().any(|a| a.name.value == name && !a.auto_sync);
+    for app in &c.apps {
+        for dep in app.after.iter().filter(|d| is_manual(&d.value)) {
+            found.push(
+                Diagnostic::new(
+                    &codes::WAITS_FOR_MANUAL,
+                    format!("app `{}` waits for `{}`, which is synced by hand", app.name.value, dep.value),
+                )
+                .at(dep.span)
+                .label(format!("the root's sync would stop here until someone syncs `{}`", dep.value))
+                .help(format!(
+                    "drop `{}` from `after`, or let Argo CD sync it (remove `sync=\"manual\"`): the root waits for each wave to be Healthy, and a manual app is not until it is synced (F7)",
+                    dep.value
+                )),
+            );
+        }
+        if let (false, Some(w)) = (app.auto_sync, &app.wave) {
+            found.push(
+                Diagnostic::new(
+                    &codes::WAITS_FOR_MANUAL,
+                    format!("app `{}` is synced by hand and has an explicit `wave`", app.name.value),
+                )
+                .at(w.span)
+                .label("a manual app takes the root's last wave")
+                .help("remove `wave=`: fleetc puts every manual app in the root's last wave, the only one the root does not wait for; in an earlier wave it would hold back every later one until someone syncs it (F7)"),
+            );
+        }
+    }
+    if gitops::needs_secrets(env, c)
+        && let Some(eso) = gitops::eso_app(c).filter(|a| !a.auto_sync)
+    {
+        found.push(
+            Diagnostic::new(
+                &codes::WAITS_FOR_MANUAL,
+                format!(
+                    "app `{}` installs External Secrets Operator and is synced by hand, but the secrets of cluster `{}` wait for it",
+                    eso.name.value, c.name.value
+                ),
+            )
+            .at(eso.name.span)
+            .label("the secrets Application waits for this app")
+            .help("let Argo CD sync the External Secrets chart (remove `sync=\"manual\"`): the secrets Application and every app that reads a password come after it (F7)"),
+        );
+    }
+}
+
 fn name_clashes(env: &Environment, inst: &Cluster, found: &mut Vec<Diagnostic>) {
     let mut first: BTreeMap<String, Option<Span>> = BTreeMap::new();
     for (name, span) in gitops::applications(env, inst) {
@@ -318,7 +394,24 @@ mod tests {
                 }}"#
             )
         };
-        let text = format!(
+        let text = staging(&format!(
+            r#"app "eso" chart="external-secrets" repo="https://charts.external-secrets.io" namespace="eso"
+        app "a" path="apps/nowhere" namespace="a" after="a"
+        {}
+        {}"#,
+            cluster("one", "10.10.0.10"),
+            cluster("two", "10.10.0.20")
+        ));
+        let c = compile("fleet.kdl", &text, &MapLoader::default());
+        let count = |code: &str| c.diags.iter().filter(|d| d.code.name == code).count();
+        assert_eq!(count("fleet::argocd::chart-unpinned"), 1);
+        assert_eq!(count("fleet::argocd::after-cycle"), 1);
+        assert_eq!(count("fleet::argocd::path-missing"), 1);
+    }
+
+    /// A fleet with Argo CD's repository and one Scaleway environment whose body is `body`.
+    fn staging(body: &str) -> String {
+        format!(
             r#"fleet "acme" {{
     talos "v1.13.9"
     kubernetes "1.36.2"
@@ -332,20 +425,78 @@ mod tests {
         }}
         state bucket="acme-tofu-state"
         network "10.10.0.0/22"
-        app "eso" chart="external-secrets" repo="https://charts.external-secrets.io" namespace="eso"
-        app "a" path="apps/nowhere" namespace="a" after="a"
-        {}
-        {}
+        {body}
     }}
-}}"#,
-            cluster("one", "10.10.0.10"),
-            cluster("two", "10.10.0.20")
+}}"#
+        )
+    }
+
+    /// The Argo CD codes of a one-cluster fleet with postgres `app` and the given cluster lines.
+    fn codes_of(cluster_lines: &str) -> Vec<&'static str> {
+        let text = staging(&format!(
+            r#"postgres "app" node-type="DB-DEV-S"
+        cluster "main" {{
+            runtimes "gvisor"
+            endpoint address="10.10.0.10"
+            pool-defaults schematic="isolated" size="small"
+            control-plane count=3
+            {cluster_lines}
+        }}"#
+        ));
+        let mut loader = MapLoader::default();
+        for dir in ["apps/a", "apps/b", "apps/c"] {
+            loader.files.insert(format!("{dir}/kustomization.yaml"), "resources: []\n".to_owned());
+        }
+        let c = compile("fleet.kdl", &text, &loader);
+        c.diags.iter().map(|d| d.code.name).filter(|n| n.starts_with("fleet::argocd::")).collect()
+    }
+
+    const ESO: &str = r#"app "eso" chart="external-secrets" repo="https://charts.external-secrets.io" version="0.20.4" namespace="eso""#;
+
+    /// controllers-3 D3: the root waits for each wave to be Healthy, and a manual app is not
+    /// until someone syncs it.
+    #[test]
+    fn nothing_waits_for_an_app_synced_by_hand() {
+        let fine = codes_of(&format!(
+            r#"sealed "scaleway-api-key"
+            {ESO}
+            app "a" path="apps/a" namespace="a" sync="manual"
+            app "b" path="apps/b" namespace="b" after="eso" {{ postgres "app" }}"#
+        ));
+        assert!(!fine.contains(&"fleet::argocd::waits-for-manual"), "{fine:?}");
+        let broken = codes_of(&format!(
+            r#"sealed "scaleway-api-key"
+            {ESO}
+            app "a" path="apps/a" namespace="a" sync="manual"
+            app "b" path="apps/b" namespace="b" after="a"
+            app "c" path="apps/c" namespace="c" sync="manual" wave=2"#
+        ));
+        assert_eq!(broken.iter().filter(|c| **c == "fleet::argocd::waits-for-manual").count(), 2, "{broken:?}");
+        let manual_eso = codes_of(
+            r#"sealed "scaleway-api-key"
+            app "eso" chart="external-secrets" repo="https://charts.external-secrets.io" version="0.20.4" namespace="eso" sync="manual"
+            app "b" path="apps/b" namespace="b" { postgres "app" }"#,
         );
-        let c = compile("fleet.kdl", &text, &MapLoader::default());
-        let count = |code: &str| c.diags.iter().filter(|d| d.code.name == code).count();
-        assert_eq!(count("fleet::argocd::chart-unpinned"), 1);
-        assert_eq!(count("fleet::argocd::after-cycle"), 1);
-        assert_eq!(count("fleet::argocd::path-missing"), 1);
+        assert_eq!(manual_eso, ["fleet::argocd::waits-for-manual"]);
+    }
+
+    /// controllers-3 D1: the store's API key is written at apply from the sealed input.
+    #[test]
+    fn password_readers_need_the_store_key_as_a_sealed_input() {
+        let readers = format!(
+            r#"{ESO}
+            app "b" path="apps/b" namespace="b" after="eso" {{ postgres "app" }}"#
+        );
+        assert_eq!(codes_of(&readers), ["fleet::argocd::no-store-credential"]);
+        assert!(codes_of(&format!("sealed \"scaleway-api-key\"\n{readers}")).is_empty());
+        assert!(
+            codes_of(&format!(
+                r#"{ESO}
+            app "b" path="apps/b" namespace="b""#
+            ))
+            .is_empty(),
+            "no reader, no key needed"
+        );
     }
 
     #[test]

@@ -120,15 +120,6 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                         break;
                     }
                 }
-                let nodes: u32 = cluster.pools().map(|p| p.count.value).sum();
-                if range.value.len() < nodes {
-                    diags.push(
-                        Diagnostic::new(&codes::INVALID_VALUE, format!("the IP pool `{}` holds {} addresses for {nodes} nodes", range.value, range.value.len()))
-                            .at(range.span)
-                            .label("too small")
-                            .help("a rolling update creates a new machine before it removes the old one (R26): leave room for at least one more node per pool"),
-                    );
-                }
             }
             let (pods, services) = (&cluster.pod_cidr, &cluster.service_cidr);
             if pods.value.overlaps(&net) {
@@ -175,6 +166,77 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                     d = d.related(pods.span, "pod CIDR");
                 }
                 diags.push(d);
+            }
+        }
+        pools_hold_free_addresses(env, &seen, diags);
+    }
+}
+
+/// An IP pool hands its addresses to machines (Cluster API's in-cluster IPAM): every address
+/// in it must be free. An address the environment already gives a router, an endpoint or a
+/// node would be handed out again (two machines on one address), and CAPMOX refuses a cluster
+/// whose own endpoint lies in its pool (ionos-cloud/cluster-api-provider-proxmox v0.9.0
+/// `internal/webhook/proxmoxcluster_webhook.go`, "addresses may not contain the endpoint IP"):
+/// controllers-3 D4. Two pools of one environment overlap the same way.
+fn pools_hold_free_addresses(
+    env: &crate::model::Environment,
+    seen: &BTreeMap<Ipv4Addr, (Span, Owner)>,
+    diags: &mut Diagnostics,
+) {
+    let ranges: Vec<(&str, &crate::model::Spanned<crate::model::Ipv4Range>)> =
+        env.clusters.iter().filter_map(|c| c.ip_pool.as_ref().map(|r| (c.name.value.as_str(), r))).collect();
+    for (i, (cluster, range)) in ranges.iter().enumerate() {
+        let taken: Vec<(&Ipv4Addr, &(Span, Owner))> = seen.range(range.value.first..=range.value.last).collect();
+        if let Some((ip, (at, owner))) = taken.first() {
+            let more = taken.len() - 1;
+            let and_more = if more == 0 { String::new() } else { format!(" (and {more} more address(es) in use)") };
+            diags.push(
+                Diagnostic::new(
+                    &codes::DUPLICATE_ADDRESS,
+                    format!("the IP pool `{}` of cluster `{cluster}` holds `{ip}`, {}{and_more}", range.value, owner.is()),
+                )
+                .at(range.span)
+                .label("hands out addresses already in use")
+                .related(*at, owner.is())
+                .help("the pool's addresses go to new machines (Cluster API IPAM): keep every address the environment gives a router, an endpoint or a node out of it; CAPMOX refuses a cluster whose endpoint is in its own pool"),
+            );
+        }
+        // A rollout creates each pool's new machine before it removes an old one (the
+        // control plane's and every MachineDeployment's `maxSurge: 1`, `maxUnavailable: 0`),
+        // and a Kubernetes upgrade rolls them all at once: one spare address per pool, or the
+        // surge machine waits for an address forever (CAPMOX `WaitingForStaticIPAllocation`)
+        // and the rollout never ends (controllers-3 D5).
+        let c = env.clusters.iter().find(|c| c.name.value == *cluster).expect("the pool's cluster");
+        let nodes: u32 = c.pools().map(|p| p.count.value).sum();
+        let pools = u32::try_from(c.pools().count()).unwrap_or(u32::MAX);
+        let needed = nodes.saturating_add(pools);
+        if range.value.len() < needed {
+            diags.push(
+                Diagnostic::new(
+                    &codes::IP_POOL_TOO_SMALL,
+                    format!(
+                        "the IP pool `{}` holds {} addresses for {nodes} nodes and the {pools} more a rollout creates",
+                        range.value,
+                        range.value.len()
+                    ),
+                )
+                .at(range.span)
+                .label(format!("too small: {needed} needed"))
+                .help("a rolling update creates each pool's new machine before it removes the old one, and a Kubernetes upgrade rolls every pool at once (R26): give the pool one spare address per pool, the control plane included"),
+            );
+        }
+        for (other, o) in &ranges[i + 1..] {
+            if range.value.first <= o.value.last && o.value.first <= range.value.last {
+                diags.push(
+                    Diagnostic::new(
+                        &codes::DUPLICATE_ADDRESS,
+                        format!("the IP pools of clusters `{cluster}` and `{other}` overlap"),
+                    )
+                    .at(o.span)
+                    .label("overlaps")
+                    .related(range.span, format!("cluster `{cluster}`'s pool"))
+                    .help("each pool's addresses go to its cluster's new machines: two pools sharing addresses give two machines one address"),
+                );
             }
         }
     }

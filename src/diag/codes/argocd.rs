@@ -151,6 +151,60 @@ custom resources of External Secrets Operator. Without the operator they are nev
     app \"platform\" path=\"apps/platform\" namespace=\"platform\" after=\"external-secrets\" { postgres \"app\" }
 ";
 
+    WAITS_FOR_MANUAL = "fleet::argocd::waits-for-manual", Error, Some("F7"),
+    Some("the root application waits, wave by wave, for each child to be Healthy, and an app synced by hand is not until someone syncs it (F7): only the root's last wave is not waited for, and fleetc puts every manual app there"),
+"## What it does
+Reports an app that waits for an app synced by hand (`after` naming a `sync=\"manual\"` app,
+or, for the secrets Application fleetc adds, a manual External Secrets chart app), and a
+manual app with an explicit `wave`.
+
+## Why (F7)
+Waves order the root application's sync: between two waves the root waits for every
+Application of the first to be Healthy, with no timeout. An app synced by hand reads
+`Missing` until someone syncs it whenever its resources include a kind with a health check (a
+Deployment, a Service, any chart), so the root's sync stops at its wave and every later
+wave, the workload clusters' Applications of a management cluster among them, is never
+applied; later commits are not applied either, since no new sync starts while one runs
+(gitops-engine `pkg/sync/sync_context.go`, argo-cd v3.2.1 `controller/appcontroller.go`).
+Only the last wave is not waited for: fleetc puts every manual app there, with the workload
+clusters' Applications.
+
+## Example
+    app \"dashboard\" chart=\"headlamp\" repo=\"…\" version=\"0.38.0\" namespace=\"headlamp\" sync=\"manual\" wave=1
+    app \"platform\" path=\"apps/platform\" namespace=\"platform\" after=\"dashboard\"
+
+## Instead
+    app \"dashboard\" chart=\"headlamp\" repo=\"…\" version=\"0.38.0\" namespace=\"headlamp\" sync=\"manual\"
+    app \"platform\" path=\"apps/platform\" namespace=\"platform\"
+";
+
+    NO_STORE_CREDENTIAL = "fleet::argocd::no-store-credential", Error, Some("R23"),
+    Some("the secret store reads its Scaleway API key from a Secret that `fleetc apply` writes from the cluster's sealed `scaleway-api-key` (R23, F11); without it the store is never Ready and the secrets never reach the app"),
+"## What it does
+Reports an app that reads a postgres password on a cluster that does not list the sealed
+input `scaleway-api-key`.
+
+## Why (R23, F11)
+External Secrets Operator reads the password from Scaleway Secret Manager through a
+ClusterSecretStore whose API key is a Secret in the operator's namespace. That Secret is key
+material, so it is never in out/: `fleetc apply` writes it, before the root application
+delivers the store, from the cluster's sealed `scaleway-api-key`. Without the input there is
+no key: the store is never Ready, the secrets Application is Degraded, and the root's sync
+stops at its wave.
+
+## Example
+    cluster \"main\" {
+        app \"platform\" path=\"apps/platform\" namespace=\"platform\" { postgres \"app\" }
+    }
+
+## Instead
+    cluster \"main\" {
+        sealed \"talos-secrets\" \"scaleway-api-key\"
+        app \"platform\" path=\"apps/platform\" namespace=\"platform\" { postgres \"app\" }
+    }
+and `fleetc secrets import staging/main scaleway-api-key key.yaml`.
+";
+
     APP_VALUES_MISSING = "fleet::argocd::values-missing", Warning, Some("R23"),
     Some("Argo CD reads a chart's values file from the fleet's repository (R23); until the file is committed there, the app's manifests cannot be generated"),
 "## What it does

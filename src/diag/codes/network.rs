@@ -39,6 +39,29 @@ flaps in ways that are hard to diagnose.
 Give every node and endpoint its own address.
 ";
 
+    IP_POOL_TOO_SMALL = "fleet::network::ip-pool-too-small", Error, Some("R26"),
+    Some("a rollout creates each pool's new machine before it removes an old one, and a Kubernetes upgrade rolls every pool at once (R26): the IP pool needs one spare address per pool"),
+"## What it does
+Reports a managed cluster's `ip-pool` with fewer addresses than its nodes plus one per pool
+(the control plane counts as a pool).
+
+## Why (R26)
+Cluster API rolls a change out by creating a new machine before it deletes an old one: the
+control plane and every MachineDeployment fleetc writes have `maxSurge: 1` and
+`maxUnavailable: 0`, and a Kubernetes upgrade rolls all of them at once. Each new machine takes
+an address from the pool (Cluster API's in-cluster IPAM); when none is left it waits for one
+forever (CAPMOX `WaitingForStaticIPAllocation`), nothing old is removed, and the rollout never
+ends.
+
+## Example
+    control-plane count=3
+    pool \"workers\" count=3
+    ip-pool \"192.168.50.100-192.168.50.105\"
+
+## Instead
+    ip-pool \"192.168.50.100-192.168.50.107\"   // 6 nodes + 2 pools
+";
+
     CIDR_OVERLAP = "fleet::network::cidr-overlap", Error, None,
     Some("pod and service addresses are routed inside the cluster; overlapping the nodes' network makes some nodes unreachable from pods"),
 "## What it does

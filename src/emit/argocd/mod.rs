@@ -306,6 +306,12 @@ impl Ctx<'_> {
         let base = format!("{}/apps", dir(env, c));
         let waves = gitops::waves(&gitops::order_graph(env, c));
         let mut files: BTreeMap<String, (i64, Object)> = BTreeMap::new();
+        // Apps synced by hand, placed in the last wave below: a child that never becomes
+        // Healthy holds the root's sync at its wave forever, and only the last wave is not
+        // waited for (gitops-engine `pkg/sync/sync_context.go`, as docs/argocd.md cites). A
+        // manual app with workloads reads Missing until someone syncs it. `check` refuses an
+        // app that waits for one, and a `wave` on one (`fleet::argocd::waits-for-manual`).
+        let mut manual: Vec<(String, ApplicationSpec)> = Vec::new();
         for app in &c.apps {
             let wave = waves[&app.name.value];
             let (source, sources) = self.app_source(app)?;
@@ -322,7 +328,11 @@ impl Ctx<'_> {
                     Vec::new()
                 },
             };
-            files.insert(name.clone(), (wave, self.application(name, Some(wave), spec, app.auto_sync)));
+            if app.auto_sync {
+                files.insert(name.clone(), (wave, self.application(name, Some(wave), spec, true)));
+            } else {
+                manual.push((name, spec));
+            }
         }
         if gitops::needs_secrets(env, c) {
             let wave = waves[SECRETS];
@@ -374,6 +384,9 @@ impl Ctx<'_> {
             }
         }
         let last = files.values().map(|(w, _)| *w).max().unwrap_or(0);
+        for (name, spec) in manual {
+            files.insert(name.clone(), (last + 1, self.application(name, Some(last + 1), spec, false)));
+        }
         if gitops::runs_argocd(c) && c.cluster_api.is_some() {
             // R9: each managed cluster's Cluster API objects, from git. Synced by hand, never
             // automatically: its `<cluster>-talos` Secret (capi/<mgmt>/sealed.yaml) must exist

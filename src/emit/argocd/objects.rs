@@ -295,10 +295,23 @@ pub(crate) struct SecretData {
     pub remote_ref: RemoteRef,
 }
 
+/// `spec.data[].remoteRef`. `data` is an atomic list (no list-map keys) in External Secrets'
+/// CRD, so Argo CD's server-side-apply diff compares each element whole, without the API
+/// server's defaulting: an element missing a field the CRD defaults reads OutOfSync forever
+/// and self-heal re-applies it in a loop. The three strategies are therefore written at the
+/// values the CRD defaults them to (external-secrets v0.20.4
+/// `config/crds/bases/external-secrets.io_externalsecrets.yaml`, version v1); v2.9.0's CRD
+/// defaults none of them and reads these values as it reads their absence
+/// (`runtime/esutils/utils.go` l.275 `Default` or empty, `runtime/decoding/decoding.go`
+/// `None` or empty; its providers fetch metadata only for `Fetch`).
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct RemoteRef {
     pub key: String,
     pub version: String,
+    pub conversion_strategy: &'static str,
+    pub decoding_strategy: &'static str,
+    pub metadata_policy: &'static str,
 }
 
 // A `backup`'s job and its accounts (`backup.rs`): `v1` ServiceAccount, `talos.dev/v1alpha1`

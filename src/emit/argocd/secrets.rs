@@ -73,9 +73,14 @@ pub(super) fn emit(fleet: &Fleet, env: &Environment, c: &Cluster, out: &mut Arti
     }
     for (ns, names) in wanted {
         // The app that uses the namespace creates it too (CreateNamespace=true); this copy
-        // exists so that the secret can land before the app, and is never pruned.
+        // exists so that the secret can land before the app, and is never pruned or deleted.
+        // `Prune=false` keeps it when it leaves the build; `Delete=false` keeps it when
+        // `fleet-secrets` itself is deleted: a cascade deletion spares only CRDs, `Delete=false`
+        // and Helm's `resource-policy: keep` (argo-cd v3.2.1 `controller/appcontroller.go`
+        // l.1166-1170, `shouldBeDeleted`), and with the namespace would go every object of the
+        // app that runs in it.
         let mut ns_meta = Meta::new(ns, None);
-        ns_meta.annotations.insert("argocd.argoproj.io/sync-options".to_owned(), "Prune=false".to_owned());
+        ns_meta.annotations.insert("argocd.argoproj.io/sync-options".to_owned(), "Prune=false,Delete=false".to_owned());
         let mut docs = vec![Object::Namespace(Namespace { api_version: "v1", kind: "Namespace", metadata: ns_meta })];
         for name in names {
             let Some(pg) = env.postgres.iter().find(|p| p.name.value == name) else {
@@ -95,6 +100,9 @@ pub(super) fn emit(fleet: &Fleet, env: &Environment, c: &Cluster, out: &mut Arti
                         remote_ref: RemoteRef {
                             key: format!("name:{}", pg.password_secret(&fleet.resource_prefix(env))),
                             version: LATEST.to_owned(),
+                            conversion_strategy: "Default",
+                            decoding_strategy: "None",
+                            metadata_policy: "None",
                         },
                     }],
                 },

@@ -41,7 +41,8 @@ pub fn emit(fleet: &Fleet) -> EmitResult {
     let mut out = ArtifactSet::new();
     for (env, mgmt) in fleet.clusters() {
         let Some(capi) = &mgmt.cluster_api else { continue };
-        providers::emit(&mgmt.name.value, capi, &mut out)?;
+        let insecure = matches!(&env.provider, crate::model::Provider::Proxmox(p) if p.insecure);
+        providers::emit(&mgmt.name.value, capi, insecure, &mut out)?;
         let mut sealed = vec![SealedSecret {
             name: providers::CAPMOX_SECRET.into(),
             namespace: providers::CAPMOX_NAMESPACE.into(),

@@ -383,6 +383,29 @@ pub struct ProviderSpec {
     pub fetch_config: FetchConfig,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config_secret: Option<SecretReference>,
+    /// The operator's overrides of the provider's Deployment (`spec.deployment`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deployment: Option<ProviderDeployment>,
+}
+
+/// `spec.deployment`: only the containers' environment, which the operator sets on the
+/// container of that name, replacing a variable of the same name (cluster-api-operator
+/// v0.28.0 `internal/controller/component_customizer.go` `customizeContainer`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ProviderDeployment {
+    pub containers: Vec<ProviderContainer>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProviderContainer {
+    pub name: &'static str,
+    pub env: Vec<EnvVar>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EnvVar {
+    pub name: &'static str,
+    pub value: String,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -12,7 +12,10 @@
 
 use serde::Deserialize;
 
-use super::objects::{FetchConfig, Metadata, NoSpec, OPERATOR_API, Object, ProviderSpec, SecretReference};
+use super::objects::{
+    EnvVar, FetchConfig, Metadata, NoSpec, OPERATOR_API, Object, ProviderContainer, ProviderDeployment, ProviderSpec,
+    SecretReference,
+};
 use super::{file, yaml_doc};
 use crate::artifacts::set::ArtifactSet;
 use crate::emit::{EmitError, HEADER};
@@ -95,7 +98,16 @@ fn version_of(capi: &ClusterApi, kind: &str) -> Version {
     }
 }
 
-pub(super) fn emit(mgmt: &str, capi: &ClusterApi, out: &mut ArtifactSet) -> Result<(), EmitError> {
+/// CAPMOX's TLS verification of the Proxmox API: its manager reads `--proxmox-insecure` from
+/// `PROXMOX_INSECURE` and skips verification unless that is `false`
+/// (ionos-cloud/cluster-api-provider-proxmox v0.9.0 `cmd/main.go` l.263-265; the container is
+/// `manager`, `config/manager/manager.yaml`). fleetc sets it from the environment's Proxmox
+/// `insecure`, the value the OpenTofu provider gets, so both verify the same certificate or
+/// neither does (controllers-3 D6).
+pub const CAPMOX_CONTAINER: &str = "manager";
+pub const CAPMOX_INSECURE_ENV: &str = "PROXMOX_INSECURE";
+
+pub(super) fn emit(mgmt: &str, capi: &ClusterApi, insecure: bool, out: &mut ArtifactSet) -> Result<(), EmitError> {
     let base = crate::layout::paths::capi_providers_dir(mgmt);
     let vendored = [("00-cert-manager", &capi.cert_manager), ("10-capi-operator", &capi.operator_manifest)];
     for (name, v) in vendored {
@@ -123,6 +135,12 @@ pub(super) fn emit(mgmt: &str, capi: &ClusterApi, out: &mut ArtifactSet) -> Resu
             fetch_config: FetchConfig { url: p.fetch_url(version_of(capi, p.kind)) },
             config_secret: (p.kind == "InfrastructureProvider")
                 .then(|| SecretReference { name: CAPMOX_SECRET.into(), namespace: CAPMOX_NAMESPACE.into() }),
+            deployment: (p.kind == "InfrastructureProvider").then(|| ProviderDeployment {
+                containers: vec![ProviderContainer {
+                    name: CAPMOX_CONTAINER,
+                    env: vec![EnvVar { name: CAPMOX_INSECURE_ENV, value: insecure.to_string() }],
+                }],
+            }),
         };
         docs.push(yaml_doc(&Object::new(OPERATOR_API, p.kind, Metadata::named(p.name, p.namespace), spec))?);
     }

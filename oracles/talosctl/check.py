@@ -152,23 +152,42 @@ def sealable(text, recipient):
     cluster sealing a Talos secrets bundle (`sealed "talos-secrets"`), which a golden written
     for other checks may lack (docs/apply.md, "Sealed inputs")."""
     ls = text.split("\n")
+    # A cluster of an environment with `from=` that its base environment also has inherits that
+    # cluster's settings, its `sealed` list among them: a `sealed` line added to it would replace
+    # the inherited list (and drop, say, `scaleway-api-key`), so such a cluster gets the input
+    # through its base's block instead.
+    clusters, bases, env = {}, {}, None
+    for line in ls:
+        m = re.match(r'\s*environment "([^"]+)"(.*)\{\s*$', line)
+        if m:
+            env = m.group(1)
+            f = re.search(r'from="([^"]+)"', m.group(2))
+            bases[env] = f.group(1) if f else None
+            clusters.setdefault(env, set())
+        m = re.match(r'\s*cluster "([^"]+)".*\{\s*$', line)
+        if m and env is not None:
+            clusters[env].add(m.group(1))
     out = []
+    env = None
     i = 0
     while i < len(ls):
         line = ls[i]
         out.append(line)
-        m = re.match(r"(\s*)(environment|cluster) \"[^\"]+\".*\{\s*$", line)
+        m = re.match(r"(\s*)(environment|cluster) \"([^\"]+)\".*\{\s*$", line)
         if m:
             end = block_end(ls, i)
             body = ls[i + 1:end]
             ind = m.group(1) + "    "
-            if m.group(2) == "environment" and not any(l.strip().startswith("recipients ") for l in body):
-                out.append(f'{ind}recipients "{recipient}"')
+            if m.group(2) == "environment":
+                env = m.group(3)
+                if not any(l.strip().startswith("recipients ") for l in body):
+                    out.append(f'{ind}recipients "{recipient}"')
             if m.group(2) == "cluster" and not any("talos-secrets" in l for l in body):
                 k = next((n for n, l in enumerate(body) if l.strip().startswith("sealed ")), None)
-                if k is None:
+                inherited = bases.get(env) is not None and m.group(3) in clusters.get(bases[env], set())
+                if k is None and not inherited:
                     out.append(f'{ind}sealed "talos-secrets"')
-                else:
+                elif k is not None:
                     ls[i + 1 + k] += ' "talos-secrets"'
         i += 1
     return "\n".join(out)

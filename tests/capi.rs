@@ -312,6 +312,33 @@ fn capmox_verifies_the_proxmox_certificate_as_opentofu_does() {
     assert_eq!((tofu.as_str(), tofu_insecure.as_str()), ("false", "true"), "OpenTofu gets the same value");
 }
 
+/// controllers-3 D4, the case beside the endpoint one: two managed clusters whose IP pools
+/// share addresses would give two machines one address (each pool's IPAM hands out its own).
+#[test]
+fn two_managed_clusters_pools_may_not_overlap() {
+    let with_second = |pool: &str| {
+        let edge = lab_text();
+        let start = edge.find("        cluster \"edge-1\"").expect("edge-1 in golden/capi-lab");
+        let block_end = start + edge[start..].find("\n        }\n").expect("its block") + "\n        }\n".len();
+        let second = edge[start..block_end]
+            .replace("\"edge-1\"", "\"edge-2\"")
+            .replace("192.168.50.20\"", "192.168.50.30\"")
+            .replace("192.168.50.100-192.168.50.150", pool);
+        let text = format!("{}{second}{}", &edge[..block_end], &edge[block_end..]);
+        let c = compile_text(&lab_dir(), &text);
+        c.diags
+            .iter()
+            .filter(|d| d.code.name == "fleet::network::duplicate-address")
+            .map(|d| d.message.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        with_second("192.168.50.140-192.168.50.190"),
+        ["the IP pools of clusters `edge-1` and `edge-2` overlap"]
+    );
+    assert!(with_second("192.168.50.160-192.168.50.210").is_empty());
+}
+
 #[test]
 fn emission_is_deterministic() {
     assert_eq!(build(&lab_text()), build(&lab_text()));

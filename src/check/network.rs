@@ -183,9 +183,10 @@ fn pools_hold_free_addresses(
     seen: &BTreeMap<Ipv4Addr, (Span, Owner)>,
     diags: &mut Diagnostics,
 ) {
-    let ranges: Vec<(&str, &crate::model::Spanned<crate::model::Ipv4Range>)> =
-        env.clusters.iter().filter_map(|c| c.ip_pool.as_ref().map(|r| (c.name.value.as_str(), r))).collect();
-    for (i, (cluster, range)) in ranges.iter().enumerate() {
+    let ranges: Vec<(&crate::model::Cluster, &crate::model::Spanned<crate::model::Ipv4Range>)> =
+        env.clusters.iter().filter_map(|c| c.ip_pool.as_ref().map(|r| (c, r))).collect();
+    for (i, (c, range)) in ranges.iter().enumerate() {
+        let cluster = &c.name.value;
         let taken: Vec<(&Ipv4Addr, &(Span, Owner))> = seen.range(range.value.first..=range.value.last).collect();
         if let Some((ip, (at, owner))) = taken.first() {
             let more = taken.len() - 1;
@@ -206,7 +207,6 @@ fn pools_hold_free_addresses(
         // and a Kubernetes upgrade rolls them all at once: one spare address per pool, or the
         // surge machine waits for an address forever (CAPMOX `WaitingForStaticIPAllocation`)
         // and the rollout never ends (controllers-3 D5).
-        let c = env.clusters.iter().find(|c| c.name.value == *cluster).expect("the pool's cluster");
         let nodes: u32 = c.pools().map(|p| p.count.value).sum();
         let pools = u32::try_from(c.pools().count()).unwrap_or(u32::MAX);
         let needed = nodes.saturating_add(pools);
@@ -226,6 +226,7 @@ fn pools_hold_free_addresses(
             );
         }
         for (other, o) in &ranges[i + 1..] {
+            let other = &other.name.value;
             if range.value.first <= o.value.last && o.value.first <= range.value.last {
                 diags.push(
                     Diagnostic::new(

@@ -119,7 +119,7 @@ fn reference() -> ArtifactSet {
             app "platform" path="apps/platform" namespace="platform" after="external-secrets" {{
                 postgres "app"
             }}
-            app "web" path="apps/web" namespace="web" after="platform"
+            app "web" path="apps/web" namespace="web" after="platform" wave=5
             app "api" path="apps/api" namespace="api" sync="manual""#
         ),
         r#"app "platform" path="apps/platform" namespace="platform""#,
@@ -248,9 +248,10 @@ fn waves_follow_after_by_depth_and_explicit_waves() {
     // The secret store waits for the operator; the app that reads the password waits for it.
     assert_eq!(w("fleet-secrets"), 1);
     assert_eq!(w("platform"), 2);
-    assert_eq!(w("web"), 3);
+    // An explicit wave wins over the derived one (3).
+    assert_eq!(w("web"), 5);
     // Synced by hand: the root's last wave, the one it does not wait for (controllers-3 D3).
-    assert_eq!(w("api"), 4);
+    assert_eq!(w("api"), 6);
 }
 
 #[test]

@@ -152,9 +152,11 @@ def crd_documents(files):
 _RESOLVED = {}
 
 
-def crd_source(rows, key, version):
+def crd_source(rows, key, version, say=None):
     """(label, {name: bytes}) of the CRDs of `key` at `version`: the first row that can be read
-    here; a stand-in row prints a `skip` line (once) saying which and why."""
+    here; a stand-in row prints a `skip` line (once) saying which and why, through `say` (a
+    `line`-like function; this family's `line` by default)."""
+    say = say or line
     if (key, version) in _RESOLVED:
         return _RESOLVED[(key, version)]
     cands = [r for r in rows if r["key"] == key and r["version"] in (version, "*")]
@@ -176,7 +178,7 @@ def crd_source(rows, key, version):
         if i > 0 or (row["version"] != "*" and row["read"] != version):
             label += f" (stand-in for {version})"
             why = "; ".join(missed) + ": " if missed else ""
-            line("skip", f"CRDs of {key} {version}", f"{why}judged against {row['module']}@{row['read']}'s "
+            say("skip", f"CRDs of {key} {version}", f"{why}judged against {row['module']}@{row['read']}'s "
                  f"CRDs instead ({row['note']})")
         if row["path"] != "config/crd/bases/" and not row["path"].endswith("/"):
             label += f" {row['path'].rsplit('/', 1)[-1]}"
@@ -288,7 +290,9 @@ class Cluster:
         self.port = free_port()
         api = [self.kube, "apiserver",
                f"--etcd-servers=http://127.0.0.1:{client}",
-               "--bind-address=127.0.0.1", f"--secure-port={self.port}",
+               # Advertised on loopback too: in the controllers family's namespaces (loopback
+               # only) there is no default route to guess an address from.
+               "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={self.port}",
                f"--cert-dir={t / 'certs'}",
                f"--service-account-key-file={t / 'sa.pub'}",
                f"--service-account-signing-key-file={t / 'sa.key'}",
@@ -769,11 +773,8 @@ def main():
         cl = Cluster(args.kube, tmp)
         try:
             took = cl.start()
+            # The binary is stamped with its release (`check`: kube_version_ldflags).
             version = json.loads(cl.kubectl("get", "--raw", "/version").stdout or "{}").get("gitVersion", "?")
-            if version.startswith("v0.0.0"):  # an unstamped build: the version is its go.mod's
-                pinned = next(ln.split()[1] for ln in (HERE / "go.mod").read_text().splitlines()
-                              if ln.strip().startswith("k8s.io/kubernetes v"))
-                version = f"{pinned} (unstamped: /version says {version.split('+')[0]})"
             desc = ", ".join(f"{k} {v}" for k, v in crdset if v != "*")
             print(f"== kube CRD set {i} ({desc}): {len(trees)} tree(s)", flush=True)
             line("ok", f"CRD set {i}: etcd and kube-apiserver {version} (k8s.io/kubernetes) ready on 127.0.0.1:{cl.port} in {took:.0f} s")

@@ -42,6 +42,16 @@ oracle_build() {
   printf '%s\n' "$bin"
 }
 
+# The -X flags that stamp a Kubernetes binary with its release (k8s.io/component-base/version),
+# as upstream's hack/lib/version.sh does: `kube_version_ldflags v1.36.3`.
+kube_version_ldflags() {
+  local v="$1" minor
+  minor="${v#v*.}"; minor="${minor%%.*}"
+  local pkg=k8s.io/component-base/version
+  printf -- '-X %s.gitVersion=%s -X %s.gitMajor=%s -X %s.gitMinor=%s -X %s.gitTreeState=clean' \
+    "$pkg" "$v" "$pkg" "$(echo "${v#v}" | cut -d. -f1)" "$pkg" "$minor" "$pkg"
+}
+
 oracle_built_only() {
   if [ "${FLEETC_ORACLES_BUILD_ONLY:-}" = 1 ]; then exit 0; fi
 }

@@ -214,14 +214,7 @@ def group_of(api_version):
 
 def kube_oracle():
     """The kube oracle's module, as check.py loaded it (its Cluster, CRD table and readers)."""
-    k = sys.modules.get("kube_oracle")
-    if k is None:
-        import importlib.util
-        spec = importlib.util.spec_from_file_location("kube_oracle", REPO / "oracles" / "kube" / "check.py")
-        k = importlib.util.module_from_spec(spec)
-        sys.modules["kube_oracle"] = k
-        spec.loader.exec_module(k)
-    return k
+    return sys.modules["kube_oracle"]
 
 
 def argocd_version():

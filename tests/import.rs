@@ -242,6 +242,9 @@ pub(crate) const LIMITS: &[&str] = &[
     "fleet::talos::patch-deprecated-conflict",
     "fleet::talos::patch-schema",
     "fleet::network::duplicate-address",
+    // Talos refuses the config on the minors fleetc configures (1.12 and later); talhelper
+    // refuses the 1.12+ originals too, and the older ones meet `talos-unsupported` first.
+    "fleet::talos::patch-kernel-args-uki",
 ];
 
 pub(crate) fn cites_rule(d: &Diagnostic) -> bool {

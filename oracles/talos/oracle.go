@@ -629,8 +629,14 @@ func genBundle(j job, vc *config.VersionContract, sb *secrets.Bundle) ([]byte, e
 			generate.WithDNSDomain(constants.DefaultDNSDomain),
 			generate.WithClusterDiscovery(true),
 		)
-		// --config-patch applies to every type (bundle.WithPatch).
-		opts = append(opts, bundle.WithPatch(ps))
+		// fleetc passes the role's flag (src/apply/render.rs patch_flag):
+		// --config-patch-control-plane is bundle.WithPatchControlPlane, --config-patch-worker
+		// bundle.WithPatchWorker, each applied to its type only.
+		if j.machineType == machine.TypeWorker {
+			opts = append(opts, bundle.WithPatchWorker(ps))
+		} else {
+			opts = append(opts, bundle.WithPatchControlPlane(ps))
+		}
 	}
 	opts = append([]bundle.Option{bundle.WithInputOptions(&bundle.InputOptions{
 		ClusterName: j.clusterName,
@@ -867,8 +873,8 @@ func metalDirs() map[string]*clusterDir {
 // talosctlJobs: `fleetc talos render` (src/apply/render.rs) runs, per node,
 // `talosctl gen config <cluster> <endpoint> --with-secrets B --talos-version vX.Y
 // --kubernetes-version K --output-types controlplane|worker --install-image I
-// --config-patch @common.yaml --config-patch @controlplane.yaml|workers/<pool>.yaml
-// --config-patch @nodes/<host>.yaml` (each only when the file exists).
+// --config-patch-control-plane|--config-patch-worker @common.yaml, @controlplane.yaml|workers/<pool>.yaml,
+// @nodes/<host>.yaml` (each only when the file exists; the role's flag before each).
 func talosctlJobs(dirs map[string]*clusterDir) []job {
 	var keys []string
 	for k := range dirs {

@@ -276,10 +276,12 @@ def check_cluster(tree, fleet, target, identity, handoffs):
                 ordered = out_rel[:i] + [node_doc] + out_rel[i:]
             one = os.path.join(SCRATCH, "alone.yaml")
             args = ["talosctl"] + c[1:c.index("--with-secrets") + 1] + [bundle] + c[c.index("--with-secrets") + 2:]
-            args = [a for a in args if not a.startswith("@") and a != "--config-patch"]
+            flags = ("--config-patch", "--config-patch-control-plane", "--config-patch-worker")
+            flag = next((a for a in c if a in flags), "--config-patch")
+            args = [a for a in args if not a.startswith("@") and a not in flags]
             args = args[:args.index("--output")]
             for r in ordered:
-                args += ["--config-patch", "@" + r]
+                args += [flag, "@" + r]
             if run(args + ["--output", one, "--force"], fleet, tools, check=False).returncode != 0:
                 continue  # another group's documents do not merge with this node's
             if open(one, "rb").read() == data:

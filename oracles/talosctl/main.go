@@ -61,7 +61,7 @@ var force bool // gen.go l.32: `gen`'s persistent --force/-f
 
 var cfgFlags struct {
 	kubernetesVersion, talosVersion, installImage, output, withSecrets string
-	outputTypes, configPatch                                           []string
+	outputTypes, configPatch, configPatchCP, configPatchWorker         []string
 	withExamples, withDocs                                             bool
 }
 
@@ -232,11 +232,12 @@ func writeConfig(args []string) error {
 	})}
 	// l.143-163: every --config-patch (in the order given; `@file` read by LoadPatches) is one
 	// bundle.WithPatch, applied to every machine type; --config-patch-control-plane and
-	// --config-patch-worker (default none) add empty lists.
+	// --config-patch-worker are bundle.WithPatchControlPlane and WithPatchWorker, applied after
+	// them to that type only (machinery config/bundle/bundle.go applyPatches).
 	for _, list := range []struct {
 		patches []string
 		opt     func([]configpatcher.Patch) bundle.Option
-	}{{cfgFlags.configPatch, bundle.WithPatch}, {nil, bundle.WithPatchControlPlane}, {nil, bundle.WithPatchWorker}} {
+	}{{cfgFlags.configPatch, bundle.WithPatch}, {cfgFlags.configPatchCP, bundle.WithPatchControlPlane}, {cfgFlags.configPatchWorker, bundle.WithPatchWorker}} {
 		ps, err := configpatcher.LoadPatches(list.patches)
 		if err != nil {
 			return fmt.Errorf("error parsing config JSON patch: %w", err)
@@ -328,6 +329,8 @@ func main() {
 	f.StringVar(&cfgFlags.talosVersion, "talos-version", "", "")
 	f.StringVar(&cfgFlags.kubernetesVersion, "kubernetes-version", constants.DefaultKubernetesVersion, "")
 	f.StringArrayVar(&cfgFlags.configPatch, "config-patch", nil, "")
+	f.StringArrayVar(&cfgFlags.configPatchCP, "config-patch-control-plane", nil, "")
+	f.StringArrayVar(&cfgFlags.configPatchWorker, "config-patch-worker", nil, "")
 	f.BoolVar(&cfgFlags.withExamples, "with-examples", true, "")
 	f.BoolVar(&cfgFlags.withDocs, "with-docs", true, "")
 	f.StringVar(&cfgFlags.withSecrets, "with-secrets", "", "")

@@ -65,12 +65,19 @@ def main():
                     probs.append(f"{f}: clusterName {name!r}")
             else:
                 probs.append(f"no {f}")
-        # The other two flags of the case are not implemented: exit 2.
-        for flag in ("--config-patch-control-plane", "--config-patch-worker"):
-            probs += expect(cli(["gen", "config", "--force", "foo", ep, flag, patch], d), fail=True,
-                            stderr="not implemented by fleetc's harness talosctl")
-            if cli(["gen", "config", "--force", "foo", ep, flag, patch], d).returncode != 2:
-                probs.append(f"{flag}: exit code not 2")
+        # The role flags patch that role's config only (machinery config/bundle/bundle.go
+        # applyPatches: PatchesControlPlane to init and controlplane, PatchesWorker to worker).
+        for flag, patched in (("--config-patch-control-plane", "controlplane.yaml"), ("--config-patch-worker", "worker.yaml")):
+            probs += expect(cli(["gen", "config", "--force", "foo", ep, flag, patch], d), stdout_empty=True,
+                            stderr="generating PKI and tokens")
+            # testGenConfigPatch: the patched type reads "bar", an unpatched controlplane.yaml
+            # "foo", an unpatched worker.yaml no cluster name ("").
+            for f in ("controlplane.yaml", "worker.yaml"):
+                doc = next(x for x in yaml.safe_load_all(open(os.path.join(d, f))) if x)
+                name = (doc.get("cluster") or {}).get("clusterName") or ""
+                want = "bar" if f == patched else ("foo" if f == "controlplane.yaml" else "")
+                if name != want:
+                    probs.append(f"{flag}: {f}: clusterName {name!r}, not {want!r}")
         case("TestGenConfigPatchStrategic", 134, probs)
 
     with tempfile.TemporaryDirectory() as d:

@@ -1,6 +1,7 @@
 //! `fleetc talos render <env>/<cluster> --out DIR`: complete machine configs, one per node, and
 //! a talosconfig, for operators who apply with talosctl instead of tofu. Talos's own generator
-//! does the work (`talosctl gen config --with-secrets <bundle> --config-patch @<doc>…`) on
+//! does the work (`talosctl gen config --with-secrets <bundle> --config-patch-control-plane
+//! @<doc>…`, or `--config-patch-worker`: [`patch_flag`]) on
 //! the decrypted bundle and the Talos documents of out/ (common, role, node, user patches):
 //! once per group of nodes sharing a role, pool and installer, each node's hostname then
 //! merged in as talosctl would merge it ([`compose`]); node by node where that is not
@@ -160,7 +161,7 @@ pub fn render(
                     .args(["--output-types", if cp { "controlplane" } else { "worker" }])
                     .args(["--install-image", &first.installer]);
                 for (copy, _) in &shared {
-                    cmd = cmd.arg("--config-patch").arg(format!("@{}", display(copy)));
+                    cmd = cmd.arg(patch_flag(cp)).arg(format!("@{}", display(copy)));
                 }
                 let ran = s.run(cmd.args(["--output", &display(&base), "--force"]));
                 private(&mut s, &base)?;
@@ -255,7 +256,7 @@ pub(super) fn node_config(
         let Some(bytes) = build.get(&p) else { continue };
         // The checked bytes, as a private copy: out/ may change while talosctl runs.
         let copy = private_copy(work, &p, bytes).map_err(|e| s.failure(e))?;
-        cmd = cmd.arg("--config-patch").arg(format!("@{}", display(&copy)));
+        cmd = cmd.arg(patch_flag(cp)).arg(format!("@{}", display(&copy)));
     }
     Ok(cmd)
 }
@@ -388,6 +389,18 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         }
     }
     o.open(path)?.write_all(bytes)
+}
+
+/// The flag that hands talosctl a patch for one role's config. `--config-patch` patches every
+/// config the bundle generates, also the role not asked for with `--output-types`, so a patch
+/// that deletes what only a control-plane config has (`$patch: delete` of the generator's
+/// `node.kubernetes.io/exclude-from-external-load-balancers` label) would fail on the worker
+/// config ("lookup failed"); the role's own flag patches that role only (siderolabs/talos
+/// v1.13.9 `cmd/talosctl/cmd/mgmt/gen/config.go` l.143-163; machinery
+/// `config/bundle/bundle.go` `applyPatches`), as Talos providers and Cluster API patch one
+/// machine's config.
+fn patch_flag(cp: bool) -> &'static str {
+    if cp { "--config-patch-control-plane" } else { "--config-patch-worker" }
 }
 
 fn gen_config(c: &ClusterTarget, bundle: &Path) -> Cmd {

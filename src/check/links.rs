@@ -3,17 +3,48 @@
 //! cannot reach on that link), and on bare metal every control-plane node declares the link
 //! that carries its address, since the cluster's endpoint is a shared address
 //! (`Layer2VIPConfig`) that the control-plane nodes hold in turn on that link
-//! (docs/metal.md).
+//! (docs/metal.md), unless a patch of the node holds it (an imported node's own network
+//! documents, docs/import.md).
 
 use std::net::Ipv4Addr;
 
 use crate::diag::{Diagnostic, Diagnostics, codes};
+use crate::model::patch::Patch;
 use crate::model::{Fleet, HostAddress, Provider, Role};
 
 /// Whether `ip` is on the subnet of the interface address `a` (host bits allowed in `a`).
 fn on_subnet(a: &HostAddress, ip: Ipv4Addr) -> bool {
     let mask = if a.prefix == 0 { 0 } else { u32::MAX << (32 - u32::from(a.prefix.min(32))) };
     u32::from(a.addr) & mask == u32::from(ip) & mask
+}
+
+/// Whether one of a machine's patches gives it the endpoint's shared address itself: a
+/// `Layer2VIPConfig` named by the address (Talos ≥ 1.12's form, whose `link` the patch then
+/// names), or the v1alpha1 `machine.network.interfaces[].vip.ip` (or a VLAN's) that Talos 1.12
+/// and later still read (siderolabs/talos v1.13.9 `pkg/machinery/config/types/v1alpha1`
+/// `Device.VIPConfig`, deprecated). fleetc then writes no `Layer2VIPConfig` of its own for the
+/// node, and `fleet::metal::vip-without-link` does not apply.
+fn holds_in_patch<'p>(patches: impl Iterator<Item = &'p Patch>, endpoint: Ipv4Addr) -> bool {
+    let ep = endpoint.to_string();
+    let is_ep = |v: Option<&serde_json::Value>| v.and_then(serde_json::Value::as_str) == Some(ep.as_str());
+    patches.flat_map(|p| &p.file.documents).any(|d| match d.kind() {
+        "Layer2VIPConfig" => is_ep(d.value.get("name")),
+        "v1alpha1" => d
+            .value
+            .pointer("/machine/network/interfaces")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|i| {
+                is_ep(i.pointer("/vip/ip"))
+                    || i.get("vlans")
+                        .and_then(serde_json::Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .any(|v| is_ep(v.pointer("/vip/ip")))
+            }),
+        _ => false,
+    })
 }
 
 pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
@@ -61,13 +92,17 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                     if metal
                         && pool.role == Role::ControlPlane
                         && m.settings.links.is_empty()
+                        && !holds_in_patch(
+                            pool.patches.iter().chain(&m.settings.patches),
+                            cluster.endpoint.address.value,
+                        )
                         && let (Some(name), Some(_)) = (&m.name, &m.address)
                     {
                         diags.push(
                             Diagnostic::new(
                                 &codes::VIP_WITHOUT_LINK,
                                 format!(
-                                    "control-plane node `{}` declares no link: it cannot hold the endpoint `{}`",
+                                    "control-plane node `{}` declares no link, and none of its patches holds the endpoint `{}`",
                                     name.value, cluster.endpoint.address.value
                                 ),
                             )

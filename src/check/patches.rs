@@ -59,11 +59,18 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
         if model < node_minor {
             schemas.entry(node_minor).or_insert_with(|| TalosSchema::load(node_minor));
         }
+        // Bare metal boots Talos in metal mode, the one whose validation requires the install
+        // section (siderolabs/talos v1.13.9 `internal/app/machined/pkg/runtime/mode.go`
+        // `RequiresInstall`; cloud images, Proxmox's nocloud among them, are installed already).
+        let metal = matches!(env.provider, crate::model::Provider::Metal(_));
         for pool in cluster.pools() {
             twice(&pool.patches, None, &mut reported, diags);
             for m in &pool.machines {
                 let all: Vec<Patch> = pool.patches.iter().chain(&m.settings.patches).cloned().collect();
                 twice(&all, Some(&m.hostname), &mut reported, diags);
+                if metal {
+                    kernel_args_beside_uki(&all, &mut reported, diags);
+                }
             }
             // The machines each patch reaches, for what fleetc writes them (`Reach`).
             let named: Vec<&Machine> = if cluster.is_managed() { Vec::new() } else { pool.machines.iter().collect() };
@@ -369,6 +376,45 @@ fn twice(patches: &[Patch], node: Option<&str>, reported: &mut Vec<Span>, diags:
             .label("again")
             .related(first.path.span, "first here")
             .help("a patch applies once per machine; a second application merges its lists again (Talos appends list items): list it once, at the level that reaches every machine it is for"),
+        );
+    }
+}
+
+/// `machine.install.extraKernelArgs` in the patches of one bare-metal machine (in apply order)
+/// that leave the generator's `grubUseUKICmdline: true` (Talos ≥ 1.12, every minor fleetc
+/// configures): Talos in metal mode refuses the config (siderolabs/talos v1.13.9
+/// `pkg/machinery/config/types/v1alpha1/v1alpha1_validation.go` l.101-117, under
+/// `mode.RequiresInstall()`). Each place once.
+fn kernel_args_beside_uki(patches: &[Patch], reported: &mut Vec<Span>, diags: &mut Diagnostics) {
+    let v1 = || {
+        patches
+            .iter()
+            .flat_map(|p| p.file.documents.iter().map(move |d| (p, d)))
+            .filter(|(_, d)| d.kind() == "v1alpha1")
+    };
+    // The last patch that writes the flag decides it (a later patch's scalar replaces).
+    let uki = v1().filter_map(|(_, d)| d.value.pointer("/machine/install/grubUseUKICmdline")).next_back();
+    if uki == Some(&Value::Bool(false)) {
+        return;
+    }
+    for (p, d) in v1() {
+        let ptr = "/machine/install/extraKernelArgs";
+        if d.value.pointer(ptr).and_then(Value::as_array).is_none_or(|a| a.is_empty()) {
+            continue;
+        }
+        let at = d.key_place(ptr);
+        if reported.contains(&at) {
+            continue;
+        }
+        reported.push(at);
+        diags.push(
+            Diagnostic::new(
+                &codes::PATCH_KERNEL_ARGS_UKI,
+                format!("`{}` sets `machine.install.extraKernelArgs`, which Talos refuses beside the `grubUseUKICmdline: true` it generates (\"install.extraKernelArgs and install.grubUseUKICmdline can't be used together\")", p.path.value),
+            )
+            .at(at)
+            .label("refused beside grubUseUKICmdline")
+            .related(p.span, "patch used here"),
         );
     }
 }

@@ -12,6 +12,7 @@
 
 pub mod env;
 pub mod gotmpl;
+pub mod netdocs;
 pub mod report;
 pub mod talhelper;
 pub mod topf;

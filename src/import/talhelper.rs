@@ -17,6 +17,7 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use super::env::{Env, substitute_tree};
+use super::netdocs::is_zero;
 use super::report::Report;
 use crate::diag::{Diagnostic, Diagnostics, FileId, Sources, Span, codes};
 use crate::emit::talos::owned;
@@ -124,17 +125,6 @@ struct TNode {
     /// The effective NodeConfigs (talhelper's merge), patches left out.
     eff: Map<String, Value>,
     patches: Vec<PatchRef>,
-}
-
-pub(super) fn is_zero(v: &Value) -> bool {
-    match v {
-        Value::Null => true,
-        Value::Bool(b) => !b,
-        Value::String(s) => s.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.is_empty(),
-        Value::Number(n) => n.as_f64() == Some(0.0),
-    }
 }
 
 fn as_bool(v: Option<&Value>) -> bool {
@@ -410,6 +400,7 @@ pub fn translate(
         prefix,
         env_name,
         disk_placeholder: false,
+        multidoc_network: multidoc_network(talos.as_deref().unwrap_or(TALHELPER_DEFAULT_TALOS)),
     };
     let (settings, schematics, environment) = w.fleet(
         &value,
@@ -603,6 +594,9 @@ struct Writer<'a> {
     /// Whether a node's install disk waits for its serial (the report's row on the selector is
     /// written once).
     disk_placeholder: bool,
+    /// Whether talhelper writes the interfaces as multi-document network configuration (Talos
+    /// ≥ 1.12, `netdocs`).
+    multidoc_network: bool,
 }
 
 /// A worker pool's key: its schematic and whether it boots with SecureBoot.
@@ -801,7 +795,7 @@ impl Writer<'_> {
         }
         let cluster_patches = self.cluster_patches(top, nodes, global_patches);
         for p in &cluster_patches {
-            k.push_str(&format!("patch {}\n", q(p)));
+            k.push_str(&self.patch_line(p));
         }
 
         let pools = self.pools(nodes, &schematics);
@@ -934,6 +928,34 @@ impl Writer<'_> {
     fn put_at(&mut self, path: String, text: String) -> String {
         self.files.insert(path.clone(), text);
         path
+    }
+
+    /// The `patch` line of a file the import wrote. A patch that sets a field fleetc writes by
+    /// a rule a patch may override (`model::patch::OVERRIDABLE`: R15, R16, R17, R18, R21) gets
+    /// `overrides=` with those rules, so that it keeps doing what it did under talhelper (which
+    /// applied it whole) and `fleetc build` warns of the override instead of refusing the
+    /// patch; the report lists each (docs/import.md, "Patches that set fleetc's fields").
+    fn patch_line(&mut self, path: &str) -> String {
+        let rules = self.files.get(path).map(|t| overridden_rules(t)).unwrap_or_default();
+        if rules.is_empty() {
+            return format!("patch {}\n", q(path));
+        }
+        let list = rules.iter().map(|(r, _)| *r).collect::<Vec<_>>().join(",");
+        for (rule, fields) in &rules {
+            self.report.deliberate(
+                0,
+                &format!("{path} ({rule})"),
+                &format!(
+                    "the patch sets {}, which fleetc writes by {rule}; talhelper applied it as written, so the import keeps it with `overrides=\"{rule}\"` (`fleetc build` warns of the override; remove it to let fleetc's rule decide)",
+                    fields.join(", ")
+                ),
+            );
+        }
+        format!(
+            "// The patch sets fields fleetc writes by {list}: kept as talhelper applied it (IMPORT-REPORT.md).\npatch {} overrides={}\n",
+            q(path),
+            q(&list)
+        )
     }
 
     fn generated_header(&self, what: &str) -> String {
@@ -1159,12 +1181,12 @@ impl Writer<'_> {
             );
             let text = self.generated_header("the node group's fields") + &yaml_docs(&gens[0]);
             let path = self.put(&path, text);
-            k.push_str(&format!("patch {}\n", q(&path)));
+            k.push_str(&self.patch_line(&path));
         }
         for pr in &lists[0][..common] {
             let lvl = Self::level_of(pr, &p.nodes);
             if let Some(path) = self.patch_file(pr, &lvl) {
-                k.push_str(&format!("patch {}\n", q(&path)));
+                k.push_str(&self.patch_line(&path));
             }
         }
         for (i, n) in p.nodes.iter().enumerate() {
@@ -1226,6 +1248,13 @@ impl Writer<'_> {
                     }
                 }
             }
+            if drops_lb_exclusion(n) {
+                self.report.kept(
+                    self.line(&format!("{}/nodeLabels", n.ptr)),
+                    &format!("nodes[{}].nodeLabels", n.hostname),
+                    &format!("talhelper replaces the generated config's labels with the node's own (v3.1.16 `pkg/talos/nodeconfig.go` `applyNodeOverride`), so its control-plane node lacks the `{LB_EXCLUSION}` label Talos gives one (machinery `config/generate/init.go`); the node's generated patch deletes it (`$patch: delete`) so that load balancers that honour it (MetalLB, a cloud's) keep the node as they have it"),
+                );
+            }
             if pool_ann.is_none() && get("nodeAnnotations")(n).is_some() {
                 self.report.not_carried(self.line(&format!("{}/nodeAnnotations", n.ptr)), &format!("nodes[{}].nodeAnnotations", n.hostname), "annotations are a pool's in fleetc (`annotation`), and this pool's nodes differ: move them to a pool of their own");
             }
@@ -1233,12 +1262,12 @@ impl Writer<'_> {
                 let path = format!("patches/talhelper/{}.yaml", n.name);
                 let text = self.generated_header("the node's fields") + &yaml_docs(&gens[i]);
                 let path = self.put(&path, text);
-                k.push_str(&format!("patch {}\n", q(&path)));
+                k.push_str(&self.patch_line(&path));
             }
             for pr in &n.patches[common..] {
                 let lvl = Self::level_of(pr, &p.nodes);
                 if let Some(path) = self.patch_file(pr, &lvl) {
-                    k.push_str(&format!("patch {}\n", q(&path)));
+                    k.push_str(&self.patch_line(&path));
                 }
             }
             for (key, why) in [
@@ -1303,19 +1332,32 @@ impl Writer<'_> {
                 .collect();
             machine.insert("files".into(), Value::Array(files));
         }
-        if as_bool(e.get("disableSearchDomain")) {
+        // talhelper writes it into the `ResolverConfig` on Talos ≥ 1.12 (`pkg/talos/multidocs.go`
+        // `genMultiDocs`, `GenerateResolverConfig`), where fleetc's own `ResolverConfig` would
+        // conflict with the v1alpha1 field (`fleet::talos::patch-deprecated-conflict`).
+        let resolver = as_bool(e.get("disableSearchDomain")) && self.multidoc_network;
+        if as_bool(e.get("disableSearchDomain")) && !self.multidoc_network {
             machine.insert("network".into(), json!({"disableSearchDomain": true}));
         }
         if let Some(v) = e.get("kernelModules") {
             machine.insert("kernel".into(), json!({"modules": v}));
         }
+        if drops_lb_exclusion(n) {
+            machine.insert("nodeLabels".into(), json!({LB_EXCLUSION: {"$patch": "delete"}}));
+        }
         if let Some(v) = e.get("extraManifests") {
             cluster.insert("extraManifests".into(), v.clone());
         }
         let (_, _, kept) = self.link_plan(n);
+        let mut net_docs = Vec::new();
         if let Some(ifaces) = kept {
-            let net = machine.entry("network").or_insert_with(|| json!({}));
-            net.as_object_mut().expect("a mapping").insert("interfaces".into(), ifaces);
+            match self.net_documents(&ifaces) {
+                Some(d) => net_docs = d,
+                None => {
+                    let net = machine.entry("network").or_insert_with(|| json!({}));
+                    net.as_object_mut().expect("a mapping").insert("interfaces".into(), ifaces);
+                }
+            }
         }
         let mut docs = Vec::new();
         let mut v1 = Map::new();
@@ -1328,6 +1370,12 @@ impl Writer<'_> {
         if !v1.is_empty() {
             docs.push(Value::Object(v1));
         }
+        if resolver {
+            docs.push(
+                json!({"apiVersion": "v1alpha1", "kind": "ResolverConfig", "searchDomains": {"disableDefault": true}}),
+            );
+        }
+        docs.extend(net_docs);
         if let Some(fw) = e.get("ingressFirewall") {
             let action = fw.get("defaultAction").and_then(Value::as_str).unwrap_or("block");
             docs.push(json!({"apiVersion": "v1alpha1", "kind": "NetworkDefaultActionConfig", "ingress": action}));
@@ -1429,14 +1477,28 @@ impl Writer<'_> {
     /// The node's links as fleet.kdl children, and the MAC of its first selected link.
     fn links(&mut self, n: &TNode) -> (String, Option<String>) {
         let (k, mac, kept) = self.link_plan(n);
-        if kept.is_some() {
+        if let Some(ifaces) = kept {
+            let why = if self.net_documents(&ifaces).is_some() {
+                "kept in the node's generated patch as the documents talhelper writes for Talos ≥ 1.12 (`LinkAliasConfig`, `LinkConfig`, `BondConfig`, `VLANConfig`, `DHCPv4Config`, `Layer2VIPConfig`): a bond, DHCP, an MTU, a route metric, a device selector or a VIP on another address has no `link` form in fleetc"
+            } else {
+                "kept as `machine.network.interfaces` in the node's generated patch: a bond, DHCP, an MTU, a device selector or a VIP on another address has no `link` form in fleetc"
+            };
             self.report.kept(
                 self.line(&format!("{}/networkInterfaces", n.ptr)),
                 &format!("nodes[{}].networkInterfaces", n.hostname),
-                "kept as `machine.network.interfaces` in the node's generated patch: a bond, DHCP, an MTU, a device selector or a VIP on another address has no `link` form in fleetc",
+                why,
             );
         }
         (k, mac)
+    }
+
+    /// talhelper's multi-document form of the interfaces kept as a patch, on Talos ≥ 1.12
+    /// (`netdocs`); `None` keeps the v1alpha1 list (older Talos, or a field it does not take).
+    fn net_documents(&self, ifaces: &Value) -> Option<Vec<Value>> {
+        if !self.multidoc_network {
+            return None;
+        }
+        super::netdocs::documents(ifaces.as_array()?)
     }
 
     /// The links fleet.kdl can hold, the MAC, and the interfaces kept as a patch instead.
@@ -1457,7 +1519,7 @@ impl Writer<'_> {
                         .map(|i| {
                             let mut i = i.clone();
                             if let Some(o) = i.as_object_mut() {
-                                o.retain(|k, _| DEVICE_FIELDS.contains(&k.as_str()));
+                                o.retain(|k, _| super::netdocs::DEVICE_FIELDS.contains(&k.as_str()));
                             }
                             i
                         })
@@ -1521,26 +1583,56 @@ pub(super) fn schematic_kdl(s: &Value, name: &str, report: &mut Report) -> Strin
     k
 }
 
-/// The fields of Talos's `Device` (siderolabs/talos v1.13.9
-/// `pkg/machinery/config/types/v1alpha1/v1alpha1_types.go` l.1854, `Device`).
-const DEVICE_FIELDS: &[&str] = &[
-    "interface",
-    "deviceSelector",
-    "addresses",
-    "routes",
-    "bond",
-    "bridge",
-    "bridgePort",
-    "cidr",
-    "vlans",
-    "mtu",
-    "dhcp",
-    "ignore",
-    "dummy",
-    "dhcpOptions",
-    "wireguard",
-    "vip",
-];
+/// The rules of fleetc's ownership table a patch's fields fall under that `overrides=` may
+/// name, each with the fields (dotted, `Kind name: field` for a named document), in rule order.
+fn overridden_rules(text: &str) -> Vec<(&'static str, Vec<String>)> {
+    let Ok(docs) = read_yaml(FileId::default(), text) else { return Vec::new() };
+    let mut out: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
+    for d in docs.iter().filter(|d| d.value.is_object()) {
+        let kind = d.kind();
+        let name = d.value.get("name").and_then(Value::as_str);
+        for leaf in owned::leaves(&d.value, "") {
+            if owned::is_identity(kind, &leaf) {
+                continue;
+            }
+            if let Some(rule) = owned::owner(kind, name, &leaf).and_then(|o| o.rule)
+                && crate::model::patch::OVERRIDABLE.contains(&rule)
+            {
+                let field = leaf.trim_start_matches('/').replace('/', ".");
+                let field = match name {
+                    Some(n) if kind != "v1alpha1" => format!("`{kind}` `{n}` `{field}`"),
+                    _ => format!("`{field}`"),
+                };
+                let v = out.entry(rule).or_default();
+                if !v.contains(&field) {
+                    v.push(field);
+                }
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The label Talos's generator gives every control-plane node (siderolabs/talos machinery
+/// `config/generate/init.go`, `constants.LabelExcludeFromExternalLB`).
+const LB_EXCLUSION: &str = "node.kubernetes.io/exclude-from-external-load-balancers";
+
+/// Whether talhelper's config of a control-plane node lacks [`LB_EXCLUSION`]: its `nodeLabels`
+/// (any map, even empty) replace the generated ones.
+fn drops_lb_exclusion(n: &TNode) -> bool {
+    n.cp && n.eff.get("nodeLabels").is_some_and(|v| !v.is_null())
+}
+
+/// Whether talhelper writes multi-document network configuration for this Talos version
+/// (above 1.11: siderolabs/talos machinery v1.14.0-alpha.2 `pkg/machinery/config/contract.go`
+/// `MultidocNetworkConfigSupported`, the machinery talhelper v3.1.16 builds with).
+fn multidoc_network(talos: &str) -> bool {
+    let mut parts = talos.trim_start_matches('v').split('.').map(|p| p.parse::<u64>().ok());
+    match (parts.next().flatten(), parts.next().flatten()) {
+        (Some(major), Some(minor)) => (major, minor) > (1, 11),
+        _ => true,
+    }
+}
 
 /// One interface as a `link` (and its `vlan`s), when every field it sets has a fleet.kdl form.
 fn link_kdl(i: &Value) -> Option<String> {

@@ -34,9 +34,11 @@ anyone (R13): it must know where the machine is, and check that it is the declar
 ";
 
     VIP_WITHOUT_LINK = "fleet::metal::vip-without-link", Error, Some("R18"),
-    Some("on bare metal the endpoint is a shared address (`Layer2VIPConfig`) each control-plane node holds on the link that carries its own address: declare that link, `link \"eno1\" { address \"<address>/<prefix>\"; route gateway=\"…\" }`"),
+    Some("on bare metal the endpoint is a shared address (`Layer2VIPConfig`) each control-plane node holds on the link that carries its own address: declare that link, `link \"eno1\" { address \"<address>/<prefix>\"; route gateway=\"…\" }` (or give the node a patch with that `Layer2VIPConfig`)"),
 "## What it does
-Reports a control-plane node of a `metal` environment that declares no `link`.
+Reports a control-plane node of a `metal` environment that declares no `link` and has no
+patch that holds the endpoint itself (a `Layer2VIPConfig` named by the endpoint's address,
+or a v1alpha1 interface's `vip.ip`: what an imported talhelper node carries).
 
 ## Why (R18)
 On bare metal nothing in front of the cluster carries its API: the endpoint is a shared

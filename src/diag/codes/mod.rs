@@ -191,6 +191,7 @@ pub static ALL: &[&Code] = &[
     &talos::PATCH_DEPRECATED,
     &talos::PATCH_DEPRECATED_CONFLICT,
     &talos::PATCH_EMPTY,
+    &talos::PATCH_KERNEL_ARGS_UKI,
     &talos::PATCH_TWICE,
     &talos::PATCH_DUPLICATE_DOCUMENT,
     &talos::PATCH_LINK_MTU,

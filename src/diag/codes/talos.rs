@@ -456,6 +456,39 @@ fails to load.
 Name the node in fleet.kdl (`node \"cp-1\"`), and its DNS servers with `nameservers`.
 ";
 
+    PATCH_KERNEL_ARGS_UKI = "fleet::talos::patch-kernel-args-uki", Error, None,
+    Some("Talos 1.12 and later generate `machine.install.grubUseUKICmdline: true` and refuse `extraKernelArgs` beside it: put the arguments in the pool's schematic (`kernel-arg \"…\"`), or set `machine.install.grubUseUKICmdline: false` in the patch"),
+"## What it does
+Reports a patch that sets `machine.install.extraKernelArgs` for bare-metal machines whose
+config keeps `machine.install.grubUseUKICmdline` true: no patch of the machine sets it to
+`false`.
+
+## Why
+Talos's generator writes `grubUseUKICmdline: true` for Talos 1.12 and later (siderolabs/talos
+v1.13.9 `pkg/machinery/config/contract.go` `GrubUseUKICmdlineDefault`, used by
+`config/generate/init.go` and `worker.go`), and the config's validation refuses the two
+together in the mode that installs, metal (`config/types/v1alpha1/v1alpha1_validation.go`
+l.101-117, \"install.extraKernelArgs and install.grubUseUKICmdline can't be used together\";
+`internal/app/machined/pkg/runtime/mode.go` `RequiresInstall`; cloud images, Proxmox's nocloud
+among them, are installed already and skip the check): the node refuses the config, `talosctl apply-config` and the Talos provider fail. talhelper refuses the
+same config (a talconfig imported with such a patch does not generate there either).
+
+## Example
+    machine:
+      install:
+        extraKernelArgs: [intel_iommu=on]
+
+## Instead
+In fleet.kdl, the pool's schematic carries the arguments into the installer the image factory
+builds (`schematic \"iommu\" { kernel-arg \"intel_iommu=on\" }`); or keep GRUB's own command
+line in the patch:
+
+    machine:
+      install:
+        grubUseUKICmdline: false
+        extraKernelArgs: [intel_iommu=on]
+";
+
     PATCH_EMPTY = "fleet::talos::patch-empty", Error, None,
     Some("Talos reads a patch with no document as an empty RFC 6902 JSON patch, which it refuses on fleetc's multi-document configs: remove the `patch` line or write the change"),
 "## What it does

@@ -358,9 +358,14 @@ pub const OWNERS: &[Owner] = &[
     ),
     named(
         "EPHEMERAL",
-        row("VolumeConfig", "/provisioning/grow", "", "EPHEMERAL takes the whole data disk", None, |s, _| {
-            Some(s.pool.ephemeral_min_size.span)
-        }),
+        row(
+            "VolumeConfig",
+            "/provisioning/grow",
+            "",
+            "EPHEMERAL takes the whole data disk (R15, F5)",
+            Some("R15"),
+            |s, _| Some(s.pool.ephemeral_min_size.span),
+        ),
     ),
     named(
         "EPHEMERAL",

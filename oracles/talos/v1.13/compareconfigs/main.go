@@ -178,6 +178,8 @@ var defaults = []struct {
 }{
 	{"ResolverConfig", "/searchDomains/disableDefault", false,
 		"config/types/network/resolver.go l.175-177: DisableSearchDomain() is pointer.SafeDeref(SearchDisableDefault)"},
+	{"v1alpha1", "/cluster/network/cni", map[string]any{"name": "flannel"},
+		"config/types/v1alpha1/v1alpha1_clusterconfig.go l.200-212: CNI() is flannel when ClusterNetwork.CNI is nil"},
 }
 
 // dropDefaults removes from doc every field of `defaults` at its default value, and the maps that

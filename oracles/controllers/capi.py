@@ -1268,7 +1268,26 @@ LOG_CAUSES = [
     (re.compile(r'[Ss]ecrets? \\?"([a-z0-9.-]+-(?:talosconfig|kubeconfig|ca))\\?" not found'),
      "a Secret CABPT or CACPPT derives a moment later, present at the end", "secret"),
     (re.compile(r"the object has been modified; please apply your changes"), "an update conflict, retried", None),
+    # Argo CD applies one sync wave's objects one after another, kinds it does not know in name
+    # order (MachineDeployment before ProxmoxMachineTemplate and TalosConfigTemplate), so core
+    # may reconcile a MachineDeployment a moment before its templates exist
+    # (v1.12.10 internal/controllers/machinedeployment/machinedeployment_rollout_planner.go l.147): a retry,
+    # accepted only when every MachineDeployment's templates exist at the end.
+    (re.compile(r"cannot create a MachineSet when templates do not exist"),
+     "a MachineDeployment reconciled a moment before its templates, present at the end", "templates"),
 ]
+
+
+def md_templates_exist(s):
+    """Whether every MachineDeployment's bootstrap and infrastructure templates exist."""
+    for md in s["MachineDeployment"].values():
+        spec = ((md.get("spec") or {}).get("template") or {}).get("spec") or {}
+        for ref, kind_default in (((spec.get("bootstrap") or {}).get("configRef") or {}, "TalosConfigTemplate"),
+                                  (spec.get("infrastructureRef") or {}, "ProxmoxMachineTemplate")):
+            kind = ref.get("kind", kind_default)
+            if ref.get("name") not in (s.get(kind) or {}):
+                return False
+    return True
 
 
 def log_errors(ln):
@@ -1285,7 +1304,7 @@ def log_errors(ln):
 def log_cause(text, s):
     for rx, why, extra in LOG_CAUSES:
         m = rx.search(text)
-        if m and (extra != "secret" or m.group(1) in s["Secret"]):
+        if m and (extra != "secret" or m.group(1) in s["Secret"]) and (extra != "templates" or md_templates_exist(s)):
             return why
     return None
 

@@ -17,8 +17,10 @@ controllers: …`, `FAIL controllers: …: why`, `skip controllers: …: why`.
 """
 
 import argparse
+import hashlib
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -160,12 +162,70 @@ def main():
                 shutil.rmtree(tmp, ignore_errors=True)
 
 
+# What the family reads of a golden fleet directory: out/argocd and out/capi, the vendored
+# stand-ins (argocd.py `missing_kinds`), fleet.kdl's Argo CD pin (argocd.py `judge`) and every
+# top-level entry an Application's source names (its `path`, its Helm `valueFiles`: argocd.py
+# `git` commits exactly those). Two golden trees alike in all of it are judged once.
+PIN = re.compile(r'^\s*argocd\s+version="([^"]+)"', re.M)
+
+
+def _source_paths(v, found):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if k == "path" and isinstance(x, str):
+                found.add(x)
+            elif k == "valueFiles" and isinstance(x, list):
+                found.update(str(f) for f in x)
+            else:
+                _source_paths(x, found)
+    elif isinstance(v, list):
+        for x in v:
+            _source_paths(x, found)
+
+
+def inputs_key(out):
+    """The digest of what the family reads of a golden tree (None for a tree outside golden/,
+    which is always judged itself)."""
+    fleet = out.parent
+    if fleet.parent.name != "golden":
+        return None
+    import yaml
+    files = sorted(f for d in ("argocd", "capi") for f in (out / d).rglob("*") if f.is_file())
+    named = set()
+    for f in files:
+        if f.suffix in (".yaml", ".yml") and f.is_relative_to(out / "argocd"):
+            try:
+                for doc in yaml.safe_load_all(f.read_text()):
+                    _source_paths(doc, named)
+            except yaml.YAMLError:
+                return None  # judged itself: what it reads cannot be told
+    parts = {c for p in named for c in p.split("/") if c and not c.startswith("$")}
+    tops = sorted(e for e in fleet.iterdir() if e.name in parts | {"vendor"} and e.name != "out")
+    files += sorted(f for e in tops for f in ([e] if e.is_file() else e.rglob("*")) if f.is_file())
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.relative_to(fleet).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    kdl = fleet / "fleet.kdl"
+    m = PIN.search(kdl.read_text()) if kdl.is_file() else None
+    h.update(b"argocd pin: " + (m.group(1).encode() if m else b"none"))
+    return h.hexdigest()
+
+
 def parent(args):
     """Each tree in a child of its own namespaces, FLEETC_CONTROLLERS_JOBS at a time; the
-    children's lines printed whole, in the trees' order."""
+    children's lines printed whole, in the trees' order. A golden tree whose inputs are byte for
+    byte an earlier tree's (`inputs_key`) is not judged again: its line gives the earlier tree's
+    verdict."""
     from concurrent.futures import ThreadPoolExecutor
     outs = [Path(o).resolve() for o in args.outs]
     outs = [o for o in outs if judged(o)]
+    first_of, same_as = {}, {}
+    for o in outs:
+        k = inputs_key(o)
+        if k is not None and k in first_of:
+            same_as[o] = first_of[k]
+        elif k is not None:
+            first_of[k] = o
     binargs = [a for b in args.bin for a in ("--bin", b)]
     # The children have no network: what they read from the Go module proxy is fetched here.
     capi = _load("controllers_capi", HERE / "capi.py")
@@ -185,11 +245,24 @@ def parent(args):
 
     start = time.time()
     jobs = int(os.environ.get("FLEETC_CONTROLLERS_JOBS", "2"))
+    own = [o for o in outs if o not in same_as]
+    texts = {}
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        for text in pool.map(one, outs):
-            sys.stdout.write(text)
-            sys.stdout.flush()
-    print(f"   controllers: {len(outs)} tree(s) in {time.time() - start:.0f} s", flush=True)
+        for o, text in zip(own, pool.map(one, own)):
+            texts[o] = text
+    for o in outs:
+        if o in texts:
+            sys.stdout.write(texts[o])
+        else:
+            f = same_as[o]
+            lines = [l for l in texts[f].splitlines() if l.startswith(("ok ", "FAIL ", "skip "))]
+            failed = sum(1 for l in lines if l.startswith("FAIL "))
+            skipped = sum(1 for l in lines if l.startswith("skip "))
+            line("FAIL" if failed else "ok", f"{rel(o)}: judged as {rel(f)}, whose inputs it has byte for byte "
+                 f"(out/argocd, out/capi, vendor/, the apps' sources, the Argo CD pin)",
+                 f"{len(lines)} lines there: {failed} FAIL, {skipped} skip")
+        sys.stdout.flush()
+    print(f"   controllers: {len(outs)} tree(s), {len(own)} judged, in {time.time() - start:.0f} s", flush=True)
 
 
 if __name__ == "__main__":

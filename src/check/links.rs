@@ -96,6 +96,7 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                             pool.patches.iter().chain(&m.settings.patches),
                             cluster.endpoint.address.value,
                         )
+                        && cluster.endpoint_node(env).is_none()
                         && let (Some(name), Some(_)) = (&m.name, &m.address)
                     {
                         diags.push(
@@ -114,5 +115,91 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compile::{MapLoader, compile};
+
+    /// The metal codes a cluster of the given control plane (the endpoint 10.30.0.10) gets, with
+    /// `patches` (path, text) loaded.
+    fn codes_of(control_plane: &str, patches: &[(&str, &str)]) -> Vec<&'static str> {
+        let text = format!(
+            r#"fleet "demo" {{
+    talos "v1.13.9"
+    kubernetes "1.36.2"
+    schematic "base" {{
+    }}
+    environment "lab" {{
+        metal
+        network "10.30.0.0/24"
+        admin-ranges "10.30.0.0/24"
+        cluster "main" {{
+            single-node #true
+            endpoint address="10.30.0.10"
+            pool-defaults schematic="base"
+            {control_plane}
+        }}
+    }}
+}}"#
+        );
+        let mut loader = MapLoader::default();
+        for (p, t) in patches {
+            loader.files.insert((*p).to_owned(), (*t).to_owned());
+        }
+        let c = compile("fleet.kdl", &text, &loader);
+        assert!(!c.diags.iter().any(|d| d.code.name.starts_with("fleet::syntax")), "{:?}", c.diags);
+        let mut codes: Vec<&'static str> = c
+            .diags
+            .iter()
+            .map(|d| d.code.name)
+            .filter(|n| *n == "fleet::metal::vip-without-link" || *n == "fleet::network::duplicate-address")
+            .collect();
+        codes.dedup();
+        codes
+    }
+
+    fn node(name: &str, ip: &str, mac: &str, extra: &str) -> String {
+        format!(r#"node "{name}" {{ address "{ip}"; mac "{mac}"; install-disk serial="S-{name}"; {extra} }}"#)
+    }
+
+    const VIP: &str = "apiVersion: v1alpha1\nkind: LinkConfig\nname: eno1\naddresses:\n  - address: 10.30.0.11/24\n---\napiVersion: v1alpha1\nkind: Layer2VIPConfig\nname: 10.30.0.10\nlink: eno1\n";
+
+    #[test]
+    fn a_one_node_control_plane_may_be_its_own_endpoint() {
+        let own = |ip: &str| {
+            codes_of(&format!("control-plane count=1 {{ {} }}", node("cp-1", ip, "3c:ec:ef:00:00:11", "")), &[])
+        };
+        assert!(own("10.30.0.10").is_empty(), "{:?}", own("10.30.0.10"));
+        // Another address: the endpoint is shared again, and a node without a link cannot hold it.
+        assert_eq!(own("10.30.0.11"), ["fleet::metal::vip-without-link"]);
+        // Three nodes: the endpoint is never one node's address.
+        let three = format!(
+            "control-plane count=3 {{ {}; {}; {} }}",
+            node("cp-1", "10.30.0.10", "3c:ec:ef:00:00:11", r#"link "eno1" { address "10.30.0.10/24" }"#),
+            node("cp-2", "10.30.0.12", "3c:ec:ef:00:00:12", r#"link "eno1" { address "10.30.0.12/24" }"#),
+            node("cp-3", "10.30.0.13", "3c:ec:ef:00:00:13", r#"link "eno1" { address "10.30.0.13/24" }"#),
+        );
+        assert_eq!(codes_of(&three, &[]), ["fleet::network::duplicate-address"]);
+    }
+
+    #[test]
+    fn a_node_whose_patch_holds_the_endpoint_needs_no_link() {
+        let with = |file: &str| {
+            codes_of(
+                &format!(
+                    "control-plane count=1 {{ {} }}",
+                    node("cp-1", "10.30.0.11", "3c:ec:ef:00:00:11", r#"patch "p/net.yaml""#)
+                ),
+                &[("p/net.yaml", file)],
+            )
+        };
+        assert!(with(VIP).is_empty(), "{:?}", with(VIP));
+        // The v1alpha1 form Talos still reads.
+        let legacy = "machine:\n  network:\n    interfaces:\n      - interface: eno1\n        dhcp: true\n        vip:\n          ip: 10.30.0.10\n";
+        assert!(with(legacy).is_empty(), "{:?}", with(legacy));
+        // A VIP of another address holds nothing of this cluster's.
+        assert_eq!(with(&VIP.replace("name: 10.30.0.10", "name: 10.30.0.99")), ["fleet::metal::vip-without-link"]);
     }
 }

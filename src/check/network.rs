@@ -99,9 +99,14 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                 Owner::Endpoint(cluster.name.value.clone()),
                 diags,
             );
+            // A one-node control plane whose address is the endpoint holds it itself: one
+            // address, claimed once (`Cluster::endpoint_node`).
+            let own = cluster.endpoint_node(env).map(|m| m.hostname.as_str());
             for pool in cluster.pools() {
                 for m in &pool.machines {
-                    if let Some(a) = &m.address {
+                    if let Some(a) = &m.address
+                        && own != Some(m.hostname.as_str())
+                    {
                         claim(a.value, a.span, Owner::Node(m.hostname.clone()), diags);
                     }
                 }
@@ -291,7 +296,7 @@ fn twice(ip: Ipv4Addr, again: (Span, &Owner), first: (Span, &Owner)) -> Diagnost
         ),
         (_, Owner::Router) | (Owner::Router, _) => "the router is the nodes' default route: no node or endpoint may take its address. Give this one a free address of the private network".to_owned(),
         (_, Owner::Endpoint(c)) | (Owner::Endpoint(c), _) => format!(
-            "cluster `{c}`'s endpoint is the shared address its control plane holds (R18), never a node's own address. Give the node another address, or the endpoint a free one"
+            "cluster `{c}`'s endpoint is the shared address its control plane holds (R18), never a node's own address (except the one node of a one-node control plane on bare metal). Give the node another address, or the endpoint a free one"
         ),
         (Owner::Node(_), Owner::Node(_)) => {
             "two machines with one address both become unreachable in turn; give each node its own address".to_owned()

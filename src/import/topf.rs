@@ -585,8 +585,11 @@ impl Importer<'_> {
         match (ep_ip, &vip) {
             (Some(ip), _) => {
                 k.push_str(&format!("endpoint address={}{port}\n", q(&ip.to_string())));
-                if let Some(n) = nodes.iter().find(|n| n.ip == Some(IpAddr::V4(ip))) {
-                    self.report.deliberate(ep_line, "clusterEndpoint", &format!("the endpoint is node `{}`'s own address; on metal fleetc's endpoint is a virtual IP the control plane shares (Layer2VIPConfig): `fleetc check` refuses it until `endpoint address=` names a free address of the network", n.host));
+                // A one-node control plane keeps its own address as the endpoint
+                // (`Cluster::endpoint_node`); any other node's address is refused.
+                let sole_cp = nodes.iter().filter(|n| n.cp).count() == 1;
+                if let Some(n) = nodes.iter().find(|n| n.ip == Some(IpAddr::V4(ip)) && !(n.cp && sole_cp)) {
+                    self.report.deliberate(ep_line, "clusterEndpoint", &format!("the endpoint is node `{}`'s own address; on metal fleetc's endpoint is a virtual IP the control plane shares (Layer2VIPConfig), or the node's own address only when it is a one-node control plane: `fleetc check` refuses it until `endpoint address=` names a free address of the network", n.host));
                 }
             }
             (None, Some(v)) => {

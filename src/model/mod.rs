@@ -532,6 +532,19 @@ impl Cluster {
     pub fn endpoint_url(&self) -> String {
         format!("https://{}:{}", self.endpoint.address.value, self.endpoint.port)
     }
+    /// The control-plane node whose own address is the endpoint, when there is one: on bare
+    /// metal a control plane of exactly one node may name its address as the endpoint (Talos's
+    /// single-node setup, `talosctl gen config <cluster> https://<node>:6443`), and then
+    /// nothing is shared: fleetc writes no `Layer2VIPConfig`, the address is the node's (not
+    /// claimed twice), and the node needs no link to hold it (docs/metal.md). `None` elsewhere:
+    /// on a VM, or with more control-plane nodes, the endpoint is a shared address of its own.
+    pub fn endpoint_node(&self, env: &Environment) -> Option<&Machine> {
+        if !matches!(env.provider, Provider::Metal(_)) || self.control_plane.count.value != 1 {
+            return None;
+        }
+        let [m] = self.control_plane.machines.as_slice() else { return None };
+        m.address.as_ref().filter(|a| a.value == self.endpoint.address.value).map(|_| m)
+    }
 }
 
 /// `cni "none"`: the cluster gets no CNI from Talos nor from an add-on; the user installs one.

@@ -714,8 +714,10 @@ fn node_docs(env: &Environment, cluster: &Cluster, pool: &Pool, m: &crate::model
     if !settings.links.is_empty() {
         docs.extend(link_docs(&settings.links));
         // On bare metal the API endpoint is a shared address that the control-plane nodes
-        // hold in turn, on the link that carries each one's own address (docs/metal.md).
+        // hold in turn, on the link that carries each one's own address (docs/metal.md); not
+        // when it is the one control-plane node's own address (`Cluster::endpoint_node`).
         if let (Provider::Metal(_), crate::model::Role::ControlPlane, Some(a)) = (&env.provider, pool.role, &m.address)
+            && cluster.endpoint_node(env).is_none()
             && let Some(link) = settings.links.iter().find(|l| l.addresses.iter().any(|x| x.value.addr == a.value))
         {
             docs.push(Document::Layer2Vip(Layer2VipConfig {

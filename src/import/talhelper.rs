@@ -937,7 +937,7 @@ impl Writer<'_> {
     /// a rule a patch may override (`model::patch::OVERRIDABLE`: R15, R16, R17, R18, R21) gets
     /// `overrides=` with those rules, so that it keeps doing what it did under talhelper (which
     /// applied it whole) and `fleetc build` warns of the override instead of refusing the
-    /// patch; the report lists each (docs/import.md, "Patches that set fleetc's fields").
+    /// patch; the report lists each (docs/import.md, "What maps to what").
     fn patch_line(&mut self, path: &str) -> String {
         let rules = self.files.get(path).map(|t| overridden_rules(t)).unwrap_or_default();
         if rules.is_empty() {

@@ -423,6 +423,9 @@ pub enum ImportSource {
         /// An env file for `${VAR}` substitution (repeatable); default: talenv.yaml, talenv.sops.yaml, talenv.yml, talenv.sops.yml beside the config.
         #[arg(long = "env", value_name = "FILE")]
         env: Vec<PathBuf>,
+        /// Import a cluster on an older Talos at this version (e.g. v1.12.11): its nodes are upgraded to it first (docs/import.md).
+        #[arg(long, value_name = "VERSION")]
+        talos_at_least: Option<crate::model::Version>,
         /// The fleet directory to write (created if needed).
         #[arg(long, default_value = ".")]
         out: PathBuf,
@@ -431,6 +434,9 @@ pub enum ImportSource {
     Topf {
         /// The topf.yaml.
         config: PathBuf,
+        /// Import a cluster on an older Talos at this version (e.g. v1.12.11): its nodes are upgraded to it first (docs/import.md).
+        #[arg(long, value_name = "VERSION")]
+        talos_at_least: Option<crate::model::Version>,
         /// The fleet directory to write (created if needed).
         #[arg(long, default_value = ".")]
         out: PathBuf,

@@ -63,11 +63,15 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Talos { command } => talos_command(&ui, command),
         Command::Fmt { fleet, check } => fmt(&ui, &fleet, check),
         Command::Init { dir, platform } => init(&ui, &dir, platform),
-        Command::Import { source: crate::cli::ImportSource::Talhelper { config, env, out } } => {
-            import_written(&ui, crate::import::talhelper(&config, &env), &out)
+        Command::Import { source: crate::cli::ImportSource::Talhelper { config, env, talos_at_least, out } } => {
+            import_written(
+                &ui,
+                crate::import::talhelper(&config, &env, &crate::import::Options { talos_at_least }),
+                &out,
+            )
         }
-        Command::Import { source: crate::cli::ImportSource::Topf { config, out } } => {
-            import_written(&ui, crate::import::topf::import(&config), &out)
+        Command::Import { source: crate::cli::ImportSource::Topf { config, talos_at_least, out } } => {
+            import_written(&ui, crate::import::topf::import(&config, &crate::import::Options { talos_at_least }), &out)
         }
         Command::Graph { fleet, format } => graph(&ui, fleet, format),
         Command::Completions { shell } => completions(shell),

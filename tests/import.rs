@@ -24,7 +24,7 @@ pub(crate) fn update() -> bool {
 }
 
 fn import(config: &Path) -> Result<BTreeMap<String, String>, ImportError> {
-    talhelper(&[config.to_path_buf()], &[]).map(|i| i.files)
+    talhelper(&[config.to_path_buf()], &[], &Default::default()).map(|i| i.files)
 }
 
 /// The feature classes: each case's talconfigs, below its `input/`.
@@ -39,7 +39,7 @@ const CASES: &[(&str, &[&str])] = &[
 fn import_case(case: &str) -> BTreeMap<String, String> {
     let (_, configs) = CASES.iter().find(|(c, _)| *c == case).unwrap();
     let paths: Vec<PathBuf> = configs.iter().map(|c| cases().join(case).join("input").join(c)).collect();
-    talhelper(&paths, &[]).unwrap_or_else(|e| panic!("{case}: the import failed: {e:?}")).files
+    talhelper(&paths, &[], &Default::default()).unwrap_or_else(|e| panic!("{case}: the import failed: {e:?}")).files
 }
 
 pub(crate) fn read_tree(dir: &Path) -> BTreeMap<String, String> {
@@ -149,6 +149,51 @@ fn a_second_import_of_the_same_input_is_byte_identical() {
         assert_eq!(again.status.code(), Some(2), "{case}: importing over a fleet must fail");
         assert!(String::from_utf8_lossy(&again.stderr).contains("never overwrites"));
     }
+}
+
+/// A one-node fleet on Talos 1.10 whose patch sets kernel arguments (the corpus has 18 configs
+/// on 1.9 to 1.11, 7 of them with such a patch).
+const OLD_TALOS: &str = "clusterName: lab\ntalosVersion: v1.10.5\nkubernetesVersion: v1.33.2\nendpoint: https://10.20.0.11:6443\nnodes:\n  - hostname: lab-cp-1\n    ipAddress: 10.20.0.11\n    controlPlane: true\n    installDiskSelector:\n      serial: S6PNNS0T500111\n    patches:\n      - \"@./kernel.yaml\"\n";
+
+fn import_old_talos(opts: &fleetc::import::Options) -> BTreeMap<String, String> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("talconfig.yaml"), OLD_TALOS).unwrap();
+    std::fs::write(
+        dir.path().join("kernel.yaml"),
+        "machine:\n  install:\n    extraKernelArgs:\n      - mitigations=off\n",
+    )
+    .unwrap();
+    talhelper(&[dir.path().join("talconfig.yaml")], &[], opts).unwrap().files
+}
+
+#[test]
+fn an_older_talos_is_kept_and_refused_or_raised_with_talos_at_least() {
+    use fleetc::model::Version;
+    // By default the version stays, marked CHANGE, and `fleetc check` refuses it.
+    let kept = import_old_talos(&Default::default());
+    assert!(kept["fleet.kdl"].contains("talos \"v1.10.5\""), "{}", kept["fleet.kdl"]);
+    assert!(kept["fleet.kdl"].contains("CHANGE: upgrade the nodes"), "{}", kept["fleet.kdl"]);
+    assert!(kept["IMPORT-REPORT.md"].contains("--talos-at-least v1.12."), "{}", kept["IMPORT-REPORT.md"]);
+    let (_, errors) = check(&kept);
+    assert!(errors.iter().any(|d| d.code.name == "fleet::versions::talos-unsupported"));
+    // Raised: the version, a report row, and `grubUseUKICmdline: false` beside the patch that
+    // sets kernel arguments (Talos ≥ 1.12 refuses them beside the `true` it generates).
+    let raised = import_old_talos(&fleetc::import::Options { talos_at_least: Some(Version::new(1, 12, 0)) });
+    let kdl = &raised["fleet.kdl"];
+    assert!(kdl.contains("talos \"v1.12.0\"") && !kdl.contains("v1.10.5\""), "{kdl}");
+    assert!(raised["IMPORT-REPORT.md"].contains("| `talosVersion` | `v1.10.5` imported at `v1.12.0`"));
+    let grub = "patches/talhelper/grub-uki-cmdline-off.yaml";
+    assert!(raised[grub].ends_with("machine:\n  install:\n    grubUseUKICmdline: false\n"), "{}", raised[grub]);
+    let kernel = kdl.find("kernel.yaml\"").unwrap();
+    assert!(
+        kdl[kernel..].contains(&format!("patch \"{grub}\"")),
+        "the flag patch follows the kernel-args patch:\n{kdl}"
+    );
+    let (lines, errors) = check(&raised);
+    assert!(errors.is_empty(), "{}", lines.join("\n"));
+    // A floor below the version changes nothing.
+    let same = import_old_talos(&fleetc::import::Options { talos_at_least: Some(Version::new(1, 9, 0)) });
+    assert_eq!(same, kept);
 }
 
 /// Runs the binary on `text` (written as `name`) and returns (exit code, stderr, files written).
@@ -407,7 +452,9 @@ fn a_truncated_or_mangled_config_never_panics() {
                 let f = dir.path().join(format!("{n}.yaml"));
                 n += 1;
                 std::fs::write(&f, &v).unwrap();
-                let r = std::panic::catch_unwind(|| talhelper(std::slice::from_ref(&f), &[]).map(|_| ()));
+                let r = std::panic::catch_unwind(|| {
+                    talhelper(std::slice::from_ref(&f), &[], &Default::default()).map(|_| ())
+                });
                 assert!(r.is_ok(), "the import panicked on a variant of {}", p.display());
             }
         }

@@ -20,7 +20,7 @@ use crate::import::{LIMITS, cases, check, cites_rule, compare_case, corpus_dir, 
 const CASES: &[&str] = &["topf-multi-node", "topf-schematics"];
 
 fn import_case(case: &str) -> BTreeMap<String, String> {
-    topf::import(&cases().join(case).join("input/topf.yaml"))
+    topf::import(&cases().join(case).join("input/topf.yaml"), &Default::default())
         .unwrap_or_else(|e| panic!("{case}: the import failed: {e:?}"))
         .files
 }
@@ -77,8 +77,8 @@ fn read(rel: &str) -> String {
 #[test]
 fn a_second_topf_import_is_byte_identical_and_never_overwrites() {
     let config = cases().join("topf-multi-node/input/topf.yaml");
-    let a = topf::import(&config).unwrap().files;
-    assert_eq!(a, topf::import(&config).unwrap().files);
+    let a = topf::import(&config, &Default::default()).unwrap().files;
+    assert_eq!(a, topf::import(&config, &Default::default()).unwrap().files);
     let out = tempfile::tempdir().unwrap();
     let run = |dir: &Path| {
         std::process::Command::new(env!("CARGO_BIN_EXE_fleetc"))
@@ -204,7 +204,7 @@ fn every_corpus_topf_fleet_imports_twice_alike_and_checks_only_as_its_report_say
     let (mut imported, mut refused_n) = (0, 0);
     for c in &configs {
         let repo = c.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
-        match topf::import(c) {
+        match topf::import(c, &Default::default()) {
             Err(ImportError::Problems(_, diags)) => {
                 refused_n += 1;
                 let codes: Vec<&str> =
@@ -222,7 +222,11 @@ fn every_corpus_topf_fleet_imports_twice_alike_and_checks_only_as_its_report_say
             Ok(i) => {
                 imported += 1;
                 let mut files = i.files;
-                assert_eq!(topf::import(c).unwrap().files, files, "{repo}: a second import differs");
+                assert_eq!(
+                    topf::import(c, &Default::default()).unwrap().files,
+                    files,
+                    "{repo}: a second import differs"
+                );
                 let placeholders = i.reports[0].count(Kind::Placeholder);
                 fill(&mut files);
                 let (_, errors) = check(&files);
@@ -296,7 +300,7 @@ fn a_truncated_topf_config_never_panics() {
             let f = dir.path().join(format!("{n}.yaml"));
             n += 1;
             std::fs::write(&f, &text[..cut]).unwrap();
-            let r = std::panic::catch_unwind(|| topf::import(&f).map(|_| ()));
+            let r = std::panic::catch_unwind(|| topf::import(&f, &Default::default()).map(|_| ()));
             assert!(r.is_ok(), "the import panicked on a cut of {}", e.path().display());
         }
     }

@@ -75,10 +75,25 @@ REASONS = [
     (r"^nodes\[.*\]\.schematic$", [("v1alpha1", "/machine/install/image")]),
     (r"^clusterPodNets$", [("v1alpha1", "/cluster/network/podSubnets")]),
     (r"^clusterSvcNets$", [("v1alpha1", "/cluster/network/serviceSubnets")]),
+    (r"^machine\.install\.grubUseUKICmdline$", [("v1alpha1", "/machine/install/grubUseUKICmdline")]),
     # talhelper replaces the generated labels with the node's own (the generator's
     # exclude-from-external-load-balancers label of a control-plane node goes with them).
     (r"^nodes\[.*\]\.nodeLabels$", [("v1alpha1", "/machine/nodeLabels/node.kubernetes.io/exclude-from-external-load-balancers")]),
 ]
+
+
+
+def oldest_talos():
+    """`--talos-at-least` for every import: the first release of the oldest Talos minor fleetc's
+    versions table has (versions/talos.kdl), so a fleet on an older Talos is imported (and
+    compared) as its nodes will be once upgraded to it, and no other fleet changes."""
+    with open(os.path.join(REPO, "versions/talos.kdl")) as f:
+        minors = re.findall(r'^talos "(\d+)\.(\d+)"', f.read(), re.M)
+    a, b = min((int(x), int(y)) for x, y in minors)
+    return f"v{a}.{b}.0"
+
+
+TALOS_AT_LEAST = oldest_talos()
 
 lines = []
 
@@ -219,13 +234,16 @@ def check_fleet(name, src, tools):
     shutil.copytree(src, orig)
     fleet = os.path.join(scratch, "fleet")
     rel = [os.path.relpath(c, src) for c in cfgs]
-    p = run([FLEETC, "import", "talhelper", *[os.path.join(orig, r) for r in rel], "--out", fleet], scratch)
+    p = run([FLEETC, "import", "talhelper", *[os.path.join(orig, r) for r in rel], "--talos-at-least", TALOS_AT_LEAST,
+             "--out", fleet], scratch)
     if p.returncode != 0:
         codes = sorted(set(re.findall(r"fleet::[a-z0-9:-]+", p.stderr + p.stdout)))
         stats["refused"] = "import: " + (" ".join(codes) or last(p.stderr))
         return stats
     stats["imported"] = True
     report = open(os.path.join(fleet, "IMPORT-REPORT.md")).read()
+    if any(f == "talosVersion" for f, _ in report_rows(report, "Carried over differently, on purpose")):
+        stats["raised_import"] = True
     kdl_path = os.path.join(fleet, "fleet.kdl")
     ident, recipient = agekey.generate()
     kdl, filled, left = fill(open(kdl_path).read(), report)
@@ -261,11 +279,15 @@ def check_fleet(name, src, tools):
     deliberate = report_rows(report, "Carried over differently, on purpose")
     not_carried = report_rows(report, "Not carried over")
     targets = run([FLEETC, "__targets", "clusters"], fleet).stdout.split()
-    # talconfig per target: the import names the environment after clusterName.
+    # talconfig per target: each config's section of the report names its source and the
+    # `<env>/<cluster>` its secrets are sealed for (src/import/report.rs).
     by_env = {}
-    for r in rel:
-        c = yaml.safe_load(open(os.path.join(orig, r)).read().split("\n---")[0]) or {}
-        by_env[str(c.get("clusterName", ""))] = r
+    for section in report.split("\n# Import report: ")[0:]:
+        src_name = section.removeprefix("# Import report: ").split("\n", 1)[0].strip()
+        m = re.search(r"fleetc secrets import (\S+)/\S+ talos-secrets", section)
+        r = next((r for r in rel if r == src_name or os.path.basename(r) == src_name), None)
+        if m and r:
+            by_env[m.group(1)] = r
     stats["nodes"] = []
     for t in targets:
         env, cluster = t.split("/")
@@ -303,11 +325,28 @@ def compare_cluster(name, scratch, fleet, orig, rel, target, id_file, rows, tool
         stats["failed"] = True
         return
     cdir = os.path.dirname(os.path.join(orig, rel))
+    if any(f == "talosVersion" for f, _ in deliberate) and len(images) == 1:
+        # The import raised an older Talos (`--talos-at-least`): talhelper is told the version
+        # fleetc rendered, in the copy's talconfig, so both sides configure the same release.
+        raised = images[0].rsplit(":", 1)[-1]
+        path = os.path.join(orig, rel)
+        with open(path) as f:
+            text = f.read()
+        with open(path, "w") as f:
+            f.write(re.sub(r"^talosVersion:.*$", f"talosVersion: {raised}", text, count=1, flags=re.M))
+        stats["raised"] = raised
     tout = os.path.join(scratch, "talhelper", env)
     p = run([tools["talhelper"], "genconfig", "-c", os.path.basename(rel), "-s", bundle, "--offline-mode",
              "--no-gitignore", "-o", tout], cdir)
     if p.returncode != 0:
-        msg = last(p.stderr + p.stdout)
+        # talhelper's error: the "failed to …" line and the `* …` causes that follow it.
+        out = [l.strip() for l in (p.stderr + p.stdout).splitlines() if l.strip()]
+        at = next((i for i, l in enumerate(out) if "failed to" in l), None)
+        if at is None:
+            msg = last(p.stderr + p.stdout)
+        else:
+            causes = [l[2:] for l in out[at + 1:] if l.startswith("* ") and "WARNING" not in l and not l.endswith("occurred:")]
+            msg = out[at] + (" " + "; ".join(causes) if causes else "")
         msg = re.sub(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d ", "", msg)
         stats["uncompared"] = f"talhelper genconfig refuses the original: {msg}"
         return
@@ -445,8 +484,11 @@ def main():
 def verdict(s):
     if "refused" in s:
         return f"refused ({s['refused']})"
+    raised = f" at Talos {TALOS_AT_LEAST} or later (`--talos-at-least`: the original runs an older Talos)" if s.get("raised_import") else ""
     if "unbuilt" in s:
-        return f"imported, not built ({s['unbuilt']})"
+        return f"imported{raised}, not built ({s['unbuilt']})"
+    if raised:
+        return f"imported{raised}; " + verdict({k: v for k, v in s.items() if k != "raised_import"})
     nodes = s.get("nodes") or []
     if "uncompared" in s and not nodes:
         return f"imported and built, not compared ({s['uncompared']})"
@@ -477,7 +519,10 @@ def summary(all_stats):
     uncompared = collections.Counter(re.sub(r"nodes\[\d+\]", "nodes[…]", s["uncompared"]) for s in built if "uncompared" in s)
     fmt = lambda c: ", ".join(f"{k} ×{v}" for k, v in sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"
     kind = "FAIL" if bad or any(s.get("failed") for s in all_stats) else "ok"
-    say(kind, f"{n} fleets: {imported} imported, {len(built)} built ({100 * len(built) // max(n, 1)}%); "
+    raised = sum(1 for s in all_stats if s.get("raised_import"))
+    raised_built = sum(1 for s in built if s.get("raised_import"))
+    say(kind, f"{n} fleets: {imported} imported ({raised} at a raised Talos), {len(built)} built ({100 * len(built) // max(n, 1)}%; "
+        f"{raised_built} at a raised Talos); "
         f"{len(nodes)} nodes compared: {same} identical, {ndelib} differing only by listed reasons ({fmt(delib)}), "
         f"{gaps} differing also where the report lists a value not carried over, "
         f"{bad} differing otherwise; built but not compared: {fmt(uncompared)}; "

@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostics, Sources};
+use crate::model::Version;
 
 /// talhelper's env files, read from the talconfig's directory when no `--env` is given
 /// (talhelper v3.1.16 `cmd/genconfig.go`: `--env-file` defaults, read from the working
@@ -29,6 +30,71 @@ pub const TALHELPER_ENV_FILES: &[&str] = &["talenv.yaml", "talenv.sops.yaml", "t
 
 /// The report's file name in the fleet directory.
 pub const REPORT: &str = "IMPORT-REPORT.md";
+
+/// What the user decides at import, by flag.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// `--talos-at-least`: a cluster whose Talos version is older is imported at this one
+    /// (its nodes are upgraded to it first; docs/import.md, "An older Talos").
+    pub talos_at_least: Option<Version>,
+}
+
+/// The Talos version a cluster is imported at, as fleet.kdl's `talos` line (with the comment
+/// that says why) and the version. `given` is the source's `talosVersion` at `line`; `None`
+/// means the source tool's default, `default`, which `default_note` names. A version below
+/// `--talos-at-least` is raised to it, with a report row (the nodes' configs are compared at
+/// that version). A version older than every row of fleetc's versions table
+/// (`versions/talos.kdl`) and not raised stays, marked CHANGE: `fleetc check` refuses it
+/// (`fleet::versions::talos-unsupported`), and the comment names the flag.
+pub(crate) fn talos_version(
+    given: Option<&str>,
+    (default, default_note): (&str, &str),
+    line: usize,
+    opts: &Options,
+    report: &mut report::Report,
+) -> (String, String) {
+    let source = given.map_or_else(|| default.to_owned(), |t| format!("v{}", t.trim_start_matches('v')));
+    let head = if given.is_none() { format!("// {default_note}\n") } else { String::new() };
+    let parsed = source.parse::<Version>().ok();
+    let table = crate::upstream::talos::table();
+    let oldest = table.talos.first().map(|r| (r.minor, r.newest));
+    let supported = |v: Version| oldest.is_none_or(|(m, _)| v.minor_version() >= m);
+    let range = match (table.talos.first(), table.talos.last()) {
+        (Some(a), Some(b)) => format!("{}.{} to {}.{}", a.minor.0, a.minor.1, b.minor.0, b.minor.1),
+        _ => String::new(),
+    };
+    if let (Some(v), Some(floor)) = (parsed, opts.talos_at_least)
+        && v < floor
+    {
+        let to = floor.v();
+        report.deliberate(
+            line,
+            "talosVersion",
+            &format!("`{source}` imported at `{to}` (`--talos-at-least`): the nodes are to run {to} before fleetc configures them (upgrade them first, one Talos minor at a time; docs/import.md, \"An older Talos\"); the configs are compared at {to}"),
+        );
+        let kdl = format!(
+            "{head}// The source runs Talos {source}; imported at {to} (--talos-at-least): upgrade the nodes\n// to it before `fleetc apply` (docs/import.md, \"An older Talos\").\ntalos {}\n",
+            talhelper::q(&to)
+        );
+        return (kdl, to);
+    }
+    if let Some(v) = parsed
+        && !supported(v)
+    {
+        let suggest = oldest.map(|(_, n)| n.v()).unwrap_or_default();
+        report.placeholder(
+            line,
+            "talosVersion",
+            &format!("Talos `{source}`: fleetc configures Talos {range}, and `fleetc check` refuses this version (`fleet::versions::talos-unsupported`); upgrade the nodes and import again with `--talos-at-least {suggest}` (docs/import.md, \"An older Talos\")"),
+        );
+        let kdl = format!(
+            "{head}// Talos {source} is older than fleetc configures ({range}). CHANGE: upgrade the nodes, then\n// import again with --talos-at-least {suggest} (docs/import.md, \"An older Talos\").\ntalos {}\n",
+            talhelper::q(&source)
+        );
+        return (kdl, source);
+    }
+    (format!("{head}talos {}\n", talhelper::q(&source)), source)
+}
 
 /// An import's files, by path relative to the fleet directory.
 #[derive(Debug)]
@@ -50,7 +116,7 @@ pub enum ImportError {
 /// Imports the talhelper configs at `paths` (one cluster each; several make one fleet of an
 /// environment per config), substituting from `env_files` (or, when none is given, the talenv
 /// files beside each config).
-pub fn talhelper(paths: &[PathBuf], env_files: &[PathBuf]) -> Result<Imported, ImportError> {
+pub fn talhelper(paths: &[PathBuf], env_files: &[PathBuf], opts: &Options) -> Result<Imported, ImportError> {
     let several = paths.len() > 1;
     let mut sources = Sources::default();
     let mut diags = Diagnostics::new();
@@ -81,7 +147,7 @@ pub fn talhelper(paths: &[PathBuf], env_files: &[PathBuf]) -> Result<Imported, I
             let id = sources.add(n.clone(), t.clone());
             env.add(id, &n, &t, &mut diags);
         }
-        let at = talhelper::Placement { taken: &taken, several };
+        let at = talhelper::Placement { taken: &taken, several, opts };
         if let Some(t) = talhelper::translate(&mut sources, cfg, &dir, &env, &at, &mut diags) {
             taken.push(t.report.target.split('/').next().unwrap_or_default().to_owned());
             parts.push(t);

@@ -105,6 +105,7 @@ pub struct Translation {
 pub struct Placement<'a> {
     pub taken: &'a [String],
     pub several: bool,
+    pub opts: &'a super::Options,
 }
 
 /// One patch talhelper applies: where it is written in the config, and the string.
@@ -389,6 +390,17 @@ pub fn translate(
         env_name = format!("{}-{n}", dns_label(&cluster_name));
     }
     let prefix = if at.several { format!("{env_name}/") } else { String::new() };
+    let talos_at = talos.as_ref().map_or(0, |_| line(sources, cfg, doc.key_place("/talosVersion")));
+    let (talos_kdl, talos) = super::talos_version(
+        talos.as_deref(),
+        (
+            TALHELPER_DEFAULT_TALOS,
+            &format!("talconfig names no talosVersion: talhelper v3.1.16 uses {TALHELPER_DEFAULT_TALOS}."),
+        ),
+        talos_at,
+        at.opts,
+        &mut report,
+    );
     let mut w = Writer {
         sources,
         cfg,
@@ -400,13 +412,13 @@ pub fn translate(
         prefix,
         env_name,
         disk_placeholder: false,
-        multidoc_network: multidoc_network(talos.as_deref().unwrap_or(TALHELPER_DEFAULT_TALOS)),
+        multidoc_network: multidoc_network(&talos),
     };
     let (settings, schematics, environment) = w.fleet(
         &value,
         &cluster_name,
         &cluster,
-        talos.as_deref(),
+        &talos_kdl,
         kubernetes.as_deref(),
         (&ep_host, ep_port),
         &nodes,
@@ -625,22 +637,13 @@ impl Writer<'_> {
         top: &Value,
         cluster_name: &str,
         cluster: &str,
-        talos: Option<&str>,
+        talos: &str,
         kubernetes: Option<&str>,
         (ep_host, ep_port): (&str, u16),
         nodes: &[TNode],
         global_patches: &[PatchRef],
     ) -> (String, String, String) {
-        let mut k = String::new();
-        match talos {
-            Some(t) => k.push_str(&format!("talos {}\n", q(&format!("v{}", t.trim_start_matches('v'))))),
-            None => {
-                k.push_str(&format!(
-                    "// talconfig names no talosVersion: talhelper v3.1.16 uses {TALHELPER_DEFAULT_TALOS}.\ntalos {}\n",
-                    q(TALHELPER_DEFAULT_TALOS)
-                ));
-            }
-        }
+        let mut k = talos.to_owned();
         match kubernetes {
             Some(v) => k.push_str(&format!("kubernetes {}\n", q(v.trim_start_matches('v')))),
             None => {
@@ -939,6 +942,36 @@ impl Writer<'_> {
     /// applied it whole) and `fleetc build` warns of the override instead of refusing the
     /// patch; the report lists each (docs/import.md, "What maps to what").
     fn patch_line(&mut self, path: &str) -> String {
+        let line = self.patch_line_alone(path);
+        if !(self.multidoc_network && self.files.get(path).is_some_and(|t| kernel_args_without_grub_flag(t))) {
+            return line;
+        }
+        // Talos ≥ 1.12 generates `machine.install.grubUseUKICmdline: true` and refuses
+        // `extraKernelArgs` beside it on bare metal (siderolabs/talos v1.12.6
+        // pkg/machinery/config/types/v1alpha1/v1alpha1_validation.go l.114-116;
+        // `fleet::talos::patch-kernel-args-uki`), which talhelper's genconfig refuses too. Nodes
+        // installed before 1.12 run without the flag, GRUB booting with the config's arguments:
+        // the import keeps them so, with the flag off beside the patch.
+        let grub = self.put(
+            GRUB_PATCH,
+            format!(
+                "# Written by `fleetc import talhelper` from {}: Talos 1.12 and later generate\n# `grubUseUKICmdline: true` and refuse `machine.install.extraKernelArgs` beside it; applied after\n# each patch that sets kernel arguments (IMPORT-REPORT.md). Edit freely: it is a patch.\nmachine:\n  install:\n    grubUseUKICmdline: false\n",
+                self.report.source
+            ),
+        );
+        self.report.deliberate(
+            0,
+            "machine.install.grubUseUKICmdline",
+            &format!("`false` beside `{path}`, which sets `machine.install.extraKernelArgs`: Talos 1.12 and later generate `true` and refuse the arguments beside it on bare metal (`fleet::talos::patch-kernel-args-uki`; talhelper genconfig refuses the config at 1.12 for it); `false` keeps GRUB booting with the config's arguments, as nodes installed before 1.12 do. To move the arguments into the schematic instead (`kernel-arg`), drop `{grub}` and the arguments from the patch"),
+        );
+        format!(
+            "{line}// Talos ≥ 1.12 refuses the patch's extraKernelArgs beside the UKI command line (IMPORT-REPORT.md).\npatch {}\n",
+            q(&grub)
+        )
+    }
+
+    /// [`Writer::patch_line`] without the flag patch.
+    fn patch_line_alone(&mut self, path: &str) -> String {
         let rules = self.files.get(path).map(|t| overridden_rules(t)).unwrap_or_default();
         if rules.is_empty() {
             return format!("patch {}\n", q(path));
@@ -1588,6 +1621,19 @@ pub(super) fn schematic_kdl(s: &Value, name: &str, report: &mut Report) -> Strin
 
 /// The rules of fleetc's ownership table a patch's fields fall under that `overrides=` may
 /// name, each with the fields (dotted, `Kind name: field` for a named document), in rule order.
+/// The patch the import writes beside a patch that sets kernel arguments (`Writer::patch_line`).
+const GRUB_PATCH: &str = "patches/talhelper/grub-uki-cmdline-off.yaml";
+
+/// Whether a patch sets `machine.install.extraKernelArgs` (non-empty) and leaves
+/// `grubUseUKICmdline` to the generator.
+fn kernel_args_without_grub_flag(text: &str) -> bool {
+    let Ok(docs) = read_yaml(FileId::default(), text) else { return false };
+    let v1 = || docs.iter().filter(|d| d.kind() == "v1alpha1");
+    v1().any(|d| {
+        d.value.pointer("/machine/install/extraKernelArgs").and_then(Value::as_array).is_some_and(|a| !a.is_empty())
+    }) && !v1().any(|d| d.value.pointer("/machine/install/grubUseUKICmdline").is_some())
+}
+
 fn overridden_rules(text: &str) -> Vec<(&'static str, Vec<String>)> {
     let Ok(docs) = read_yaml(FileId::default(), text) else { return Vec::new() };
     let mut out: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();

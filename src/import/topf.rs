@@ -95,6 +95,8 @@ struct Top {
     ep_port: u16,
     kubernetes: Option<String>,
     talos: Option<String>,
+    /// fleet.kdl's `talos` line, with its comment (`super::talos_version`).
+    talos_kdl: String,
     factory: Option<String>,
     platform: Option<String>,
     data: Value,
@@ -131,7 +133,7 @@ enum Rendered {
 }
 
 /// Imports the topf config at `config`.
-pub fn import(config: &Path) -> Result<Imported, ImportError> {
+pub fn import(config: &Path, opts: &super::Options) -> Result<Imported, ImportError> {
     let text = std::fs::read_to_string(config)
         .map_err(|e| ImportError::Io(format!("cannot read {}: {e}", config.display())))?;
     let dir = config.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
@@ -150,6 +152,7 @@ pub fn import(config: &Path) -> Result<Imported, ImportError> {
         diags: &mut diags,
         report: Report { source: name.clone(), tool: "topf".into(), ..Report::default() },
         files: BTreeMap::new(),
+        opts,
     };
     let kdl = im.translate();
     let Importer { files, report, .. } = im;
@@ -202,6 +205,7 @@ struct Importer<'a> {
     dir: &'a Path,
     diags: &'a mut Diagnostics,
     report: Report,
+    opts: &'a super::Options,
     files: BTreeMap<String, String>,
 }
 
@@ -378,6 +382,19 @@ impl Importer<'_> {
             let l = self.line("/clusterName");
             self.report.deliberate(l, "clusterName", &format!("the cluster is `{cluster}`{}: Talos's `cluster.clusterName` becomes `{cluster}` instead of `{cluster_name}`", if prefixed.is_some() { " (the hosts' common prefix, so that fleetc's `<cluster>-<node>` keeps their names)" } else { " (a DNS label)" }));
         }
+        let talos_at = if talos.is_some() { self.line("/talosVersion") } else { 0 };
+        let (talos_kdl, _) = super::talos_version(
+            talos.as_deref(),
+            (
+                TOPF_DEFAULT_TALOS,
+                &format!(
+                    "topf.yaml names no talosVersion: topf v0.4.2 uses its Talos machinery's, {TOPF_DEFAULT_TALOS}."
+                ),
+            ),
+            talos_at,
+            self.opts,
+            &mut self.report,
+        );
         Some((
             Top {
                 cluster_name,
@@ -387,6 +404,7 @@ impl Importer<'_> {
                 ep_port,
                 kubernetes,
                 talos,
+                talos_kdl,
                 factory,
                 platform,
                 data,
@@ -403,14 +421,7 @@ impl Importer<'_> {
         let Top { talos, kubernetes, factory, platform, data, .. } = top;
         let (factory, platform) = (factory.clone(), platform.clone());
         // Versions and the platform.
-        let mut k = String::new();
-        match &talos {
-            Some(t) => k.push_str(&format!("talos {}\n", q(&format!("v{}", t.trim_start_matches('v'))))),
-            None => k.push_str(&format!(
-                "// topf.yaml names no talosVersion: topf v0.4.2 uses its Talos machinery's, {TOPF_DEFAULT_TALOS}.\ntalos {}\n",
-                q(TOPF_DEFAULT_TALOS)
-            )),
-        }
+        let mut k = top.talos_kdl.clone();
         match &kubernetes {
             Some(v) => k.push_str(&format!("kubernetes {}\n", q(v.trim_start_matches('v')))),
             None => {

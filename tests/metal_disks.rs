@@ -267,3 +267,34 @@ fn a_tpm_key_on_ephemeral_is_locked_to_state() {
         .unwrap();
     assert_eq!(state.encryption.as_ref().unwrap().keys[0].lock_to_state, None);
 }
+
+/// An endpoint by name (docs/metal.md, "An endpoint by name"): the URL's host and a SAN, no
+/// `Layer2VIPConfig` and no link needed; one of `address` and `name`, a DNS name, and never an
+/// address written as a name. An address endpoint in the same fleet still needs its links.
+#[test]
+fn an_endpoint_by_name_holds_no_address_and_is_refused_when_malformed() {
+    let c = case("metal-endpoint-name");
+    let d = docs(&c, "lab", "main");
+    let text = format!("{d:?}");
+    assert!(!text.contains("Layer2Vip"), "no shared address for a name: {text}");
+    assert!(text.contains("k8s.lab.example.org"), "the name is a SAN");
+    let url = &c.fleet.as_ref().unwrap().environment("lab").unwrap().cluster("main").unwrap().endpoint_url();
+    assert_eq!(url, "https://k8s.lab.example.org:6443");
+    for (to, message) in [
+        (r#"endpoint name="k8s.lab.example.org" address="10.10.0.10""#, "both `address` and `name`"),
+        (r#"endpoint name="10.10.0.10""#, "is an address, not a name"),
+        (r#"endpoint name="https://k8s.lab.example.org""#, "is not a DNS name"),
+        (r#"endpoint name="K8s_Lab""#, "is not a DNS name"),
+    ] {
+        let bad = edited("metal-endpoint-name", r#"endpoint name="k8s.lab.example.org""#, to);
+        assert!(
+            bad.diags.iter().any(|d| d.code.name == "fleet::model::invalid-value" && d.message.contains(message)),
+            "{to}: {:?}",
+            codes(&bad)
+        );
+    }
+    // The same nodes with a shared address: cp-2 and cp-3 declare no link to hold it (R18).
+    let vip =
+        edited("metal-endpoint-name", r#"endpoint name="k8s.lab.example.org""#, r#"endpoint address="10.10.0.10""#);
+    assert_eq!(codes(&vip).iter().filter(|c| **c == "fleet::metal::vip-without-link").count(), 2, "{:?}", codes(&vip));
+}

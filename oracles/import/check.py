@@ -75,6 +75,7 @@ REASONS = [
     (r"^nodes\[.*\]\.schematic$", [("v1alpha1", "/machine/install/image")]),
     (r"^clusterPodNets$", [("v1alpha1", "/cluster/network/podSubnets")]),
     (r"^clusterSvcNets$", [("v1alpha1", "/cluster/network/serviceSubnets")]),
+    (r"^nodes\[.*\]\.nodeAnnotations$", [("v1alpha1", "/machine/nodeAnnotations")]),
     (r"^machine\.install\.grubUseUKICmdline$", [("v1alpha1", "/machine/install/grubUseUKICmdline")]),
     # talhelper replaces the generated labels with the node's own (the generator's
     # exclude-from-external-load-balancers label of a control-plane node goes with them).
@@ -274,6 +275,16 @@ def check_fleet(name, src, tools):
             codes.add("placeholder")
         stats["unbuilt_codes"] = sorted(codes) or [last(p.stderr)]
         stats["unbuilt"] = " ".join(stats["unbuilt_codes"])
+        # Does talhelper take the original (at the version the import configures)? A fleet
+        # neither tool builds is the original's problem as much as the import's.
+        for r in rel:
+            if stats.get("raised_import"):
+                raise_talos(os.path.join(orig, r), TALOS_AT_LEAST)
+            refusal = talhelper_genconfig(tools, os.path.dirname(os.path.join(orig, r)), r, [],
+                                          os.path.join(scratch, "talhelper-unbuilt", r))
+            if refusal:
+                stats["talhelper_refuses"] = refusal
+                break
         return stats
     stats["built"] = True
     deliberate = report_rows(report, "Carried over differently, on purpose")
@@ -325,30 +336,14 @@ def compare_cluster(name, scratch, fleet, orig, rel, target, id_file, rows, tool
         stats["failed"] = True
         return
     cdir = os.path.dirname(os.path.join(orig, rel))
-    if any(f == "talosVersion" for f, _ in deliberate) and len(images) == 1:
-        # The import raised an older Talos (`--talos-at-least`): talhelper is told the version
-        # fleetc rendered, in the copy's talconfig, so both sides configure the same release.
-        raised = images[0].rsplit(":", 1)[-1]
-        path = os.path.join(orig, rel)
-        with open(path) as f:
-            text = f.read()
-        with open(path, "w") as f:
-            f.write(re.sub(r"^talosVersion:.*$", f"talosVersion: {raised}", text, count=1, flags=re.M))
-        stats["raised"] = raised
+    tags = sorted({i.rsplit(":", 1)[-1] for i in images})
+    if any(f == "talosVersion" for f, _ in deliberate) and len(tags) == 1:
+        stats["raised"] = tags[0]
+        raise_talos(os.path.join(orig, rel), stats["raised"])
     tout = os.path.join(scratch, "talhelper", env)
-    p = run([tools["talhelper"], "genconfig", "-c", os.path.basename(rel), "-s", bundle, "--offline-mode",
-             "--no-gitignore", "-o", tout], cdir)
-    if p.returncode != 0:
-        # talhelper's error: the "failed to …" line and the `* …` causes that follow it.
-        out = [l.strip() for l in (p.stderr + p.stdout).splitlines() if l.strip()]
-        at = next((i for i, l in enumerate(out) if "failed to" in l), None)
-        if at is None:
-            msg = last(p.stderr + p.stdout)
-        else:
-            causes = [l[2:] for l in out[at + 1:] if l.startswith("* ") and "WARNING" not in l and not l.endswith("occurred:")]
-            msg = out[at] + (" " + "; ".join(causes) if causes else "")
-        msg = re.sub(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d ", "", msg)
-        stats["uncompared"] = f"talhelper genconfig refuses the original: {msg}"
+    refusal = talhelper_genconfig(tools, cdir, rel, ["-s", bundle], tout)
+    if refusal:
+        stats["uncompared"] = f"talhelper genconfig refuses the original: {refusal}"
         return
     if SELFTEST == "alter":
         # selftest: one rendered config altered the way a wrong import would (a field set that
@@ -373,7 +368,8 @@ def compare_cluster(name, scratch, fleet, orig, rel, target, id_file, rows, tool
         t = next((f for f, hh in theirs.items() if hh == h or f == f"{talcfg.get('clusterName')}-{h}.yaml"), None)
         o = next((f for f, hh in ours.items() if hh == h or f == f"{h}.yaml"), None)
         if o is None:
-            short = h.split(".")[0]
+            # fleetc's names are DNS labels: lowercase (the report's `nodes[…].hostname` row).
+            short = h.split(".")[0].lower()
             o = next((f for f in ours if f.endswith(f"-{short}.yaml") or f == f"{short}.yaml"), None)
         pairs.append((h, t, o))
     cc = tools["compareconfigs"]
@@ -416,6 +412,33 @@ def compare_cluster(name, scratch, fleet, orig, rel, target, id_file, rows, tool
             stats["nodes"].append((what, "deliberate", sorted(reasons)))
         else:
             stats["nodes"].append((what, "identical", []))
+
+
+def raise_talos(path, version):
+    """The import raised an older Talos (`--talos-at-least`): talhelper is told the version
+    fleetc configures, in the copy's talconfig, so both sides configure the same release."""
+    with open(path) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(re.sub(r"^talosVersion:.*$", f"talosVersion: {version}", text, count=1, flags=re.M))
+
+
+def talhelper_genconfig(tools, cdir, rel, secrets, tout):
+    """`talhelper genconfig` of the config `rel` in `cdir`; its refusal (the "failed to …" line
+    and the `* …` causes after it, or its validator's first error), else None."""
+    p = run([tools["talhelper"], "genconfig", "-c", os.path.basename(rel), *secrets, "--offline-mode",
+             "--no-gitignore", "-o", tout], cdir)
+    if p.returncode == 0:
+        return None
+    out = [l.strip() for l in (p.stderr + p.stdout).splitlines() if l.strip()]
+    at = next((i for i, l in enumerate(out) if "failed to" in l), None)
+    if at is None:
+        errs = [l[2:] for l in out if l.startswith("* ") and "WARNING" not in l]
+        msg = errs[0] if errs else last(p.stderr + p.stdout)
+    else:
+        causes = [l[2:] for l in out[at + 1:] if l.startswith("* ") and "WARNING" not in l and not l.endswith("occurred:")]
+        msg = out[at] + (" " + "; ".join(causes) if causes else "")
+    return re.sub(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d ", "", msg)
 
 
 def hostname_of(path):
@@ -486,7 +509,8 @@ def verdict(s):
         return f"refused ({s['refused']})"
     raised = f" at Talos {TALOS_AT_LEAST} or later (`--talos-at-least`: the original runs an older Talos)" if s.get("raised_import") else ""
     if "unbuilt" in s:
-        return f"imported{raised}, not built ({s['unbuilt']})"
+        theirs = f"; talhelper refuses the original too: {s['talhelper_refuses']}" if "talhelper_refuses" in s else ""
+        return f"imported{raised}, not built ({s['unbuilt']}){theirs}"
     if raised:
         return f"imported{raised}; " + verdict({k: v for k, v in s.items() if k != "raised_import"})
     nodes = s.get("nodes") or []
@@ -516,6 +540,7 @@ def summary(all_stats):
     bad = sum(1 for _, k, _ in nodes if k not in ("identical", "deliberate", "not carried"))
     refused = collections.Counter(s["refused"] for s in all_stats if "refused" in s)
     unbuilt = collections.Counter(c for s in all_stats if "unbuilt" in s for c in s["unbuilt_codes"])
+    both = sum(1 for s in all_stats if "unbuilt" in s and "talhelper_refuses" in s)
     uncompared = collections.Counter(re.sub(r"nodes\[\d+\]", "nodes[…]", s["uncompared"]) for s in built if "uncompared" in s)
     fmt = lambda c: ", ".join(f"{k} ×{v}" for k, v in sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"
     kind = "FAIL" if bad or any(s.get("failed") for s in all_stats) else "ok"
@@ -526,7 +551,8 @@ def summary(all_stats):
         f"{len(nodes)} nodes compared: {same} identical, {ndelib} differing only by listed reasons ({fmt(delib)}), "
         f"{gaps} differing also where the report lists a value not carried over, "
         f"{bad} differing otherwise; built but not compared: {fmt(uncompared)}; "
-        f"not built (errors, by code): {fmt(unbuilt)}; refused: {fmt(refused)}")
+        f"not built (errors, by code): {fmt(unbuilt)}; not built that talhelper refuses too: {both}; "
+        f"refused: {fmt(refused)}")
 
 
 if __name__ == "__main__":

@@ -89,13 +89,12 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                             );
                         }
                     }
+                    // An endpoint by name is the user's DNS or load balancer: no VIP to hold.
                     if metal
                         && pool.role == Role::ControlPlane
                         && m.settings.links.is_empty()
-                        && !holds_in_patch(
-                            pool.patches.iter().chain(&m.settings.patches),
-                            cluster.endpoint.address.value,
-                        )
+                        && let Some(endpoint) = &cluster.endpoint.address
+                        && !holds_in_patch(pool.patches.iter().chain(&m.settings.patches), endpoint.value)
                         && cluster.endpoint_node(env).is_none()
                         && let (Some(name), Some(_)) = (&m.name, &m.address)
                     {
@@ -104,12 +103,12 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                                 &codes::VIP_WITHOUT_LINK,
                                 format!(
                                     "control-plane node `{}` declares no link, and none of its patches holds the endpoint `{}`",
-                                    name.value, cluster.endpoint.address.value
+                                    name.value, endpoint.value
                                 ),
                             )
                             .at(name.span)
                             .label("no `link`")
-                            .related(cluster.endpoint.address.span, "the shared endpoint address"),
+                            .related(endpoint.span, "the shared endpoint address"),
                         );
                     }
                 }

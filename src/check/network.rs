@@ -93,12 +93,24 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
             }
         }
         for cluster in &env.clusters {
-            claim(
-                cluster.endpoint.address.value,
-                cluster.endpoint.address.span,
-                Owner::Endpoint(cluster.name.value.clone()),
-                diags,
-            );
+            if let Some(endpoint) = &cluster.endpoint.address {
+                claim(endpoint.value, endpoint.span, Owner::Endpoint(cluster.name.value.clone()), diags);
+            }
+            // A name only on bare metal: a cloud's load balancer and Proxmox's shared address are
+            // addresses fleetc makes and writes into the nodes (R12).
+            if let Some(name) = &cluster.endpoint.name
+                && !matches!(env.provider, Provider::Metal(_))
+            {
+                diags.push(
+                    Diagnostic::new(
+                        &codes::ENDPOINT_NAME_NOT_METAL,
+                        format!("cluster `{}`'s endpoint is the name `{}`, on {}", cluster.name.value, name.value, env.provider.name()),
+                    )
+                    .at(name.span)
+                    .label("a name")
+                    .help("an endpoint by name is a DNS name or load balancer outside the fleet, for machines that exist (bare metal); here fleetc makes the endpoint itself (a private load balancer on Scaleway, R12; a shared address on Proxmox): write `address=`"),
+                );
+            }
             // A one-node control plane whose address is the endpoint holds it itself: one
             // address, claimed once (`Cluster::endpoint_node`).
             let own = cluster.endpoint_node(env).map(|m| m.hostname.as_str());

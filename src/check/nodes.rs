@@ -204,7 +204,10 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
         }
         // A link address that is another node's (or the endpoint's) address.
         for cluster in &env.clusters {
-            let claimed = std::iter::once(&cluster.endpoint.address)
+            let claimed = cluster
+                .endpoint
+                .address
+                .iter()
                 .chain(cluster.pools().flat_map(|p| p.machines.iter().filter_map(|m| m.address.as_ref())));
             for a in claimed {
                 if let Some(link) = link_addresses.get(&a.value) {

@@ -22,7 +22,7 @@ pub(super) fn check(fleet: &Fleet, diags: &mut Diagnostics) {
                 .related(talos_v.span, "Talos version"),
             );
         }
-        let fixed: Vec<(String, &str)> = std::iter::once((cluster.endpoint.address.value.to_string(), "API endpoint"))
+        let fixed: Vec<(String, &str)> = std::iter::once((cluster.endpoint.host(), "API endpoint"))
             .chain(env.gateway.iter().map(|g| (g.value.to_string(), "gateway")))
             .collect();
         for san in &cluster.cert_sans {

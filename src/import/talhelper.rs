@@ -755,12 +755,20 @@ impl Writer<'_> {
                 sans.push(ep_host.to_owned());
                 self.report.deliberate(self.line("/endpoint"), "endpoint", &format!("`{ep_host}` is a name; fleetc's endpoint is the VIP `{v}`, and `{ep_host}` is kept as a certificate SAN"));
             }
+            // A name no interface gives a VIP: the user's DNS or load balancer resolves it,
+            // as talhelper's nodes use it (docs/metal.md, "An endpoint by name").
+            (None, None) if crate::model::values::is_dns_name(ep_host) => {
+                k.push_str(&format!(
+                    "// talconfig's endpoint is the name {ep_host}, which no interface holds as a VIP: your DNS or\n// load balancer resolves it to the control plane, and fleetc holds no address for it.\nendpoint name={}{port}\n",
+                    q(ep_host)
+                ));
+            }
             (None, None) => {
                 k.push_str(&format!(
-                    "// talconfig's endpoint is {ep_host}, a name; fleetc's endpoint is an address. CHANGE\nendpoint address=\"CHANGE-ME\"{port}\n"
+                    "// talconfig's endpoint is {ep_host}, neither an address nor a DNS name. CHANGE\nendpoint address=\"CHANGE-ME\"{port}\n"
                 ));
                 sans.push(ep_host.to_owned());
-                self.report.placeholder(self.line("/endpoint"), "endpoint", &format!("the address behind `{ep_host}` (a VIP or a load balancer): fleetc's endpoint is an IPv4 address"));
+                self.report.placeholder(self.line("/endpoint"), "endpoint", &format!("the address behind `{ep_host}` (a VIP or a load balancer): fleetc's endpoint is an IPv4 address or a DNS name"));
             }
         }
         for s in
@@ -771,7 +779,8 @@ impl Writer<'_> {
             }
         }
         // fleetc adds the endpoint itself (`fleet::talos::redundant-cert-san`).
-        let endpoint_address = ep_ip.map(|i| i.to_string()).or_else(|| vip.clone());
+        let endpoint_address =
+            ep_ip.map(|i| i.to_string()).or_else(|| vip.clone()).or_else(|| Some(ep_host.to_owned()));
         sans.retain(|s| Some(s) != endpoint_address.as_ref());
         if !sans.is_empty() {
             k.push_str(&format!("cert-sans {}\n", sans.iter().map(|s| q(s)).collect::<Vec<_>>().join(" ")));
@@ -1192,7 +1201,7 @@ impl Writer<'_> {
             k.push_str(&format!("nameservers {}\n", strings(v)));
         }
         // Patches: the generated document and talhelper's patches, on the pool when alike.
-        let gens: Vec<Vec<Value>> = p.nodes.iter().map(|n| self.generated(n)).collect();
+        let gens: Vec<Vec<Value>> = p.nodes.iter().map(|n| self.generated(n, pool_ann.is_none())).collect();
         let pool_gen = gens.iter().all(|g| *g == gens[0]) && !gens[0].is_empty();
         let lists: Vec<&Vec<PatchRef>> = p.nodes.iter().map(|n| &n.patches).collect();
         let common: usize = {
@@ -1292,7 +1301,7 @@ impl Writer<'_> {
                 );
             }
             if pool_ann.is_none() && get("nodeAnnotations")(n).is_some() {
-                self.report.not_carried(self.line(&format!("{}/nodeAnnotations", n.ptr)), &format!("nodes[{}].nodeAnnotations", n.hostname), "annotations are a pool's in fleetc (`annotation`), and this pool's nodes differ: move them to a pool of their own");
+                self.report.kept(self.line(&format!("{}/nodeAnnotations", n.ptr)), &format!("nodes[{}].nodeAnnotations", n.hostname), "annotations are a pool's in fleetc (`annotation`), and this pool's nodes differ: the node's generated patch sets them (`machine.nodeAnnotations`), as talhelper writes them");
             }
             if !pool_gen && !gens[i].is_empty() {
                 let path = format!("patches/talhelper/{}.yaml", n.name);
@@ -1345,8 +1354,9 @@ impl Writer<'_> {
     }
 
     /// The Talos documents talhelper writes from a node's fields that fleetc has no property
-    /// for (and that fleetc does not own).
-    fn generated(&self, n: &TNode) -> Vec<Value> {
+    /// for (and that fleetc does not own); with `own_annotations` (its pool's nodes differ in
+    /// them) the node's annotations too.
+    fn generated(&self, n: &TNode, own_annotations: bool) -> Vec<Value> {
         let e = &n.eff;
         let mut machine = Map::new();
         let mut cluster = Map::new();
@@ -1380,6 +1390,19 @@ impl Writer<'_> {
         }
         if drops_lb_exclusion(n) {
             machine.insert("nodeLabels".into(), json!({LB_EXCLUSION: {"$patch": "delete"}}));
+        }
+        // A Go-templated value is reported, not written (talhelper renders it against the
+        // generated config).
+        let own: Map<String, Value> = e
+            .get("nodeAnnotations")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter(|(_, v)| !scalar(v).unwrap_or_default().contains("{{"))
+            .map(|(k, v)| (k.clone(), Value::String(scalar(v).unwrap_or_default())))
+            .collect();
+        if own_annotations && !own.is_empty() {
+            machine.insert("nodeAnnotations".into(), Value::Object(own));
         }
         if let Some(v) = e.get("extraManifests") {
             cluster.insert("extraManifests".into(), v.clone());

@@ -607,9 +607,14 @@ impl Importer<'_> {
                 k.push_str(&format!("// topf.yaml's endpoint is {ep_host}; fleetc's endpoint is an address: the control plane's VIP.\nendpoint address={}{port}\ncert-sans {}\n", q(v), q(ep_host)));
                 self.report.deliberate(ep_line, "clusterEndpoint", &format!("`{ep_host}` is a name; fleetc's endpoint is the VIP `{v}` the patches give the control plane, and `{ep_host}` is kept as a certificate SAN"));
             }
+            // A name no patch gives a VIP: the user's DNS or load balancer resolves it, as
+            // topf's nodes use it (docs/metal.md, "An endpoint by name").
+            (None, None) if crate::model::values::is_dns_name(ep_host) => {
+                k.push_str(&format!("// topf.yaml's endpoint is the name {ep_host}, which no patch holds as a VIP: your DNS or\n// load balancer resolves it to the control plane, and fleetc holds no address for it.\nendpoint name={}{port}\n", q(ep_host)));
+            }
             (None, None) => {
-                k.push_str(&format!("// topf.yaml's endpoint is {ep_host}, a name; fleetc's endpoint is an address. CHANGE\nendpoint address=\"CHANGE-ME\"{port}\ncert-sans {}\n", q(ep_host)));
-                self.report.placeholder(ep_line, "clusterEndpoint", &format!("the address behind `{ep_host}` (a VIP or a load balancer): fleetc's endpoint is an IPv4 address"));
+                k.push_str(&format!("// topf.yaml's endpoint is {ep_host}, neither an address nor a DNS name. CHANGE\nendpoint address=\"CHANGE-ME\"{port}\ncert-sans {}\n", q(ep_host)));
+                self.report.placeholder(ep_line, "clusterEndpoint", &format!("the address behind `{ep_host}` (a VIP or a load balancer): fleetc's endpoint is an IPv4 address or a DNS name"));
             }
         }
         if nodes.iter().filter(|n| n.cp).count() == 1 {

@@ -50,7 +50,7 @@ impl Environment {
             // On Proxmox the operator reaches the endpoint directly; on bare metal `fleetc
             // apply` reaches it on the machines' network.
             Provider::Proxmox(_) | Provider::Metal(_) => {
-                Some(format!("{}:{}", cluster.endpoint.address.value, cluster.endpoint.port))
+                Some(format!("{}:{}", cluster.endpoint.host(), cluster.endpoint.port))
             }
         }
     }

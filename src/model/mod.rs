@@ -530,7 +530,7 @@ impl Cluster {
     }
     /// `https://<endpoint>:<port>`
     pub fn endpoint_url(&self) -> String {
-        format!("https://{}:{}", self.endpoint.address.value, self.endpoint.port)
+        format!("https://{}:{}", self.endpoint.host(), self.endpoint.port)
     }
     /// The control-plane node whose own address is the endpoint, when there is one: on bare
     /// metal a control plane of exactly one node may name its address as the endpoint (Talos's
@@ -543,7 +543,8 @@ impl Cluster {
             return None;
         }
         let [m] = self.control_plane.machines.as_slice() else { return None };
-        m.address.as_ref().filter(|a| a.value == self.endpoint.address.value).map(|_| m)
+        let endpoint = self.endpoint.address.as_ref()?;
+        m.address.as_ref().filter(|a| a.value == endpoint.value).map(|_| m)
     }
 }
 
@@ -554,7 +555,14 @@ pub const CNI_NONE: &str = "none";
 /// virtual IP on Proxmox.
 #[derive(Debug, Clone)]
 pub struct Endpoint {
-    pub address: Spanned<Ipv4Addr>,
+    /// The shared address the control plane holds (`address=`); `None` for an endpoint by
+    /// name. Exactly one of `address` and `name` is set.
+    pub address: Option<Spanned<Ipv4Addr>>,
+    /// `name=`, on bare metal only: a DNS name the user's DNS (round robin) or a load balancer
+    /// outside the fleet resolves to the control plane. fleetc holds no shared address for it
+    /// (no `Layer2VIPConfig`); the name is the URL's host and a certificate SAN (docs/metal.md,
+    /// "An endpoint by name").
+    pub name: Option<Spanned<String>>,
     /// The port every node and kubeconfig names; the API server listens on it (written as
     /// `cluster.controlPlane.localAPIServerPort` when it is not Talos's default,
     /// [`DEFAULT_API_PORT`]), except on Scaleway, whose load balancer fixes it at 6443.
@@ -564,6 +572,21 @@ pub struct Endpoint {
     /// Reachable from the internet. Fleets in the domain keep it private (R12, R21).
     pub public: bool,
     pub span: Span,
+}
+
+impl Endpoint {
+    /// The URL's host: the address, or the name.
+    pub fn host(&self) -> String {
+        match (&self.address, &self.name) {
+            (Some(a), _) => a.value.to_string(),
+            (None, Some(n)) => n.value.clone(),
+            (None, None) => String::new(),
+        }
+    }
+    /// Where the host is written.
+    pub fn host_span(&self) -> Span {
+        self.address.as_ref().map(|a| a.span).or_else(|| self.name.as_ref().map(|n| n.span)).unwrap_or(self.span)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -403,6 +403,23 @@ impl TaintEffect {
     }
 }
 
+/// True for a DNS name a host can be reached by (RFC 1123): dot-separated labels of
+/// lowercase alphanumerics and `-`, each 1–63 characters, neither starting nor ending with
+/// `-`, 253 characters in all, the last label not all digits (so never an IPv4 address).
+pub fn is_dns_name(s: &str) -> bool {
+    let label = |l: &str| {
+        let b = l.as_bytes();
+        !b.is_empty()
+            && b.len() <= 63
+            && b[0] != b'-'
+            && b[b.len() - 1] != b'-'
+            && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+    };
+    s.len() <= 253
+        && s.split('.').all(label)
+        && s.rsplit('.').next().is_some_and(|l| !l.bytes().all(|c| c.is_ascii_digit()))
+}
+
 /// True for a DNS-1123 label: lowercase alphanumerics and `-`, starting with a letter,
 /// ending with an alphanumeric, 1–63 characters.
 pub fn is_dns_label(s: &str) -> bool {
@@ -470,6 +487,17 @@ mod tests {
         fn with(self, bytes: u64) -> SizeMatch {
             SizeMatch { op: self, bytes, unitless: false }
         }
+    }
+
+    #[test]
+    fn dns_names() {
+        for ok in ["k8s.example.com", "kube", "cp.k8s.goldentooth.net", "a-1.b2.io", "1password.com"] {
+            assert!(is_dns_name(ok), "{ok}");
+        }
+        for bad in ["", "10.0.0.1", "K8s.example.com", "-a.io", "a-.io", "a..io", "a.io.", "a_b.io", "https://a.io"] {
+            assert!(!is_dns_name(bad), "{bad}");
+        }
+        assert!(!is_dns_name(&format!("{}.io", "a".repeat(64))));
     }
 
     #[test]

@@ -227,6 +227,7 @@ pub static ALL: &[&Code] = &[
     &backup::BACKUP_NO_RECIPIENT,
     &backup::BACKUP_ONE_RECIPIENT,
     &backup::BACKUP_NOT_DELIVERED,
+    &network::ENDPOINT_NAME_NOT_METAL,
 ];
 
 /// Looks a code up by its full name, or by its last segment (`even-control-plane`).

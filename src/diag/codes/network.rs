@@ -62,6 +62,28 @@ ends.
     ip-pool \"192.168.50.100-192.168.50.107\"   // 6 nodes + 2 pools
 ";
 
+    ENDPOINT_NAME_NOT_METAL = "fleet::network::endpoint-name-not-metal", Error, Some("R12"),
+    Some("on a cloud or Proxmox fleetc makes the endpoint itself (a private load balancer, R12; a shared address) and writes its address into every node"),
+"## What it does
+Reports `endpoint name=…` in a cluster that is not on bare metal.
+
+## Why (R12)
+An endpoint by name is one the user runs outside the fleet: DNS round robin over the
+control-plane nodes, or a load balancer fleetc does not make, in front of machines that exist.
+On Scaleway the API sits behind the private load balancer fleetc makes (R12), and on Proxmox
+behind the shared address the control plane holds; both are addresses, written into every
+node's configuration and certificates, which a name cannot stand for.
+
+## Example
+    environment \"prod\" {
+        provider \"scaleway\" { … }
+        cluster \"main\" {
+            endpoint name=\"k8s.example.com\"
+
+## Instead
+    endpoint address=\"10.10.0.10\"
+";
+
     CIDR_OVERLAP = "fleet::network::cidr-overlap", Error, None,
     Some("pod and service addresses are routed inside the cluster; overlapping the nodes' network makes some nodes unreachable from pods"),
 "## What it does

@@ -108,7 +108,7 @@ impl Ctx<'_> {
     }
 
     fn endpoint(&self) -> Endpoint {
-        Endpoint { host: self.cluster.endpoint.address.value.to_string(), port: self.cluster.endpoint.port }
+        Endpoint { host: self.cluster.endpoint.host(), port: self.cluster.endpoint.port }
     }
 
     fn cluster_object(&self) -> Object<ClusterSpec> {

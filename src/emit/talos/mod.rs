@@ -153,10 +153,10 @@ pub fn cluster_documents(fleet: &Fleet, env: &Environment, cluster: &Cluster) ->
     let common =
         DocSet::new(format!("{dir}/{}", crate::layout::paths::COMMON_DOC), common_docs(env, cluster, &ccms, model))?;
     let mut cp = vec![Document::V1Alpha1(controlplane_patch(fleet, env, cluster, &kube_proxy, &ccms)?)];
-    if let Provider::Proxmox(_) = env.provider {
+    if let (Provider::Proxmox(_), Some(address)) = (&env.provider, &cluster.endpoint.address) {
         cp.push(Document::Layer2Vip(Layer2VipConfig {
             meta: Meta::new("Layer2VIPConfig"),
-            name: cluster.endpoint.address.value.to_string(),
+            name: address.value.to_string(),
             link: PROXMOX_LINK.to_owned(),
         }));
     }
@@ -216,7 +216,7 @@ pub fn machine_cert_sans(env: &Environment, cluster: &Cluster) -> Vec<String> {
 }
 
 fn sans_with(env: &Environment, cluster: &Cluster, tunnel: Option<&str>) -> Vec<String> {
-    let mut sans = vec![cluster.endpoint.address.value.to_string()];
+    let mut sans = vec![cluster.endpoint.host()];
     if let Some(gw) = &env.gateway {
         sans.push(gw.value.to_string());
     }
@@ -715,14 +715,16 @@ fn node_docs(env: &Environment, cluster: &Cluster, pool: &Pool, m: &crate::model
         docs.extend(link_docs(&settings.links));
         // On bare metal the API endpoint is a shared address that the control-plane nodes
         // hold in turn, on the link that carries each one's own address (docs/metal.md); not
-        // when it is the one control-plane node's own address (`Cluster::endpoint_node`).
-        if let (Provider::Metal(_), crate::model::Role::ControlPlane, Some(a)) = (&env.provider, pool.role, &m.address)
+        // when it is the one control-plane node's own address (`Cluster::endpoint_node`), nor
+        // for an endpoint by name, which the user's DNS or load balancer resolves.
+        if let (Provider::Metal(_), crate::model::Role::ControlPlane, Some(a), Some(endpoint)) =
+            (&env.provider, pool.role, &m.address, &cluster.endpoint.address)
             && cluster.endpoint_node(env).is_none()
             && let Some(link) = settings.links.iter().find(|l| l.addresses.iter().any(|x| x.value.addr == a.value))
         {
             docs.push(Document::Layer2Vip(Layer2VipConfig {
                 meta: Meta::new("Layer2VIPConfig"),
-                name: cluster.endpoint.address.value.to_string(),
+                name: endpoint.value.to_string(),
                 link: link.name.value.clone(),
             }));
         }

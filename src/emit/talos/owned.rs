@@ -63,7 +63,7 @@ fn cluster_span(s: &Scope<'_>, _: &str) -> Option<Span> {
     Some(s.cluster.span)
 }
 fn endpoint_span(s: &Scope<'_>, _: &str) -> Option<Span> {
-    Some(s.cluster.endpoint.address.span)
+    Some(s.cluster.endpoint.host_span())
 }
 fn network_span(s: &Scope<'_>, _: &str) -> Option<Span> {
     Some(s.env.network.span)
@@ -138,7 +138,7 @@ pub const OWNERS: &[Owner] = &[
     row(
         V1,
         "/machine/certSANs",
-        "`endpoint address=`, the environment's `gateway` and the cluster's `cert-sans`",
+        "`endpoint address=` (or `name=`), the environment's `gateway` and the cluster's `cert-sans`",
         "the gateway through which the Talos API is reached must be in the certificate (R16)",
         Some("R16"),
         endpoint_span,
@@ -241,7 +241,7 @@ pub const OWNERS: &[Owner] = &[
     row(
         V1,
         "/cluster/controlPlane/endpoint",
-        "`endpoint address=`",
+        "`endpoint address=` (or `name=`)",
         "the Talos generator writes it from the endpoint fleetc passes (`cluster_endpoint`); the certSANs and the VIP follow the same address",
         None,
         endpoint_span,
@@ -305,7 +305,7 @@ pub const OWNERS: &[Owner] = &[
     row(
         V1,
         "/cluster/apiServer/certSANs",
-        "`endpoint address=`, the environment's `gateway` and the cluster's `cert-sans`",
+        "`endpoint address=` (or `name=`), the environment's `gateway` and the cluster's `cert-sans`",
         "the gateway through which the API is reached must be in the certificate (R16)",
         Some("R16"),
         endpoint_span,
@@ -431,7 +431,7 @@ pub const OWNERS: &[Owner] = &[
     row(
         "Layer2VIPConfig",
         "/link",
-        "`endpoint address=` and the node's `link`",
+        "`endpoint address=` and the node's `link` (none for `endpoint name=`)",
         "the control plane holds the endpoint's shared address on this link",
         None,
         endpoint_span,
@@ -551,7 +551,7 @@ pub fn emitted(docs: &TalosDocs, scope: &Scope<'_>) -> BTreeMap<DocId, Value> {
         "machine": {"type": scope.pool.role.as_str()},
         "cluster": {
             "clusterName": scope.cluster.name.value,
-            "controlPlane": {"endpoint": format!("https://{}:{}", endpoint.address.value, endpoint.port)},
+            "controlPlane": {"endpoint": format!("https://{}:{}", endpoint.host(), endpoint.port)},
         },
     });
     merge(out.entry((V1.to_owned(), None)).or_insert_with(|| Value::Object(Map::new())), generated);

@@ -822,7 +822,7 @@ fn cluster_values(env: &Env<'_>, c: &Cluster) -> Expr {
         .flat_map(|p| p.machines.iter().map(move |m| (m.hostname.clone(), node(p, m))))
         .collect::<Vec<_>>();
     Expr::object([
-        ("endpoint_address", Expr::from(c.endpoint.address.value.to_string())),
+        ("endpoint_address", Expr::from(c.endpoint.host())),
         ("kubernetes_api_port", Expr::from(env.env.kubernetes_api_port(&c.name.value))),
         ("control_plane", Expr::list(cp)),
         ("workers", Expr::Object(workers)),

@@ -8,11 +8,12 @@ use super::reader::{Reader, missing, unknown_child};
 use super::settings::{SETTINGS, Settings};
 use super::urls::parse_ip;
 use super::{Resolver, duplicates, inherit};
-use crate::diag::Diagnostics;
+use crate::diag::{Diagnostic, Diagnostics, codes};
 use crate::model::{
     ApplyMode, Cluster, DEFAULT_API_PORT, Endpoint, Ipv4Range, PatchLevel, Pool, Role, Spanned, Version,
 };
 use crate::syntax::Node;
+use std::net::Ipv4Addr;
 
 impl Resolver<'_> {
     pub(super) fn cluster(
@@ -185,15 +186,48 @@ const CLUSTER_CHILDREN: &[&str] = &[
     "sealed",
 ];
 
-/// `endpoint address=… [port=6443] [public=#false]`: where the Kubernetes API is reached.
+/// `endpoint address=… [port=6443] [public=#false]`, or on bare metal `endpoint name=…`:
+/// where the Kubernetes API is reached.
 fn api_endpoint(child: &Node, d: &mut Diagnostics) -> Option<Endpoint> {
-    let r = Reader::new(child, &["address", "port", "public"], d);
-    let address = r.require_str("address", d).and_then(|a| parse_ip(&a, d));
+    let r = Reader::new(child, &["address", "name", "port", "public"], d);
+    let name = r.prop_str("name", d);
+    let (address, name) = match name {
+        Some(n) if r.has_prop("address") => {
+            d.push(
+                Diagnostic::new(&codes::INVALID_VALUE, "the endpoint has both `address` and `name`".to_owned())
+                    .at(n.span)
+                    .label("one of the two")
+                    .help("`address=` is a shared address the control plane holds (fleetc writes it); `name=` is a DNS name your DNS or load balancer resolves to the control plane (docs/metal.md, \"An endpoint by name\"): write one"),
+            );
+            (None, None)
+        }
+        Some(n) if n.value.parse::<Ipv4Addr>().is_ok() => {
+            d.push(
+                Diagnostic::new(&codes::INVALID_VALUE, format!("`{}` is an address, not a name", n.value))
+                    .at(n.span)
+                    .label("an address")
+                    .help(format!("write `address=\"{}\"`", n.value)),
+            );
+            (None, None)
+        }
+        Some(n) if !crate::model::values::is_dns_name(&n.value) => {
+            d.push(
+                Diagnostic::new(&codes::INVALID_VALUE, format!("`{}` is not a DNS name", n.value))
+                    .at(n.span)
+                    .label("not a DNS name")
+                    .help("a name of lowercase letters, digits and `-` in dot-separated labels (`k8s.example.com`), without a scheme or port (`port=` takes the port)"),
+            );
+            (None, None)
+        }
+        Some(n) => (None, Some(n)),
+        None => (r.require_str("address", d).and_then(|a| parse_ip(&a, d)), None),
+    };
     let port = r.prop_int::<u16>("port", d);
     let public = r.prop_bool("public", d).is_some_and(|b| b.value);
     r.finish(false, d);
-    address.map(|address| Endpoint {
+    (address.is_some() || name.is_some()).then(|| Endpoint {
         address,
+        name,
         port: port.as_ref().map_or(DEFAULT_API_PORT, |p| p.value),
         port_span: port.map(|p| p.span),
         public,

@@ -7,7 +7,7 @@
 2. the placeholders IMPORT-REPORT.md lists as user facts filled, and only those (`fill`, below);
    every other byte of the import is left as written;
 3. the fleet's recipients replaced by a throwaway age identity (oracles/talosctl/agekey.py), one
-   Talos secrets bundle per cluster from the harness talosctl's `gen secrets` (the node's minor),
+   Talos secrets bundle per Talos minor for the run from the harness talosctl's `gen secrets`,
    sealed with `fleetc secrets import`; `fleetc build`, then `fleetc talos render ENV/CLUSTER`
    through the harness talosctl (oracles/talosctl/README.md);
 4. `talhelper genconfig` (v3.1.16, oracles/talhelper/build) of the original, in a scratch copy,
@@ -322,10 +322,7 @@ def compare_cluster(name, scratch, fleet, orig, rel, target, id_file, rows, tool
         stats["uncompared"] = f"no harness talosctl for Talos {', '.join(minors) or '?'}"
         return
     standin = tools["talosctl"][minors[0]]
-    bundle = os.path.join(scratch, f"bundle-{env}-{cluster}.yaml")
-    p = run(["talosctl", "gen", "secrets", "-o", bundle], scratch, standin)
-    if p.returncode != 0:
-        raise RuntimeError(f"talosctl gen secrets: {last(p.stderr)}")
+    bundle = secrets_bundle(minors[0], standin)
     p = run([FLEETC, "secrets", "import", target, "talos-secrets", bundle, "--force", "--quiet"], fleet)
     if p.returncode != 0:
         raise RuntimeError(f"fleetc secrets import: {last(p.stderr)}")
@@ -412,6 +409,22 @@ def compare_cluster(name, scratch, fleet, orig, rel, target, id_file, rows, tool
             stats["nodes"].append((what, "deliberate", sorted(reasons)))
         else:
             stats["nodes"].append((what, "identical", []))
+
+
+BUNDLES = {}
+
+
+def secrets_bundle(minor, standin):
+    """One Talos secrets bundle per minor for the whole run, from the harness talosctl's `gen
+    secrets` (0.5 s of CPU each): both sides of every comparison read the same bundle, and
+    which one it is makes no difference to the comparison."""
+    if minor not in BUNDLES:
+        path = os.path.join(tempfile.mkdtemp(prefix="fleetc-import-bundle-", dir=SCRATCH), "secrets.yaml")
+        p = run(["talosctl", "gen", "secrets", "-o", path], os.path.dirname(path), standin)
+        if p.returncode != 0:
+            raise RuntimeError(f"talosctl gen secrets: {last(p.stderr)}")
+        BUNDLES[minor] = path
+    return BUNDLES[minor]
 
 
 def raise_talos(path, version):

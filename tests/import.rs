@@ -196,6 +196,28 @@ fn an_older_talos_is_kept_and_refused_or_raised_with_talos_at_least() {
     assert_eq!(same, kept);
 }
 
+#[test]
+fn a_size_only_install_disk_is_a_placeholder_for_its_serial() {
+    // R15: a size names a kind of disk; on metal the serial is the user's fact, asked for as for
+    // a device path (the harness fills both the same way, oracles/import/README.md).
+    let dir = tempfile::tempdir().unwrap();
+    let text = OLD_TALOS
+        .replace("v1.10.5", "v1.13.9")
+        .replace("v1.33.2", "v1.36.2")
+        .replace("      serial: S6PNNS0T500111\n    patches:\n      - \"@./kernel.yaml\"\n", "      size: <=89GB\n");
+    std::fs::write(dir.path().join("talconfig.yaml"), &text).unwrap();
+    let files = talhelper(&[dir.path().join("talconfig.yaml")], &[], &Default::default()).unwrap().files;
+    let kdl = &files["fleet.kdl"];
+    assert!(kdl.contains("// CHANGE: add the disk's serial"), "{kdl}");
+    assert!(kdl.contains("install-disk size=\"<=89GB\""), "{kdl}");
+    assert!(
+        files["IMPORT-REPORT.md"]
+            .contains("`nodes[lab-cp-1] install-disk serial` | `installDiskSelector` names the disk by its size only")
+    );
+    let (_, errors) = check(&files);
+    assert!(errors.iter().any(|d| d.code.name == "fleet::metal::disk-unidentified"));
+}
+
 /// Runs the binary on `text` (written as `name`) and returns (exit code, stderr, files written).
 fn refused(name: &str, text: &str, env: Option<&str>) -> (Option<i32>, String, usize) {
     let dir = tempfile::tempdir().unwrap();

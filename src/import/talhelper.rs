@@ -1522,10 +1522,25 @@ impl Writer<'_> {
                 self.disk_placeholder = true;
             }
         }
+        let size_only = n.install_disk.is_none() && !props.is_empty() && !identified;
+        if size_only {
+            // R15 again: a size names a kind of disk, not this machine's; the serial is the
+            // user's fact, as for a device path.
+            self.report.placeholder(
+                self.line(&format!("{}/installDiskSelector", n.ptr)),
+                &format!("nodes[{}] install-disk serial", n.hostname),
+                "`installDiskSelector` names the disk by its size only; on metal fleetc selects the install disk by its serial (or wwid, model, bus path: R15, `fleet::metal::disk-unidentified`): add `serial=` from `talosctl get disks --insecure -n <ip>`",
+            );
+            self.report.deliberate(
+                0,
+                "machine.install.diskSelector",
+                "talhelper selects the install disk by its size; fleetc by the serial the node's `install-disk` adds to it (R15)",
+            );
+        }
         if props.is_empty() {
             return String::new();
         }
-        let change = if n.install_disk.is_some() && !identified {
+        let change = if (n.install_disk.is_some() || size_only) && !identified {
             "// CHANGE: add the disk's serial (`talosctl get disks --insecure -n <ip>`), R15.\n"
         } else {
             ""

@@ -192,8 +192,30 @@ fn an_older_talos_is_kept_and_refused_or_raised_with_talos_at_least() {
     let (lines, errors) = check(&raised);
     assert!(errors.is_empty(), "{}", lines.join("\n"));
     // A floor below the version changes nothing.
-    let same = import_old_talos(&fleetc::import::Options { talos_at_least: Some(Version::new(1, 9, 0)) });
-    assert_eq!(same, kept);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("talconfig.yaml"),
+        OLD_TALOS.replace("v1.10.5", "v1.13.9").replace("v1.33.2", "v1.36.2"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("kernel.yaml"),
+        "machine:\n  install:\n    extraKernelArgs:\n      - mitigations=off\n",
+    )
+    .unwrap();
+    let paths = [dir.path().join("talconfig.yaml")];
+    let opts = fleetc::import::Options { talos_at_least: Some(Version::new(1, 12, 0)) };
+    assert_eq!(
+        talhelper(&paths, &[], &opts).unwrap().files,
+        talhelper(&paths, &[], &Default::default()).unwrap().files
+    );
+    // A floor fleetc would still refuse is refused before anything is read.
+    let dir = tempfile::tempdir().unwrap();
+    let opts = fleetc::import::Options { talos_at_least: Some(Version::new(1, 11, 6)) };
+    match talhelper(&[dir.path().join("talconfig.yaml")], &[], &opts) {
+        Err(ImportError::Io(e)) => assert!(e.contains("fleetc configures Talos 1.12 and newer"), "{e}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

@@ -1,7 +1,10 @@
 //! `fleetc import`: a fleet description of another tool read and written as a fleet directory
 //! (fleet.kdl in the canonical layout, the patch files, IMPORT-REPORT.md). It stands beside
-//! `init` at the top of the pipeline: it writes the input the pipeline reads, and reads only
-//! the model's YAML reader (`model::patch::read_yaml`) and the formatter (`syntax::fmt`).
+//! `init` at the top of the pipeline: it writes the input the pipeline reads, and reads the
+//! model's YAML reader and value forms (`model::patch::read_yaml`, `model::values`), the Talos
+//! versions fleetc configures (`upstream::talos`: an older cluster is kept and refused, or
+//! raised by `--talos-at-least`, `talos_version`), the ownership table the report quotes
+//! (`emit::talos::owned`) and the formatter (`syntax::fmt`).
 //!
 //! talhelper (`talhelper.rs`, talhelper v3.1.16's talconfig.yaml; `env.rs` is its `${VAR}`
 //! substitution) and topf (`topf.rs`, postfinance/topf v0.4.2's topf.yaml and patch folders;
@@ -37,6 +40,24 @@ pub struct Options {
     /// `--talos-at-least`: a cluster whose Talos version is older is imported at this one
     /// (its nodes are upgraded to it first; docs/import.md, "An older Talos").
     pub talos_at_least: Option<Version>,
+}
+
+impl Options {
+    /// Refuses a `--talos-at-least` older than every minor fleetc configures: the clusters it
+    /// raised would still be refused (`fleet::versions::talos-unsupported`).
+    fn check(&self) -> Result<(), ImportError> {
+        let table = crate::upstream::talos::table();
+        match (self.talos_at_least, table.talos.first()) {
+            (Some(v), Some(oldest)) if v.minor_version() < oldest.minor => Err(ImportError::Io(format!(
+                "--talos-at-least {}: fleetc configures Talos {}.{} and newer (docs/talos.md, \"Versions\"); give a version of those, e.g. {}",
+                v.v(),
+                oldest.minor.0,
+                oldest.minor.1,
+                oldest.newest.v()
+            ))),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The Talos version a cluster is imported at, as fleet.kdl's `talos` line (with the comment
@@ -117,6 +138,7 @@ pub enum ImportError {
 /// environment per config), substituting from `env_files` (or, when none is given, the talenv
 /// files beside each config).
 pub fn talhelper(paths: &[PathBuf], env_files: &[PathBuf], opts: &Options) -> Result<Imported, ImportError> {
+    opts.check()?;
     let several = paths.len() > 1;
     let mut sources = Sources::default();
     let mut diags = Diagnostics::new();

@@ -134,6 +134,7 @@ enum Rendered {
 
 /// Imports the topf config at `config`.
 pub fn import(config: &Path, opts: &super::Options) -> Result<Imported, ImportError> {
+    opts.check()?;
     let text = std::fs::read_to_string(config)
         .map_err(|e| ImportError::Io(format!("cannot read {}: {e}", config.display())))?;
     let dir = config.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);

@@ -240,6 +240,49 @@ fn a_size_only_install_disk_is_a_placeholder_for_its_serial() {
     assert!(errors.iter().any(|d| d.code.name == "fleet::metal::disk-unidentified"));
 }
 
+#[test]
+fn a_patch_disabling_the_search_domain_joins_the_resolver_config_of_nameservers() {
+    // Talos ≥ 1.12 refuses `machine.network.disableSearchDomain` beside the `ResolverConfig`
+    // fleetc writes for `nameservers` (`fleet::talos::patch-deprecated-conflict`): the import
+    // moves the flag into that document; without nameservers the patch stays as written.
+    let patch = "# the search domain\nmachine:\n  network:\n    disableSearchDomain: true\n  sysctls:\n    net.core.somaxconn: \"65535\"\n";
+    // A patch of the nameservers every node's `nameservers` says is said already.
+    let resolvers = "machine:\n  network:\n    nameservers:\n      - 10.20.0.1\n";
+    let import = |nameservers: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut text = OLD_TALOS
+            .replace("v1.10.5", "v1.13.9")
+            .replace("v1.33.2", "v1.36.2")
+            .replace("    patches:\n      - \"@./kernel.yaml\"\n", "")
+            .replace("nodes:\n", "patches:\n  - \"@./network.yaml\"\n  - \"@./resolvers.yaml\"\nnodes:\n");
+        if nameservers {
+            text = text
+                .replace("    controlPlane: true\n", "    controlPlane: true\n    nameservers:\n      - 10.20.0.1\n");
+        }
+        std::fs::write(dir.path().join("talconfig.yaml"), &text).unwrap();
+        std::fs::write(dir.path().join("network.yaml"), patch).unwrap();
+        std::fs::write(dir.path().join("resolvers.yaml"), resolvers).unwrap();
+        talhelper(&[dir.path().join("talconfig.yaml")], &[], &Default::default()).unwrap().files
+    };
+    let files = import(true);
+    let moved = &files["patches/network.yaml"];
+    assert!(
+        moved.ends_with(
+            "machine:\n  sysctls:\n    net.core.somaxconn: \"65535\"\n---\napiVersion: v1alpha1\nkind: ResolverConfig\nsearchDomains:\n  disableDefault: true\n"
+        ),
+        "{moved}"
+    );
+    assert!(files["IMPORT-REPORT.md"].contains("| `machine.network.disableSearchDomain` |"));
+    assert!(files["IMPORT-REPORT.md"].contains("| `machine.network.nameservers` |"));
+    assert!(!files.contains_key("patches/resolvers.yaml") && !files["fleet.kdl"].contains("resolvers.yaml"));
+    let (lines, errors) = check(&files);
+    assert!(errors.is_empty(), "{}", lines.join("\n"));
+    let kept = import(false);
+    assert_eq!(kept["patches/network.yaml"], patch);
+    assert_eq!(kept["patches/resolvers.yaml"], resolvers);
+    assert!(!kept["IMPORT-REPORT.md"].contains("disableSearchDomain"));
+}
+
 /// Runs the binary on `text` (written as `name`) and returns (exit code, stderr, files written).
 fn refused(name: &str, text: &str, env: Option<&str>) -> (Option<i32>, String, usize) {
     let dir = tempfile::tempdir().unwrap();

@@ -77,6 +77,9 @@ REASONS = [
     (r"^clusterSvcNets$", [("v1alpha1", "/cluster/network/serviceSubnets")]),
     (r"^nodes\[.*\]\.nodeAnnotations$", [("v1alpha1", "/machine/nodeAnnotations")]),
     (r"^machine\.install\.grubUseUKICmdline$", [("v1alpha1", "/machine/install/grubUseUKICmdline")]),
+    # A patch's v1alpha1 flag, moved into the ResolverConfig fleetc writes for `nameservers`.
+    (r"^machine\.network\.disableSearchDomain$", [("v1alpha1", "/machine/network/disableSearchDomain"),
+                                                   ("ResolverConfig", "/searchDomains")]),
     # talhelper replaces the generated labels with the node's own (the generator's
     # exclude-from-external-load-balancers label of a control-plane node goes with them).
     (r"^nodes\[.*\]\.nodeLabels$", [("v1alpha1", "/machine/nodeLabels/node.kubernetes.io/exclude-from-external-load-balancers")]),
@@ -95,6 +98,26 @@ def oldest_talos():
 
 
 TALOS_AT_LEAST = oldest_talos()
+
+
+def kubernetes_of_talos():
+    """Per Talos minor of fleetc's versions table, the newest Kubernetes minor it accepts
+    (its `kubernetes FIRST LAST` row): the version the harness fills where a talconfig names
+    none (`fill`, `name_kubernetes`), on both sides of the comparison."""
+    with open(os.path.join(REPO, "versions/talos.kdl")) as f:
+        text = f.read()
+    return {m.group(1): m.group(2) for m in re.finditer(r'^talos "(\d+\.\d+)"[^\n]*\{\s*kubernetes "[\d.]+" "([\d.]+)"', text, re.M)}
+
+
+KUBERNETES_OF_TALOS = kubernetes_of_talos()
+
+
+def default_kubernetes(talos):
+    """The first release of the newest Kubernetes minor Talos `talos` (a tag or a version)
+    accepts: what `talosctl gen config` of that Talos would pick, to the minor."""
+    m = re.match(r"v?(\d+\.\d+)", talos or "")
+    last = KUBERNETES_OF_TALOS.get(m.group(1)) if m else None
+    return f"{last}.0" if last else None
 
 lines = []
 
@@ -173,8 +196,26 @@ def fill(kdl, report):
     kdl2 = re.sub(r"(// CHANGE: add the disk's serial .*\n\s*install-disk [^\n]*)", serial, kdl2)
     if k:
         filled.append(f"{k} install-disk serial(s)")
+    j = 0
+
+    def kubernetes(m):
+        nonlocal j
+        # The Kubernetes version a talconfig without `kubernetesVersion` leaves to the user
+        # (talhelper refuses such a config): the newest minor the cluster's Talos accepts,
+        # which `name_kubernetes` tells talhelper too.
+        talos = re.findall(r'^\s*talos "([^"]+)"', kdl2[: m.start()], re.M)
+        version = default_kubernetes(talos[-1] if talos else "")
+        if version is None:
+            return m.group(0)
+        j += 1
+        return f'kubernetes "{version}"'
+
+    kdl2 = re.sub(r'kubernetes "CHANGE-ME"', kubernetes, kdl2)
+    if j:
+        filled.append(f"{j} Kubernetes version(s)")
     for field, _why in report_rows(report, "Placeholders to fill (marked CHANGE in fleet.kdl)"):
-        if not (field.endswith(" mac") or field.endswith(" install-disk serial")):
+        unfilled = field != "kubernetesVersion" or 'kubernetes "CHANGE-ME"' in kdl2
+        if unfilled and not (field.endswith(" mac") or field.endswith(" install-disk serial")):
             left.append(field)
     return kdl2, filled, left
 
@@ -280,6 +321,9 @@ def check_fleet(name, src, tools):
         for r in rel:
             if stats.get("raised_import"):
                 raise_talos(os.path.join(orig, r), TALOS_AT_LEAST)
+            if any("Kubernetes" in f for f in filled):
+                talos = re.search(r'^\s*talos "([^"]+)"', kdl, re.M)
+                name_kubernetes(os.path.join(orig, r), talos.group(1) if talos else "")
             refusal = talhelper_genconfig(tools, os.path.dirname(os.path.join(orig, r)), r, [],
                                           os.path.join(scratch, "talhelper-unbuilt", r))
             if refusal:
@@ -337,6 +381,8 @@ def compare_cluster(name, scratch, fleet, orig, rel, target, id_file, rows, tool
     if any(f == "talosVersion" for f, _ in deliberate) and len(tags) == 1:
         stats["raised"] = tags[0]
         raise_talos(os.path.join(orig, rel), stats["raised"])
+    if any("Kubernetes" in f for f in stats.get("filled") or []) and len(tags) == 1:
+        name_kubernetes(os.path.join(orig, rel), tags[0])
     tout = os.path.join(scratch, "talhelper", env)
     refusal = talhelper_genconfig(tools, cdir, rel, ["-s", bundle], tout)
     if refusal:
@@ -434,6 +480,20 @@ def raise_talos(path, version):
         text = f.read()
     with open(path, "w") as f:
         f.write(re.sub(r"^talosVersion:.*$", f"talosVersion: {version}", text, count=1, flags=re.M))
+
+
+def name_kubernetes(path, talos):
+    """The talconfig names no `kubernetesVersion` and the import's placeholder was filled
+    (`fill`): talhelper is told the same version, in the copy, as its first key."""
+    with open(path) as f:
+        text = f.read()
+    if re.search(r"^kubernetesVersion:", text, re.M) or default_kubernetes(talos) is None:
+        return
+    line = f"kubernetesVersion: v{default_kubernetes(talos)}\n"
+    m = re.match(r"(?:(?:#[^\n]*|\s*)\n)*---[^\n]*\n", text)
+    at = m.end() if m else 0
+    with open(path, "w") as f:
+        f.write(text[:at] + line + text[at:])
 
 
 def talhelper_genconfig(tools, cdir, rel, secrets, tout):

@@ -329,9 +329,49 @@ pub(super) fn is_zero(v: &Value) -> bool {
     }
 }
 
+/// Removes the mappings left empty.
+pub(super) fn prune(v: &mut Value) {
+    if let Value::Object(o) = v {
+        for x in o.values_mut() {
+            prune(x);
+        }
+        o.retain(|_, x| !x.as_object().is_some_and(Map::is_empty));
+    }
+}
+
+/// A patch document's `machine.network.disableSearchDomain`, taken out of it (and the mappings
+/// it leaves empty pruned), as the `ResolverConfig` document Talos ≥ 1.12 takes instead: its
+/// `searchDomains.disableDefault` (siderolabs/talos v1.13.3
+/// `pkg/machinery/config/types/network/resolver.go` l.101). Talos refuses the v1alpha1 field
+/// beside a `ResolverConfig`, which fleetc writes for a node with `nameservers`
+/// (`fleet::talos::patch-deprecated-conflict`). `None`, the document untouched, without it.
+pub(super) fn search_domain_as_resolver(v: &mut Value) -> Option<Value> {
+    let x = v
+        .pointer_mut("/machine/network")
+        .and_then(Value::as_object_mut)
+        .and_then(|net| net.remove("disableSearchDomain"))?;
+    prune(v);
+    Some(json!({"apiVersion": "v1alpha1", "kind": "ResolverConfig", "searchDomains": {"disableDefault": x}}))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_search_domain_flag_moves_to_the_resolver_document() {
+        let mut v = json!({"machine": {"network": {"disableSearchDomain": true}, "kubelet": {"image": "k"}}});
+        assert_eq!(
+            search_domain_as_resolver(&mut v),
+            Some(
+                json!({"apiVersion": "v1alpha1", "kind": "ResolverConfig", "searchDomains": {"disableDefault": true}})
+            )
+        );
+        assert_eq!(v, json!({"machine": {"kubelet": {"image": "k"}}}));
+        let mut w = json!({"machine": {"network": {"hostname": "a"}}});
+        assert_eq!(search_domain_as_resolver(&mut w), None);
+        assert_eq!(w, json!({"machine": {"network": {"hostname": "a"}}}));
+    }
 
     #[test]
     fn a_selected_static_link_with_a_vip_is_an_alias_a_link_and_the_vip() {

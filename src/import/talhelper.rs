@@ -17,7 +17,7 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use super::env::{Env, substitute_tree};
-use super::netdocs::is_zero;
+use super::netdocs::{is_zero, prune, search_domain_as_resolver};
 use super::report::Report;
 use crate::diag::{Diagnostic, Diagnostics, FileId, Sources, Span, codes};
 use crate::emit::talos::owned;
@@ -126,6 +126,11 @@ struct TNode {
     /// The effective NodeConfigs (talhelper's merge), patches left out.
     eff: Map<String, Value>,
     patches: Vec<PatchRef>,
+}
+
+/// A node's own `nameservers`, when it has some.
+fn nameservers(n: &TNode) -> Option<&Value> {
+    n.eff.get("nameservers").filter(|v| !is_zero(v))
 }
 
 fn as_bool(v: Option<&Value>) -> bool {
@@ -413,6 +418,12 @@ pub fn translate(
         env_name,
         disk_placeholder: false,
         multidoc_network: multidoc_network(&talos),
+        resolver_patches: multidoc_network(&talos) && nodes.iter().any(|n| nameservers(n).is_some()),
+        shared_nameservers: nodes
+            .first()
+            .and_then(nameservers)
+            .filter(|v| multidoc_network(&talos) && nodes.iter().all(|n| nameservers(n) == Some(*v)))
+            .cloned(),
     };
     let (settings, schematics, environment) = w.fleet(
         &value,
@@ -609,6 +620,12 @@ struct Writer<'a> {
     /// Whether talhelper writes the interfaces as multi-document network configuration (Talos
     /// ≥ 1.12, `netdocs`).
     multidoc_network: bool,
+    /// Whether fleetc writes a `ResolverConfig` for a node of the cluster (Talos ≥ 1.12, a node
+    /// with `nameservers`): a patch's `machine.network.disableSearchDomain` moves into it.
+    resolver_patches: bool,
+    /// The `nameservers` every node of the cluster has, when they are the same (Talos ≥ 1.12):
+    /// a patch's `machine.network.nameservers` equal to them is said already.
+    shared_nameservers: Option<Value>,
 }
 
 /// A worker pool's key: its schematic and whether it boots with SecureBoot.
@@ -1124,6 +1141,7 @@ impl Writer<'_> {
                 self.report.not_carried(l, &format!("patch {rel}"), "empty: talhelper skips it too");
                 return None;
             }
+            let text = self.resolver_patch(l, rel, text)?;
             if let Some(old) = self.files.get(&dest)
                 && *old != text
             {
@@ -1145,6 +1163,7 @@ impl Writer<'_> {
         }
         let idx = p.origin.rsplit('/').next().and_then(|i| i.parse::<usize>().ok()).unwrap_or(0) + 1;
         let dest = format!("{}patches/{level}-{idx}.yaml", self.prefix);
+        let body = self.resolver_patch(l, &format!("inline patch {}", p.origin), p.text.clone())?;
         let mut text = format!(
             "# Inline patch {} of {}, written out by `fleetc import talhelper`.\n",
             p.origin, self.report.source
@@ -1152,8 +1171,71 @@ impl Writer<'_> {
         // As written, without a newline added at the end: a patch that ends in a block scalar
         // (`content: |` as the last line of a `|-` inline patch) would gain a line break in its
         // value (oracles/import found it in a corpus machine file).
-        text.push_str(&p.text);
+        text.push_str(&body);
         Some(self.put_at(dest, text))
+    }
+
+    /// A patch's resolver settings where fleetc writes a `ResolverConfig` (`resolver_patches`:
+    /// Talos ≥ 1.12, nodes with `nameservers`), which Talos refuses beside the v1alpha1 fields,
+    /// as it refuses them beside talhelper's own `ResolverConfig` then: its
+    /// `machine.network.disableSearchDomain` moves into that document
+    /// (`searchDomains.disableDefault`), and its `machine.network.nameservers`, when they are
+    /// the ones every node's `nameservers` already says, go. The patch is rewritten (its comments
+    /// go), or `None` when nothing of it is left; else its text as it is.
+    fn resolver_patch(&mut self, l: usize, what: &str, text: String) -> Option<String> {
+        if !self.resolver_patches || !(text.contains("disableSearchDomain") || text.contains("nameservers")) {
+            return Some(text);
+        }
+        let file = self.sources.add(what.to_owned(), text.clone());
+        let Ok(docs) = read_yaml(file, &text) else {
+            return Some(text);
+        };
+        let mut kept = Vec::new();
+        let (mut moved, mut said) = (false, false);
+        for d in docs {
+            let mut v = d.value;
+            let resolver = search_domain_as_resolver(&mut v);
+            moved |= resolver.is_some();
+            if self.shared_nameservers.is_some()
+                && v.pointer("/machine/network/nameservers") == self.shared_nameservers.as_ref()
+                && let Some(net) = v.pointer_mut("/machine/network").and_then(Value::as_object_mut)
+            {
+                net.remove("nameservers");
+                prune(&mut v);
+                said = true;
+            }
+            if !is_zero(&v) {
+                kept.push(v);
+            }
+            kept.extend(resolver);
+        }
+        if !moved && !said {
+            return Some(text);
+        }
+        let mut changes = Vec::new();
+        if moved {
+            changes.push("its `machine.network.disableSearchDomain` moved into the `ResolverConfig`");
+            self.report.deliberate(
+                l,
+                "machine.network.disableSearchDomain",
+                &format!("{what}: moved into the `ResolverConfig` fleetc writes for `nameservers` (`searchDomains.disableDefault`): Talos ≥ 1.12 refuses the v1alpha1 field beside that document (`fleet::talos::patch-deprecated-conflict`)"),
+            );
+        }
+        if said {
+            changes.push("its `machine.network.nameservers` left to the nodes' `nameservers`");
+            self.report.deliberate(
+                l,
+                "machine.network.nameservers",
+                &format!("{what}: the nameservers every node's `nameservers` says, which fleetc writes in the `ResolverConfig`: left out of the patch, where Talos ≥ 1.12 refuses them beside that document (`fleet::talos::patch-deprecated-conflict`)"),
+            );
+        }
+        (!kept.is_empty()).then(|| {
+            format!(
+                "# {what} of talhelper's patches, rewritten for Talos ≥ 1.12 (IMPORT-REPORT.md):\n# {}.\n{}",
+                changes.join("; "),
+                yaml_docs(&kept)
+            )
+        })
     }
 
     fn level_of(p: &PatchRef, nodes: &[&TNode]) -> String {

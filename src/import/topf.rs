@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+use super::netdocs::{self, prune};
 use super::report::Report;
 use super::talhelper::{common_name_prefix, dns_label, line, parse_endpoint, q, scalar, schematic_kdl, yaml_docs};
 use super::{ImportError, Imported, gotmpl};
@@ -991,19 +992,9 @@ impl Importer<'_> {
             if take(&mut v, taken, ep_host, ep_ip, n.cp) {
                 changed = true;
             }
-            // Talos refuses the deprecated field beside the ResolverConfig fleetc writes for
-            // `nameservers`; its replacement is that document's `searchDomains.disableDefault`
-            // (siderolabs/talos v1.13.3 `pkg/machinery/config/types/network/resolver.go` l.101).
-            let search = v
-                .pointer_mut("/machine/network")
-                .and_then(Value::as_object_mut)
-                .and_then(|net| net.remove("disableSearchDomain"));
-            if let Some(x) = search {
-                prune(&mut v);
+            if let Some(resolver) = netdocs::search_domain_as_resolver(&mut v) {
                 changed = true;
-                kept.push(
-                    json!({"apiVersion": "v1alpha1", "kind": "ResolverConfig", "searchDomains": {"disableDefault": x}}),
-                );
+                kept.push(resolver);
             }
             if v.as_object().is_some_and(|o| !o.is_empty()) {
                 kept.push(v);
@@ -1251,16 +1242,6 @@ fn net_kdl(kind: &str, v: &Value) -> Option<(String, bool)> {
         Some((format!("bond {} mode={} {{\nlinks {}\n{body}}}\n", q(name), q(mode), links.join(" ")), mtu))
     } else {
         Some((format!("link {} {{\n{body}}}\n", q(name)), false))
-    }
-}
-
-/// Removes the mappings left empty.
-fn prune(v: &mut Value) {
-    if let Value::Object(o) = v {
-        for x in o.values_mut() {
-            prune(x);
-        }
-        o.retain(|_, x| !x.as_object().is_some_and(Map::is_empty));
     }
 }
 

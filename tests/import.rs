@@ -283,6 +283,35 @@ fn a_patch_disabling_the_search_domain_joins_the_resolver_config_of_nameservers(
     assert!(!kept["IMPORT-REPORT.md"].contains("disableSearchDomain"));
 }
 
+#[test]
+fn an_override_is_written_only_where_the_patch_overrides() {
+    // Both patches set R18's `validSubnets`; the first to the network fleetc writes there
+    // (nothing overridden: `fleetc build` would warn of `overrides="R18"` as stale), the second
+    // adds a subnet that may select another address of the node (an override).
+    let same = "machine:\n  kubelet:\n    nodeIP:\n      validSubnets:\n        - 10.20.0.0/24\n";
+    let other = "machine:\n  kubelet:\n    nodeIP:\n      validSubnets:\n        - 10.99.0.0/16\n";
+    let dir = tempfile::tempdir().unwrap();
+    let text = OLD_TALOS
+        .replace("v1.10.5", "v1.13.9")
+        .replace("v1.33.2", "v1.36.2")
+        .replace("    patches:\n      - \"@./kernel.yaml\"\n", "")
+        .replace("nodes:\n", "patches:\n  - \"@./same.yaml\"\n  - \"@./other.yaml\"\nnodes:\n");
+    std::fs::write(dir.path().join("talconfig.yaml"), &text).unwrap();
+    std::fs::write(dir.path().join("same.yaml"), same).unwrap();
+    std::fs::write(dir.path().join("other.yaml"), other).unwrap();
+    let files = talhelper(&[dir.path().join("talconfig.yaml")], &[], &Default::default()).unwrap().files;
+    let kdl = &files["fleet.kdl"];
+    assert!(kdl.contains("network \"10.20.0.0/24\""), "{kdl}");
+    assert!(kdl.contains("patch \"patches/same.yaml\"\n"), "{kdl}");
+    assert!(kdl.contains("patch \"patches/other.yaml\" overrides=\"R18\""), "{kdl}");
+    let report = &files["IMPORT-REPORT.md"];
+    assert!(report.contains("`patches/other.yaml (R18)`") && !report.contains("`patches/same.yaml (R18)`"), "{report}");
+    let (lines, errors) = check(&files);
+    assert!(errors.is_empty(), "{}", lines.join("\n"));
+    assert!(!lines.iter().any(|l| l.contains("patch-stale-override")), "{}", lines.join("\n"));
+    assert!(lines.iter().any(|l| l.contains("patch-override") && l.contains("other.yaml")), "{}", lines.join("\n"));
+}
+
 /// Runs the binary on `text` (written as `name`) and returns (exit code, stderr, files written).
 fn refused(name: &str, text: &str, env: Option<&str>) -> (Option<i32>, String, usize) {
     let dir = tempfile::tempdir().unwrap();

@@ -4,7 +4,8 @@
 //! model's YAML reader and value forms (`model::patch::read_yaml`, `model::values`), the Talos
 //! versions fleetc configures (`upstream::talos`: an older cluster is kept and refused, or
 //! raised by `--talos-at-least`, `talos_version`), the ownership table the report quotes
-//! (`emit::talos::owned`) and the formatter (`syntax::fmt`).
+//! and the patch check behind `overrides=` (`emit::talos::owned`, run on the written fleet
+//! resolved in memory: `needless_overrides`) and the formatter (`syntax::fmt`).
 //!
 //! talhelper (`talhelper.rs`, talhelper v3.1.16's talconfig.yaml; `env.rs` is its `${VAR}`
 //! substitution) and topf (`topf.rs`, postfinance/topf v0.4.2's topf.yaml and patch folders;
@@ -20,7 +21,7 @@ pub mod report;
 pub mod talhelper;
 pub mod topf;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostics, Sources};
@@ -137,7 +138,44 @@ pub enum ImportError {
 /// Imports the talhelper configs at `paths` (one cluster each; several make one fleet of an
 /// environment per config), substituting from `env_files` (or, when none is given, the talenv
 /// files beside each config).
+///
+/// A patch that sets a field fleetc writes by a rule gets `overrides=` with that rule; the fleet
+/// written is then compiled in memory and judged as `fleetc build` judges it
+/// ([`needless_overrides`]), and an override that overrides nothing (the patch sets the value
+/// fleetc writes, or only adds to a list) is left out of a second translation.
 pub fn talhelper(paths: &[PathBuf], env_files: &[PathBuf], opts: &Options) -> Result<Imported, ImportError> {
+    let first = talhelper_with(paths, env_files, opts, &BTreeSet::new())?;
+    let needless = needless_overrides(&first.files);
+    if needless.is_empty() {
+        return Ok(first);
+    }
+    talhelper_with(paths, env_files, opts, &needless)
+}
+
+/// The `overrides=` of an imported fleet that override nothing, as (patch path, rule): the
+/// fleet directory's files compiled in memory, and its patches judged against the documents
+/// fleetc writes (`emit::talos::owned::stale`, the check behind `patch-stale-override`). The
+/// model is built even where the fleet holds placeholders `check` refuses; a patch on a
+/// machine the model cannot hold is not judged, and keeps its overrides.
+fn needless_overrides(files: &BTreeMap<String, String>) -> BTreeSet<(String, String)> {
+    let Some(text) = files.get("fleet.kdl") else { return BTreeSet::new() };
+    let mut sources = Sources::default();
+    let id = sources.add("fleet.kdl", text.clone());
+    let Ok(nodes) = crate::syntax::parse(id, text) else { return BTreeSet::new() };
+    let loader = crate::compile::MapLoader { files: files.clone() };
+    let mut diags = Diagnostics::new();
+    crate::model::resolve(&nodes, &loader, &mut sources, &mut diags)
+        .map(|fleet| crate::emit::talos::owned::stale(&fleet))
+        .unwrap_or_default()
+}
+
+/// [`talhelper`] leaving out the overrides `needless` names.
+fn talhelper_with(
+    paths: &[PathBuf],
+    env_files: &[PathBuf],
+    opts: &Options,
+    needless: &BTreeSet<(String, String)>,
+) -> Result<Imported, ImportError> {
     opts.check()?;
     let several = paths.len() > 1;
     let mut sources = Sources::default();
@@ -169,7 +207,7 @@ pub fn talhelper(paths: &[PathBuf], env_files: &[PathBuf], opts: &Options) -> Re
             let id = sources.add(n.clone(), t.clone());
             env.add(id, &n, &t, &mut diags);
         }
-        let at = talhelper::Placement { taken: &taken, several, opts };
+        let at = talhelper::Placement { taken: &taken, several, opts, needless };
         if let Some(t) = talhelper::translate(&mut sources, cfg, &dir, &env, &at, &mut diags) {
             taken.push(t.report.target.split('/').next().unwrap_or_default().to_owned());
             parts.push(t);

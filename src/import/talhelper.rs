@@ -10,7 +10,7 @@
 //! else on each node, so that fleetc's stacking (pool, then node) gives each node what
 //! talhelper gave it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 use std::path::{Component, Path, PathBuf};
 
@@ -106,6 +106,9 @@ pub struct Placement<'a> {
     pub taken: &'a [String],
     pub several: bool,
     pub opts: &'a super::Options,
+    /// The `overrides=` a first translation wrote that override nothing (patch path, rule):
+    /// `fleetc build` would warn of each as stale, so this translation leaves them out.
+    pub needless: &'a BTreeSet<(String, String)>,
 }
 
 /// One patch talhelper applies: where it is written in the config, and the string.
@@ -424,6 +427,7 @@ pub fn translate(
             .and_then(nameservers)
             .filter(|v| multidoc_network(&talos) && nodes.iter().all(|n| nameservers(n) == Some(*v)))
             .cloned(),
+        needless: at.needless,
     };
     let (settings, schematics, environment) = w.fleet(
         &value,
@@ -626,6 +630,8 @@ struct Writer<'a> {
     /// The `nameservers` every node of the cluster has, when they are the same (Talos ≥ 1.12):
     /// a patch's `machine.network.nameservers` equal to them is said already.
     shared_nameservers: Option<Value>,
+    /// [`Placement::needless`].
+    needless: &'a BTreeSet<(String, String)>,
 }
 
 /// A worker pool's key: its schematic and whether it boots with SecureBoot.
@@ -998,7 +1004,8 @@ impl Writer<'_> {
 
     /// [`Writer::patch_line`] without the flag patch.
     fn patch_line_alone(&mut self, path: &str) -> String {
-        let rules = self.files.get(path).map(|t| overridden_rules(t)).unwrap_or_default();
+        let mut rules = self.files.get(path).map(|t| overridden_rules(t)).unwrap_or_default();
+        rules.retain(|(r, _)| !self.needless.contains(&(path.to_owned(), (*r).to_owned())));
         if rules.is_empty() {
             return format!("patch {}\n", q(path));
         }

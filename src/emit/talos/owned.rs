@@ -951,6 +951,36 @@ fn findings(doc_index: usize, doc: &PatchDocument, emitted: &BTreeMap<DocId, Val
 /// Every patch of the fleet against the documents fleetc emits for the machines it reaches:
 /// errors, and warnings for what `overrides=` allows and for stale overrides.
 pub fn check(fleet: &Fleet) -> Diagnostics {
+    let (mut diags, used) = judge(fleet);
+    for (patch, overridden) in used.values() {
+        stale_overrides(patch, overridden, &mut diags);
+    }
+    diags
+}
+
+/// The `overrides=` rules of the fleet's patches that override nothing on any machine they
+/// reach, as (patch path as fleet.kdl writes it, rule): what [`check`] warns of as
+/// `patch-stale-override`. `fleetc import` asks it of the fleet it writes, so that it keeps
+/// only the overrides a patch needs (docs/import.md).
+pub fn stale(fleet: &Fleet) -> BTreeSet<(String, String)> {
+    let (_, used) = judge(fleet);
+    used.values()
+        .flat_map(|(patch, overridden)| unused(patch, overridden).map(|o| (patch.path.value.clone(), o.value.clone())))
+        .collect()
+}
+
+/// A patch's `overrides=` rules it was found to override on no machine it reaches.
+fn unused<'p>(
+    patch: &'p Patch,
+    overridden: &BTreeSet<&'static str>,
+) -> impl Iterator<Item = &'p crate::model::Spanned<String>> {
+    patch.overrides.iter().filter(|o| !overridden.contains(o.value.as_str()))
+}
+
+/// The patches' findings ([`check`] without the stale overrides), and per `patch` line the
+/// patch and the rules it was found to override.
+#[allow(clippy::type_complexity)]
+fn judge(fleet: &Fleet) -> (Diagnostics, BTreeMap<Span, (&Patch, BTreeSet<&'static str>)>) {
     let mut diags = Diagnostics::new();
     // Per `patch` line (inherited ones share it): the patch, and the rules it was found to
     // override on any machine it reaches; an override found nowhere is stale.
@@ -992,10 +1022,7 @@ pub fn check(fleet: &Fleet) -> Diagnostics {
             }
         }
     }
-    for (patch, overridden) in used.values() {
-        stale_overrides(patch, overridden, &mut diags);
-    }
-    diags
+    (diags, used)
 }
 
 /// One patch against the views of the machines it reaches (each finding once; a finding a
@@ -1050,9 +1077,8 @@ fn check_patch(
 
 /// An `overrides=` rule that the patch was found to override on no machine it reaches.
 fn stale_overrides(patch: &Patch, overridden: &BTreeSet<&'static str>, diags: &mut Diagnostics) {
-    for o in &patch.overrides {
-        if !overridden.contains(o.value.as_str()) {
-            diags.push(
+    for o in unused(patch, overridden) {
+        diags.push(
                 Diagnostic::new(
                     &codes::PATCH_STALE_OVERRIDE,
                     format!("`{}` says it overrides {}, and changes nothing {} owns", patch.path.value, o.value, o.value),
@@ -1065,7 +1091,6 @@ fn stale_overrides(patch: &Patch, overridden: &BTreeSet<&'static str>, diags: &m
                     o.value, o.value
                 )),
             );
-        }
     }
 }
 

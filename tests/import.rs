@@ -312,6 +312,64 @@ fn an_override_is_written_only_where_the_patch_overrides() {
     assert!(lines.iter().any(|l| l.contains("patch-override") && l.contains("other.yaml")), "{}", lines.join("\n"));
 }
 
+#[test]
+fn machine_cert_sans_are_carried_by_cert_sans_or_a_patch_of_the_list() {
+    // talhelper makes `additionalMachineCertSans` every node's `machine.certSANs`; fleetc's list
+    // holds `cert-sans` (from `additionalApiServerCertSans`) and the endpoint: only the other
+    // names need a patch, which adds to the list (no override, no report row).
+    let import = |machine: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let text = OLD_TALOS
+            .replace("v1.10.5", "v1.13.9")
+            .replace("v1.33.2", "v1.36.2")
+            .replace("    patches:\n      - \"@./kernel.yaml\"\n", "")
+            .replace(
+                "nodes:\n",
+                &format!(
+                    "additionalApiServerCertSans:\n  - k8s.lab.example\nadditionalMachineCertSans:\n{machine}nodes:\n"
+                ),
+            );
+        std::fs::write(dir.path().join("talconfig.yaml"), &text).unwrap();
+        talhelper(&[dir.path().join("talconfig.yaml")], &[], &Default::default()).unwrap().files
+    };
+    let same = import("  - 10.20.0.11\n  - k8s.lab.example\n");
+    assert!(same["fleet.kdl"].contains("cert-sans \"k8s.lab.example\""), "{}", same["fleet.kdl"]);
+    assert!(!same.contains_key("patches/talhelper/cluster.yaml"), "{:?}", same.keys());
+    assert!(!same["IMPORT-REPORT.md"].contains("additionalMachineCertSans"), "{}", same["IMPORT-REPORT.md"]);
+    let more = import("  - 10.20.0.11\n  - talos.lab.example\n");
+    // A node's `certSANs` (appended to its `machine.certSANs`) likewise.
+    let node = |f: &BTreeMap<String, String>| {
+        f.iter()
+            .filter(|(p, t)| p.starts_with("patches/talhelper/") && t.contains("certSANs"))
+            .map(|(_, t)| t.clone())
+            .collect::<Vec<_>>()
+    };
+    assert!(node(&more).len() == 1, "{:?}", node(&more));
+    let dir = tempfile::tempdir().unwrap();
+    let text = OLD_TALOS
+        .replace("v1.10.5", "v1.13.9")
+        .replace("v1.33.2", "v1.36.2")
+        .replace("    patches:\n      - \"@./kernel.yaml\"\n", "")
+        .replace("additionalApiServerCertSans", "x")
+        .replace(
+            "    controlPlane: true\n",
+            "    controlPlane: true\n    certSANs:\n      - 10.20.0.11\n      - node.lab.example\n",
+        );
+    std::fs::write(dir.path().join("talconfig.yaml"), &text).unwrap();
+    let own = talhelper(&[dir.path().join("talconfig.yaml")], &[], &Default::default()).unwrap().files;
+    let own_patch = node(&own);
+    assert!(own_patch.len() == 1 && own_patch[0].ends_with("certSANs:\n  - node.lab.example\n"), "{own_patch:?}");
+    assert!(!own["IMPORT-REPORT.md"].contains("].certSANs"), "{}", own["IMPORT-REPORT.md"]);
+    let (lines, errors) = check(&own);
+    assert!(errors.is_empty() && !lines.iter().any(|l| l.contains("patches/talhelper")), "{}", lines.join("\n"));
+    let patch = &more["patches/talhelper/cluster.yaml"];
+    assert!(patch.ends_with("machine:\n  certSANs:\n  - talos.lab.example\n"), "{patch}");
+    assert!(more["fleet.kdl"].contains("patch \"patches/talhelper/cluster.yaml\"\n"), "{}", more["fleet.kdl"]);
+    let (lines, errors) = check(&more);
+    assert!(errors.is_empty(), "{}", lines.join("\n"));
+    assert!(!lines.iter().any(|l| l.contains("cluster.yaml")), "{}", lines.join("\n"));
+}
+
 /// Runs the binary on `text` (written as `name`) and returns (exit code, stderr, files written).
 fn refused(name: &str, text: &str, env: Option<&str>) -> (Option<i32>, String, usize) {
     let dir = tempfile::tempdir().unwrap();

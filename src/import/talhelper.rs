@@ -428,6 +428,7 @@ pub fn translate(
             .filter(|v| multidoc_network(&talos) && nodes.iter().all(|n| nameservers(n) == Some(*v)))
             .cloned(),
         needless: at.needless,
+        given_sans: Vec::new(),
     };
     let (settings, schematics, environment) = w.fleet(
         &value,
@@ -632,6 +633,9 @@ struct Writer<'a> {
     shared_nameservers: Option<Value>,
     /// [`Placement::needless`].
     needless: &'a BTreeSet<(String, String)>,
+    /// The names fleet.kdl gives every machine's certificate of the cluster (`cert-sans` and
+    /// the endpoint): a node's `certSANs` among them need no patch.
+    given_sans: Vec<String>,
 }
 
 /// A worker pool's key: its schematic and whether it boots with SecureBoot.
@@ -831,7 +835,11 @@ impl Writer<'_> {
                 );
             }
         }
-        let cluster_patches = self.cluster_patches(top, nodes, global_patches);
+        // The names every machine's certificate carries from fleet.kdl (`cert-sans` and the
+        // endpoint, emit::talos `machine_cert_sans`).
+        let given: Vec<String> = sans.iter().cloned().chain(endpoint_address).collect();
+        let cluster_patches = self.cluster_patches(top, nodes, global_patches, &given);
+        self.given_sans = given;
         for p in &cluster_patches {
             k.push_str(&self.patch_line(p));
         }
@@ -902,12 +910,39 @@ impl Writer<'_> {
     }
 
     /// The cluster's patches: the cluster-wide fields talhelper writes into every node's config
-    /// that fleet.kdl has no property for, then talhelper's global patches.
-    fn cluster_patches(&mut self, top: &Value, nodes: &[TNode], global_patches: &[PatchRef]) -> Vec<String> {
+    /// that fleet.kdl has no property for, then talhelper's global patches. `given` are the
+    /// certificate names fleet.kdl gives every machine already.
+    fn cluster_patches(
+        &mut self,
+        top: &Value,
+        nodes: &[TNode],
+        global_patches: &[PatchRef],
+        given: &[String],
+    ) -> Vec<String> {
         // Cluster-wide fields talhelper writes into every node's config.
         let mut cluster_doc = Map::new();
+        let mut fields = Vec::new();
         if let Some(d) = top.get("domain").and_then(scalar) {
             cluster_doc.insert("cluster".into(), json!({"network": {"dnsDomain": d}}));
+            fields.push("domain");
+        }
+        // `additionalMachineCertSans` is every node's `machine.certSANs` under talhelper
+        // (talhelper v3.1.16 `pkg/talos/input.go` l.74 sets the generator's
+        // `AdditionalMachineCertSANs`, which siderolabs/talos pkg/machinery v1.13.9
+        // `config/generate/init.go` and `worker.go` write as `MachineCertSANs`). fleetc's list
+        // holds fleet.kdl's `cert-sans` and endpoint already; the other names stay a patch of
+        // the list, which Talos appends to fleetc's (a patch may add to it: owned.rs
+        // `ADDITIVE_LISTS`).
+        let mut machine_sans: Vec<String> = Vec::new();
+        for s in top.get("additionalMachineCertSans").and_then(Value::as_array).into_iter().flatten().filter_map(scalar)
+        {
+            if !given.contains(&s) && !machine_sans.contains(&s) {
+                machine_sans.push(s);
+            }
+        }
+        if !machine_sans.is_empty() {
+            cluster_doc.insert("machine".into(), json!({"certSANs": machine_sans}));
+            fields.push("additionalMachineCertSans");
         }
         let sched = as_bool(top.get("allowSchedulingOnControlPlanes")) || as_bool(top.get("allowSchedulingOnMasters"));
         let has_workers = nodes.iter().any(|n| !n.cp);
@@ -918,10 +953,6 @@ impl Writer<'_> {
             self.report.deliberate(0, "allowSchedulingOnControlPlanes", "the cluster has no worker: fleetc lets its control plane run workloads (talhelper leaves them off unless asked)");
         }
         for (key, why) in [
-            (
-                "additionalMachineCertSans",
-                "the machines' certificate SANs are fleetc's (`cert-sans`, an owned field `/machine/certSANs`)",
-            ),
             (
                 "inlineManifests",
                 "inline manifests are fleetc's (`addons`, an owned field `/cluster/inlineManifests`): deliver them with Argo CD (`app`) or pin them as an add-on",
@@ -938,8 +969,8 @@ impl Writer<'_> {
         }
         let mut cluster_patches = Vec::new();
         if !cluster_doc.is_empty() {
-            let text =
-                self.generated_header("the cluster-wide fields (domain)") + &yaml_docs(&[Value::Object(cluster_doc)]);
+            let text = self.generated_header(&format!("the cluster-wide fields ({})", fields.join(", ")))
+                + &yaml_docs(&[Value::Object(cluster_doc)]);
             cluster_patches.push(self.put("patches/talhelper/cluster.yaml", text));
         }
         for p in global_patches {
@@ -1410,10 +1441,6 @@ impl Writer<'_> {
                     "fleetc's installer comes from the schematic (`factory.talos.dev/metal-installer/<id>`)",
                 ),
                 ("imageSchematic", "boot media come from the pool's schematic (out/metal/<env>/)"),
-                (
-                    "certSANs",
-                    "the machine certificate's SANs are fleetc's (`cert-sans` on the cluster; an owned field `/machine/certSANs`)",
-                ),
             ] {
                 if let Some(v) = n.eff.get(key).filter(|v| !is_zero(v)) {
                     // An installer URL names a schematic by its ID, which cannot be read back
@@ -1476,6 +1503,18 @@ impl Writer<'_> {
         }
         if let Some(v) = e.get("kernelModules") {
             machine.insert("kernel".into(), json!({"modules": v}));
+        }
+        // talhelper appends the node's `certSANs` (its group's too) to `machine.certSANs`
+        // (v3.1.16 `pkg/talos/nodeconfig.go` l.150-152); the names fleet.kdl gives every
+        // machine are in fleetc's list already, the others a patch adds to it.
+        let mut sans: Vec<Value> = Vec::new();
+        for s in e.get("certSANs").and_then(Value::as_array).into_iter().flatten().filter_map(scalar) {
+            if !self.given_sans.contains(&s) && !sans.contains(&Value::String(s.clone())) {
+                sans.push(Value::String(s));
+            }
+        }
+        if !sans.is_empty() {
+            machine.insert("certSANs".into(), Value::Array(sans));
         }
         if drops_lb_exclusion(n) {
             machine.insert("nodeLabels".into(), json!({LB_EXCLUSION: {"$patch": "delete"}}));

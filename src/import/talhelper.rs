@@ -136,6 +136,11 @@ fn nameservers(n: &TNode) -> Option<&Value> {
     n.eff.get("nameservers").filter(|v| !is_zero(v))
 }
 
+/// The `nameservers` every node has, when they all have the same.
+fn shared_nameservers(nodes: &[TNode]) -> Option<Value> {
+    nodes.first().and_then(nameservers).filter(|v| nodes.iter().all(|n| nameservers(n) == Some(*v))).cloned()
+}
+
 fn as_bool(v: Option<&Value>) -> bool {
     match v {
         Some(Value::Bool(b)) => *b,
@@ -422,11 +427,7 @@ pub fn translate(
         disk_placeholder: false,
         multidoc_network: multidoc_network(&talos),
         resolver_patches: multidoc_network(&talos) && nodes.iter().any(|n| nameservers(n).is_some()),
-        shared_nameservers: nodes
-            .first()
-            .and_then(nameservers)
-            .filter(|v| multidoc_network(&talos) && nodes.iter().all(|n| nameservers(n) == Some(*v)))
-            .cloned(),
+        shared_nameservers: shared_nameservers(&nodes).filter(|_| multidoc_network(&talos)),
         needless: at.needless,
         given_sans: Vec::new(),
     };

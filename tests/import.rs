@@ -370,6 +370,34 @@ fn machine_cert_sans_are_carried_by_cert_sans_or_a_patch_of_the_list() {
     assert!(!lines.iter().any(|l| l.contains("cluster.yaml")), "{}", lines.join("\n"));
 }
 
+#[test]
+fn a_node_reached_by_a_dns_name_gets_an_address_placeholder() {
+    // talhelper writes `ipAddress` into talosconfig only; a DNS name there is the user's way to
+    // reach the node, and fleetc's node address is the IPv4 address behind it: a placeholder
+    // `check` refuses, with its report row (an IPv6 address is written as it is, for `check`'s
+    // own refusal).
+    let dir = tempfile::tempdir().unwrap();
+    let text = OLD_TALOS
+        .replace("v1.10.5", "v1.13.9")
+        .replace("v1.33.2", "v1.36.2")
+        .replace("    patches:\n      - \"@./kernel.yaml\"\n", "")
+        .replace("    ipAddress: 10.20.0.11\n", "    ipAddress: cp-1.lab.example\n");
+    std::fs::write(dir.path().join("talconfig.yaml"), &text).unwrap();
+    let files = talhelper(&[dir.path().join("talconfig.yaml")], &[], &Default::default()).unwrap().files;
+    let kdl = &files["fleet.kdl"];
+    assert!(
+        kdl.contains("// talconfig reaches the node by the name cp-1.lab.example. CHANGE: its IPv4 address.\n                    address \"CHANGE-ME\"\n"),
+        "{kdl}"
+    );
+    assert!(
+        files["IMPORT-REPORT.md"].contains("| `nodes[lab-cp-1] address` | the IPv4 address behind `cp-1.lab.example`"),
+        "{}",
+        files["IMPORT-REPORT.md"]
+    );
+    let (lines, errors) = check(&files);
+    assert!(errors.iter().any(|d| d.code.name == "fleet::model::invalid-value"), "{}", lines.join("\n"));
+}
+
 /// Runs the binary on `text` (written as `name`) and returns (exit code, stderr, files written).
 fn refused(name: &str, text: &str, env: Option<&str>) -> (Option<i32>, String, usize) {
     let dir = tempfile::tempdir().unwrap();

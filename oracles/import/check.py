@@ -33,6 +33,7 @@ that broke. Exit 0 when it ran.
 import collections
 import glob
 import importlib.util
+import ipaddress
 import json
 import os
 import re
@@ -213,11 +214,49 @@ def fill(kdl, report):
     kdl2 = re.sub(r'kubernetes "CHANGE-ME"', kubernetes, kdl2)
     if j:
         filled.append(f"{j} Kubernetes version(s)")
+    kdl2, a, nets = addresses(kdl2)
+    if a:
+        filled.append(f"{a} node address(es)" + (f" in {nets} made-up network(s)" if nets else ""))
     for field, _why in report_rows(report, "Placeholders to fill (marked CHANGE in fleet.kdl)"):
         unfilled = field != "kubernetesVersion" or 'kubernetes "CHANGE-ME"' in kdl2
+        unfilled &= not (field == "environment network" and nets) and not (field.endswith(" address") and a)
         if unfilled and not (field.endswith(" mac") or field.endswith(" install-disk serial")):
             left.append(field)
     return kdl2, filled, left
+
+
+def addresses(kdl):
+    """A node the talconfig reaches by a DNS name gets `address "CHANGE-ME"` (the IPv4 address
+    behind the name is a user fact): the harness gives it a free address of its environment's
+    network, taken from the top of the range, and an environment whose network is a placeholder
+    too (no node had an IPv4 address to derive it from) gets 192.0.2.0/24 (RFC 5737's
+    TEST-NET-1). Neither is in talhelper's machine config (talhelper writes `ipAddress` into
+    talosconfig only); fleetc writes the network into the rows the report lists
+    (`validSubnets`, `advertisedSubnets`). Returns the text, the addresses filled and the
+    networks made up."""
+    filled = made = 0
+    # One environment per `network` line, up to the next.
+    parts = re.split(r'(?m)^(?=\s*network ")', kdl)
+    for i, part in enumerate(parts):
+        if 'address "CHANGE-ME"' not in part:
+            continue
+        m = re.match(r'\s*network "([^"]+)"', part)
+        if not m:
+            continue
+        if m.group(1) == "CHANGE-ME":
+            part = part.replace('network "CHANGE-ME"', 'network "192.0.2.0/24"', 1)
+            made += 1
+        net = ipaddress.ip_network(re.match(r'\s*network "([^"]+)"', part).group(1), strict=False)
+        used = set(re.findall(r"\b\d+\.\d+\.\d+\.\d+\b", part))
+        free = (str(h) for h in reversed(list(net.hosts())) if str(h) not in used)
+
+        def one(_m):
+            nonlocal filled
+            filled += 1
+            return f'address "{next(free)}"'
+
+        parts[i] = re.sub(r'address "CHANGE-ME"', one, part)
+    return "".join(parts), filled, made
 
 
 def seal(kdl, recipient):

@@ -1360,7 +1360,22 @@ impl Writer<'_> {
             if let Some(ip) = first_v4(n.ip.as_deref()) {
                 k.push_str(&format!("address {}\n", q(&ip.to_string())));
             } else if let Some(ip) = &n.ip {
-                k.push_str(&format!("address {}\n", q(ip.split(',').next().unwrap_or("").trim())));
+                let first = ip.split(',').next().unwrap_or("").trim();
+                if first.parse::<std::net::IpAddr>().is_ok() {
+                    // An IPv6 address: `check` refuses it with its own words (fleetc is IPv4).
+                    k.push_str(&format!("address {}\n", q(first)));
+                } else {
+                    // A DNS name, by which talosctl reaches the node (talhelper writes it into
+                    // talosconfig only): fleetc's node address is the IPv4 address behind it.
+                    k.push_str(&format!(
+                        "// talconfig reaches the node by the name {first}. CHANGE: its IPv4 address.\naddress \"CHANGE-ME\"\n"
+                    ));
+                    self.report.placeholder(
+                        self.line(&format!("{}/ipAddress", n.ptr)),
+                        &format!("nodes[{}] address", n.hostname),
+                        &format!("the IPv4 address behind `{first}`: fleetc's node address is an IPv4 address (talosctl's endpoint, and the network's checks)"),
+                    );
+                }
             }
             if n.ip.as_deref().is_some_and(|s| s.contains(',')) {
                 self.report.not_carried(

@@ -689,8 +689,7 @@ class RootRun:
         r = self.kubectl("apply", "--server-side", "--force-conflicts", f"--field-manager={INSTALL_MANAGER}",
                          "-n", ns, "-f", str(self.install))
         if r.returncode == 0:
-            r = self.kubectl("wait", "--for=condition=Established", "--timeout=120s",
-                             "crd/applications.argoproj.io", "crd/appprojects.argoproj.io")
+            r = self.cl.established(["crd/applications.argoproj.io", "crd/appprojects.argoproj.io"], 120)
         if r.returncode != 0:
             L.add("FAIL", "Argo CD install", f"Argo CD's own install manifest did not apply: {short(r.stderr, 800)}")
             return
@@ -765,8 +764,7 @@ class RootRun:
             f.write_text(yaml.safe_dump_all(docs, sort_keys=False))
             r = self.kubectl("apply", "--server-side", f"--field-manager={HARNESS_MANAGER}", "-f", str(f))
             if r.returncode == 0:
-                r = self.kubectl("wait", "--for=condition=Established", "--timeout=60s",
-                                 *[f"crd/{x['metadata']['name']}" for x in docs])
+                r = self.cl.established([f"crd/{x['metadata']['name']}" for x in docs], 60)
             if r.returncode != 0:
                 self.stand_in_notes.append(f"the CRDs of {key} {ver} ({why}) were not installed: {short(r.stderr)}")
             else:

@@ -441,7 +441,7 @@ def prepare(env):
                        + (f", {len(conv)} converted by the running {MANAGERS[key]['name']}" if conv else ""))
     r = env.kubectl("apply", "--server-side", "--field-manager=fleetc-controllers", "-R", "-f", str(crddir))
     if r.returncode == 0:
-        r = env.kubectl("wait", "--for=condition=Established", "crd", "--all", "--timeout=90s")
+        r = env.cluster.established(["crd", "--all"], 90)
     if r.returncode != 0:
         env.line("FAIL", "Cluster API", f"the providers' CRDs were not installed, so nothing of Cluster API "
                  f"is judged: {short(r.stderr, 800)}")

@@ -335,6 +335,21 @@ class Cluster:
         return subprocess.run([self.kube, "kubectl", f"--kubeconfig={self.kubeconfig}", *args],
                               input=stdin, capture_output=True, text=True)
 
+    def established(self, targets, timeout):
+        """`kubectl wait --for=condition=Established` on `targets` (`crd/<name>` …, or `crd`,
+        `--all`) within `timeout` seconds, run again while a CRD has no conditions yet: kubectl's
+        wait takes the `null` conditions of a CRD the API server has not judged yet for an error
+        and exits at once (`.status.conditions accessor error: <nil> is of the type <nil>,
+        expected []interface{}`; knative/operator#2338 and pingcap/tidb-operator#1511 met the
+        same race). Returns the last run."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = max(1, int(deadline - time.monotonic()))
+            r = self.kubectl("wait", "--for=condition=Established", f"--timeout={left}s", *targets)
+            if r.returncode == 0 or "accessor error" not in r.stderr or time.monotonic() >= deadline:
+                return r
+            time.sleep(0.5)
+
     def stop(self):
         # A scratch cluster: nothing of it is kept, so no graceful shutdown is waited for (the
         # API server's takes tens of seconds, once per CRD set).
@@ -590,7 +605,7 @@ def install_own_crds(cl, label, docs, tmp):
     r = cl.kubectl("apply", "--server-side", "--field-manager=fleetc-oracle-own-crds", "-f", str(f))
     if r.returncode == 0:
         names = [f"crd/{d['metadata']['name']}" for d in new]
-        r = cl.kubectl("wait", "--for=condition=Established", "--timeout=120s", *names)
+        r = cl.established(names, 120)
     if r.returncode == 0:
         line("ok", f"{label}: installed the {len(new)} CRD(s) it carries before judging its objects (Talos and Argo CD apply CRDs first)")
     # Otherwise the dry-run below fails on the CRD itself or on its objects, with the reason.
@@ -796,7 +811,7 @@ def main():
                     continue
                 total += len(crds)
                 line("ok", f"CRD set {i}: installed {len(crds)} CRDs of {label}")
-            r = cl.kubectl("wait", "--for=condition=Established", "crd", "--all", "--timeout=120s")
+            r = cl.established(["crd", "--all"], 120)
             if r.returncode != 0:
                 line("FAIL", f"CRD set {i}: CRDs established", r.stderr.strip()[:600])
                 counts["other"] += 1

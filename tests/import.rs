@@ -166,6 +166,24 @@ fn import_old_talos(opts: &fleetc::import::Options) -> BTreeMap<String, String> 
     talhelper(&[dir.path().join("talconfig.yaml")], &[], opts).unwrap().files
 }
 
+/// [`OLD_TALOS`] at a current Talos and Kubernetes, without its patch.
+fn current_talos() -> String {
+    OLD_TALOS
+        .replace("v1.10.5", "v1.13.9")
+        .replace("v1.33.2", "v1.36.2")
+        .replace("    patches:\n      - \"@./kernel.yaml\"\n", "")
+}
+
+/// Imports `talconfig` with the `files` beside it.
+fn import_with(talconfig: &str, files: &[(&str, &str)]) -> BTreeMap<String, String> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("talconfig.yaml"), talconfig).unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    talhelper(&[dir.path().join("talconfig.yaml")], &[], &Default::default()).unwrap().files
+}
+
 #[test]
 fn an_older_talos_is_kept_and_refused_or_raised_with_talos_at_least() {
     use fleetc::model::Version;
@@ -249,20 +267,13 @@ fn a_patch_disabling_the_search_domain_joins_the_resolver_config_of_nameservers(
     // A patch of the nameservers every node's `nameservers` says is said already.
     let resolvers = "machine:\n  network:\n    nameservers:\n      - 10.20.0.1\n";
     let import = |nameservers: bool| {
-        let dir = tempfile::tempdir().unwrap();
-        let mut text = OLD_TALOS
-            .replace("v1.10.5", "v1.13.9")
-            .replace("v1.33.2", "v1.36.2")
-            .replace("    patches:\n      - \"@./kernel.yaml\"\n", "")
+        let mut text = current_talos()
             .replace("nodes:\n", "patches:\n  - \"@./network.yaml\"\n  - \"@./resolvers.yaml\"\nnodes:\n");
         if nameservers {
             text = text
                 .replace("    controlPlane: true\n", "    controlPlane: true\n    nameservers:\n      - 10.20.0.1\n");
         }
-        std::fs::write(dir.path().join("talconfig.yaml"), &text).unwrap();
-        std::fs::write(dir.path().join("network.yaml"), patch).unwrap();
-        std::fs::write(dir.path().join("resolvers.yaml"), resolvers).unwrap();
-        talhelper(&[dir.path().join("talconfig.yaml")], &[], &Default::default()).unwrap().files
+        import_with(&text, &[("network.yaml", patch), ("resolvers.yaml", resolvers)])
     };
     let files = import(true);
     let moved = &files["patches/network.yaml"];
@@ -290,16 +301,8 @@ fn an_override_is_written_only_where_the_patch_overrides() {
     // adds a subnet that may select another address of the node (an override).
     let same = "machine:\n  kubelet:\n    nodeIP:\n      validSubnets:\n        - 10.20.0.0/24\n";
     let other = "machine:\n  kubelet:\n    nodeIP:\n      validSubnets:\n        - 10.99.0.0/16\n";
-    let dir = tempfile::tempdir().unwrap();
-    let text = OLD_TALOS
-        .replace("v1.10.5", "v1.13.9")
-        .replace("v1.33.2", "v1.36.2")
-        .replace("    patches:\n      - \"@./kernel.yaml\"\n", "")
-        .replace("nodes:\n", "patches:\n  - \"@./same.yaml\"\n  - \"@./other.yaml\"\nnodes:\n");
-    std::fs::write(dir.path().join("talconfig.yaml"), &text).unwrap();
-    std::fs::write(dir.path().join("same.yaml"), same).unwrap();
-    std::fs::write(dir.path().join("other.yaml"), other).unwrap();
-    let files = talhelper(&[dir.path().join("talconfig.yaml")], &[], &Default::default()).unwrap().files;
+    let text = current_talos().replace("nodes:\n", "patches:\n  - \"@./same.yaml\"\n  - \"@./other.yaml\"\nnodes:\n");
+    let files = import_with(&text, &[("same.yaml", same), ("other.yaml", other)]);
     let kdl = &files["fleet.kdl"];
     assert!(kdl.contains("network \"10.20.0.0/24\""), "{kdl}");
     assert!(kdl.contains("patch \"patches/same.yaml\"\n"), "{kdl}");
@@ -318,19 +321,13 @@ fn machine_cert_sans_are_carried_by_cert_sans_or_a_patch_of_the_list() {
     // holds `cert-sans` (from `additionalApiServerCertSans`) and the endpoint: only the other
     // names need a patch, which adds to the list (no override, no report row).
     let import = |machine: &str| {
-        let dir = tempfile::tempdir().unwrap();
-        let text = OLD_TALOS
-            .replace("v1.10.5", "v1.13.9")
-            .replace("v1.33.2", "v1.36.2")
-            .replace("    patches:\n      - \"@./kernel.yaml\"\n", "")
-            .replace(
-                "nodes:\n",
-                &format!(
-                    "additionalApiServerCertSans:\n  - k8s.lab.example\nadditionalMachineCertSans:\n{machine}nodes:\n"
-                ),
-            );
-        std::fs::write(dir.path().join("talconfig.yaml"), &text).unwrap();
-        talhelper(&[dir.path().join("talconfig.yaml")], &[], &Default::default()).unwrap().files
+        let text = current_talos().replace(
+            "nodes:\n",
+            &format!(
+                "additionalApiServerCertSans:\n  - k8s.lab.example\nadditionalMachineCertSans:\n{machine}nodes:\n"
+            ),
+        );
+        import_with(&text, &[])
     };
     let same = import("  - 10.20.0.11\n  - k8s.lab.example\n");
     assert!(same["fleet.kdl"].contains("cert-sans \"k8s.lab.example\""), "{}", same["fleet.kdl"]);
@@ -345,18 +342,13 @@ fn machine_cert_sans_are_carried_by_cert_sans_or_a_patch_of_the_list() {
             .collect::<Vec<_>>()
     };
     assert!(node(&more).len() == 1, "{:?}", node(&more));
-    let dir = tempfile::tempdir().unwrap();
-    let text = OLD_TALOS
-        .replace("v1.10.5", "v1.13.9")
-        .replace("v1.33.2", "v1.36.2")
-        .replace("    patches:\n      - \"@./kernel.yaml\"\n", "")
-        .replace("additionalApiServerCertSans", "x")
-        .replace(
+    let own = import_with(
+        &current_talos().replace(
             "    controlPlane: true\n",
             "    controlPlane: true\n    certSANs:\n      - 10.20.0.11\n      - node.lab.example\n",
-        );
-    std::fs::write(dir.path().join("talconfig.yaml"), &text).unwrap();
-    let own = talhelper(&[dir.path().join("talconfig.yaml")], &[], &Default::default()).unwrap().files;
+        ),
+        &[],
+    );
     let own_patch = node(&own);
     assert!(own_patch.len() == 1 && own_patch[0].ends_with("certSANs:\n  - node.lab.example\n"), "{own_patch:?}");
     assert!(!own["IMPORT-REPORT.md"].contains("].certSANs"), "{}", own["IMPORT-REPORT.md"]);
@@ -376,14 +368,10 @@ fn a_node_reached_by_a_dns_name_gets_an_address_placeholder() {
     // reach the node, and fleetc's node address is the IPv4 address behind it: a placeholder
     // `check` refuses, with its report row (an IPv6 address is written as it is, for `check`'s
     // own refusal).
-    let dir = tempfile::tempdir().unwrap();
-    let text = OLD_TALOS
-        .replace("v1.10.5", "v1.13.9")
-        .replace("v1.33.2", "v1.36.2")
-        .replace("    patches:\n      - \"@./kernel.yaml\"\n", "")
-        .replace("    ipAddress: 10.20.0.11\n", "    ipAddress: cp-1.lab.example\n");
-    std::fs::write(dir.path().join("talconfig.yaml"), &text).unwrap();
-    let files = talhelper(&[dir.path().join("talconfig.yaml")], &[], &Default::default()).unwrap().files;
+    let with_ip = |ip: &str| {
+        import_with(&current_talos().replace("    ipAddress: 10.20.0.11\n", &format!("    ipAddress: {ip}\n")), &[])
+    };
+    let files = with_ip("cp-1.lab.example");
     let kdl = &files["fleet.kdl"];
     assert!(
         kdl.contains("// talconfig reaches the node by the name cp-1.lab.example. CHANGE: its IPv4 address.\n                    address \"CHANGE-ME\"\n"),
@@ -396,6 +384,11 @@ fn a_node_reached_by_a_dns_name_gets_an_address_placeholder() {
     );
     let (lines, errors) = check(&files);
     assert!(errors.iter().any(|d| d.code.name == "fleet::model::invalid-value"), "{}", lines.join("\n"));
+    // An address in CIDR form or an IPv6 address is no name: written as it is, for `check`.
+    for ip in ["10.20.0.11/24", "fd00::11"] {
+        let kdl = &with_ip(ip)["fleet.kdl"];
+        assert!(kdl.contains(&format!("address \"{ip}\"")) && !kdl.contains("reaches the node by the name"), "{kdl}");
+    }
 }
 
 /// Runs the binary on `text` (written as `name`) and returns (exit code, stderr, files written).

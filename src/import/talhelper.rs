@@ -1361,8 +1361,10 @@ impl Writer<'_> {
                 k.push_str(&format!("address {}\n", q(&ip.to_string())));
             } else if let Some(ip) = &n.ip {
                 let first = ip.split(',').next().unwrap_or("").trim();
-                if first.parse::<std::net::IpAddr>().is_ok() {
-                    // An IPv6 address: `check` refuses it with its own words (fleetc is IPv4).
+                let name = first.chars().any(|c| c.is_ascii_alphabetic()) && !first.contains([':', '/']);
+                if !name {
+                    // An IPv6 address or another form: `check` refuses it with its own words
+                    // (fleetc's node address is one IPv4 address).
                     k.push_str(&format!("address {}\n", q(first)));
                 } else {
                     // A DNS name, by which talosctl reaches the node (talhelper writes it into
